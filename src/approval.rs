@@ -1,0 +1,88 @@
+//! Approvals: actions that need a person's yes.
+//!
+//! A tool that wants to do something risky calls [`Context::require_approval`]. The action's id
+//! is a stable fingerprint of what it is (kind, subject and scope), so the same action asked
+//! twice has the same id and a person's `codesmith approve ID` grants exactly that action.
+//! Grants come from `--approve ID` (this call only), `--yolo` (everything, this call only),
+//! `codesmith approve ID` (this session) and `codesmith approve ID --persist` (the workspace).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::state::PendingApproval;
+
+const PERSISTED: &str = "approvals.json";
+
+/// Something a tool asks a person to allow.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// `network`, `destructive`, ...
+    pub kind: &'static str,
+    /// What exactly: a host, a command.
+    pub subject: String,
+    /// Why it needs a yes, in words for a person.
+    pub reason: String,
+    /// Extra scope folded into the id but not shown (e.g. the cwd a command runs in).
+    pub scope: String,
+}
+
+impl ApprovalRequest {
+    /// The stable id: `ap-` and 12 hex digits of a hash over kind, subject and scope.
+    pub fn id(&self) -> String {
+        let key = format!("{}\0{}\0{}", self.kind, self.subject, self.scope);
+        format!(
+            "ap-{:012x}",
+            xxhash_rust::xxh3::xxh3_64(key.as_bytes()) & 0xffff_ffff_ffff
+        )
+    }
+
+    /// The `approval_required` error for this request.
+    pub fn error(&self, tool: &str) -> ToolError {
+        let id = self.id();
+        ToolError::new(
+            ErrorCode::ApprovalRequired,
+            format!(
+                "{tool} needs approval: {} ({} `{}`). Nothing was done. Ask the user to approve it \
+                 with `codesmith approve {id}` (add --persist to allow it for the workspace), then \
+                 repeat this exact call; or repeat it with `--approve {id}` if the user already agreed.",
+                self.reason, self.kind, self.subject
+            ),
+        )
+        .with(
+            "approval",
+            serde_json::json!({"id": id, "kind": self.kind, "subject": self.subject, "reason": self.reason}),
+        )
+    }
+
+    pub fn pending(&self) -> PendingApproval {
+        PendingApproval {
+            kind: self.kind.to_string(),
+            subject: self.subject.clone(),
+            reason: self.reason.clone(),
+        }
+    }
+}
+
+/// Approval ids persisted for the whole workspace.
+pub fn persisted(state_dir: &Path) -> BTreeSet<String> {
+    std::fs::read(state_dir.join(PERSISTED))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Adds `id` to the workspace's persisted approvals.
+pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
+    let mut ids = persisted(state.dir());
+    ids.insert(id.to_string());
+    let bytes = serde_json::to_vec_pretty(&ids).unwrap_or_default();
+    state
+        .write_file(PERSISTED, &bytes)
+        .map_err(|err| ToolError::io(".codesmith/approvals.json", "write", &err))
+}
+
+/// What `--persist` does beyond recording the id, by kind. Returns a sentence for the output.
+pub fn persist_hook(_root: &Path, _pending: &PendingApproval) -> Result<Option<String>, ToolError> {
+    Ok(None)
+}

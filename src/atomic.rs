@@ -1,0 +1,68 @@
+//! Atomic file replacement: a temp file in the same directory, written and flushed, then renamed
+//! over the target. A reader sees the old bytes or the new, never a mix; a crash before the
+//! rename leaves the original untouched (and at worst a stray `.codesmith-tmp-*` file).
+
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// How careful a write is.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteOptions {
+    /// fsync the file before the rename and the directory after it (user files: yes;
+    /// codesmith's own small state files: no, the rename is what matters there).
+    pub durable: bool,
+    /// Create missing parent directories.
+    pub create_parents: bool,
+}
+
+impl WriteOptions {
+    pub const USER_FILE: WriteOptions = WriteOptions {
+        durable: true,
+        create_parents: true,
+    };
+    pub const STATE_FILE: WriteOptions = WriteOptions {
+        durable: false,
+        create_parents: true,
+    };
+}
+
+/// Replaces (or creates) `path` with `bytes`. The mode of a replaced file is kept; a new file
+/// gets the usual 0644 less the umask.
+pub fn write_atomically(path: &Path, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if options.create_parents {
+        fs::create_dir_all(dir)?;
+    }
+    let existing_mode = fs::metadata(path).ok().map(|m| m.permissions().mode());
+    let mut temp = tempfile::Builder::new()
+        .prefix(".codesmith-tmp-")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    let mode = existing_mode.unwrap_or_else(|| 0o666 & !current_umask());
+    temp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
+    if options.durable {
+        temp.as_file().sync_all()?;
+    }
+    temp.persist(path).map_err(|err| err.error)?;
+    if options.durable {
+        if let Ok(dir) = fs::File::open(dir) {
+            let _ = dir.sync_all();
+        }
+    }
+    Ok(())
+}
+
+fn current_umask() -> u32 {
+    // SAFETY: umask only swaps the process mask; it is set straight back. codesmith is
+    // single-threaded where it writes files.
+    unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old);
+        old as u32
+    }
+}

@@ -1,0 +1,116 @@
+//! `codesmith tools`: the registry rendered as a catalog in each ecosystem's shape.
+
+use serde_json::{json, Value};
+
+use crate::tools::{ToolSpec, REGISTRY};
+
+/// The catalog in `format` (json, openai, anthropic, mcp, markdown), as printed.
+pub fn render(format: &str) -> String {
+    match format {
+        "markdown" => markdown(),
+        _ => {
+            let value = match format {
+                "openai" => Value::Array(REGISTRY.iter().map(openai).collect()),
+                "anthropic" => Value::Array(REGISTRY.iter().map(anthropic).collect()),
+                "mcp" => json!({"tools": REGISTRY.iter().map(mcp).collect::<Vec<_>>()}),
+                _ => Value::Array(REGISTRY.iter().map(plain).collect()),
+            };
+            let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    }
+}
+
+fn plain(spec: &ToolSpec) -> Value {
+    json!({
+        "name": spec.name,
+        "alias": spec.alias,
+        "capability": spec.capability.as_str(),
+        "description": spec.description,
+        "input_schema": (spec.schema)(),
+    })
+}
+
+fn openai(spec: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": (spec.schema)()},
+    })
+}
+
+fn anthropic(spec: &ToolSpec) -> Value {
+    json!({"name": spec.name, "description": spec.description, "input_schema": (spec.schema)()})
+}
+
+fn mcp(spec: &ToolSpec) -> Value {
+    let read_only = spec.capability == crate::tools::Capability::ReadOnly;
+    json!({
+        "name": spec.name,
+        "description": spec.description,
+        "inputSchema": (spec.schema)(),
+        "annotations": {
+            "readOnlyHint": read_only,
+            "openWorldHint": spec.capability == crate::tools::Capability::Network,
+        },
+    })
+}
+
+fn markdown() -> String {
+    let mut out = String::from("# codesmith tools\n");
+    for spec in REGISTRY {
+        out.push_str(&format!(
+            "\n## {} (`codesmith {}`)\n\nCapability: {}\n\n{}\n\n### Parameters\n\n",
+            spec.name,
+            spec.alias,
+            spec.capability.as_str(),
+            spec.description
+        ));
+        out.push_str(&parameter_table(spec));
+    }
+    out
+}
+
+/// One line per parameter: name, type, required, default, description.
+pub fn parameter_table(spec: &ToolSpec) -> String {
+    let schema = (spec.schema)();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = String::new();
+    if let Some(properties) = schema["properties"].as_object() {
+        for (name, prop) in properties {
+            let kind = match &prop["type"] {
+                Value::String(t) => t.clone(),
+                Value::Array(types) => types
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect::<Vec<_>>()
+                    .join("|"),
+                _ => "string".to_string(),
+            };
+            let mut line = format!("- `{name}` ({kind}");
+            if required.contains(&name.as_str()) {
+                line.push_str(", required");
+            }
+            if let Some(default) = prop.get("default") {
+                line.push_str(&format!(", default {default}"));
+            }
+            if let Some(values) = prop["enum"].as_array() {
+                let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                line.push_str(&format!(", one of {}", values.join(" ")));
+            }
+            line.push_str(&format!(
+                "): {}\n",
+                prop["description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .replace('\n', " ")
+            ));
+            out.push_str(&line);
+        }
+    }
+    out
+}

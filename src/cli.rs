@@ -1,0 +1,496 @@
+//! The command line: global options, one subcommand per registered tool (built from its
+//! schema), and `call`, `tools`, `trust`, `approve`. Parsing ends in an [`Invocation`]; nothing
+//! here runs a tool.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{Map, Value};
+
+use crate::context::Global;
+use crate::error::{ErrorCode, ToolError};
+use crate::tools::{self, ToolSpec, REGISTRY};
+
+/// What the command line asks for.
+pub enum Invocation {
+    Tool {
+        global: Global,
+        spec: &'static ToolSpec,
+        args: Value,
+    },
+    Tools {
+        format: String,
+    },
+    Trust {
+        global: Global,
+        action: String,
+        path: Option<PathBuf>,
+    },
+    Approve {
+        global: Global,
+        id: String,
+        persist: bool,
+    },
+    /// `--help`, `--version`: text for a person.
+    Print(String),
+    /// A usage error, reported in an envelope under `tool`.
+    Usage {
+        global: Global,
+        tool: String,
+        error: ToolError,
+    },
+}
+
+/// The full command tree, for parsing, the man page and the completions.
+pub fn command() -> Command {
+    let mut cmd = Command::new("codesmith")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("File, search, shell and network tools for AI coding agents; one JSON envelope per call")
+        .long_about(
+            "codesmith gives AI coding agents the tools they use all day. Each tool is a subcommand \
+             that takes JSON (flags, --json TEXT, or a JSON object on stdin) and prints one JSON \
+             result envelope on stdout.",
+        )
+        .subcommand_required(true)
+        .allow_external_subcommands(true)
+        .max_term_width(100)
+        .arg(
+            Arg::new("workspace")
+                .long("workspace")
+                .value_name("DIR")
+                .env("CODESMITH_WORKSPACE")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The workspace root, the boundary of every path [default: the current directory]"),
+        )
+        .arg(
+            Arg::new("session")
+                .long("session")
+                .value_name("NAME")
+                .env("CODESMITH_SESSION")
+                .default_value("default")
+                .help("The session whose cwd, read fingerprints and approvals apply"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(["json", "text"])
+                .default_value("json")
+                .help("json: the envelope; text: only its output, for people"),
+        )
+        .arg(
+            Arg::new("approve")
+                .long("approve")
+                .value_name("ID")
+                .action(ArgAction::Append)
+                .help("Grant the pending approval ID for this call (repeatable)"),
+        )
+        .arg(
+            Arg::new("yolo")
+                .long("yolo")
+                .action(ArgAction::SetTrue)
+                .help("Grant every approval for this call"),
+        );
+    for spec in REGISTRY {
+        cmd = cmd.subcommand(tool_command(spec));
+    }
+    cmd.subcommand(
+        Command::new("call")
+            .about("Run a model's tool call verbatim: stdin {\"name\": TOOL, \"arguments\": {...}}")
+            .long_about(
+                "Reads {\"name\": \"<tool>\", \"arguments\": {...}} from stdin (or --json TEXT). \
+                 \"arguments\" may also be a JSON string holding the object, as OpenAI sends it.",
+            )
+            .arg(
+                Arg::new("json")
+                    .long("json")
+                    .value_name("TEXT")
+                    .help("The call as JSON instead of stdin"),
+            ),
+    )
+    .subcommand(
+        Command::new("tools")
+            .about("Print the tool catalog: names, descriptions, input schemas")
+            .arg(
+                Arg::new("format")
+                    .long("format")
+                    .value_parser(["json", "openai", "anthropic", "mcp", "markdown"])
+                    .default_value("json")
+                    .help("The catalog's shape"),
+            ),
+    )
+    .subcommand(
+        Command::new("trust")
+            .about("Manage trusted paths outside the workspace")
+            .arg(
+                Arg::new("action")
+                    .required(true)
+                    .value_parser(["add", "remove", "list"]),
+            )
+            .arg(
+                Arg::new("path")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("The directory (add, remove)"),
+            ),
+    )
+    .subcommand(
+        Command::new("approve")
+            .about("Grant a pending approval for this session")
+            .arg(
+                Arg::new("id")
+                    .required(true)
+                    .help("The id from an approval_required error"),
+            )
+            .arg(
+                Arg::new("persist")
+                    .long("persist")
+                    .action(ArgAction::SetTrue)
+                    .help("Record it for the workspace (for network: add the host to the allow list)"),
+            ),
+    )
+}
+
+/// The subcommand of one tool: its short name, the canonical name as an alias, a flag per
+/// schema property and the positional main argument.
+fn tool_command(spec: &'static ToolSpec) -> Command {
+    let schema = (spec.schema)();
+    let first_line = spec.description.lines().next().unwrap_or_default().to_string();
+    let mut cmd = Command::new(spec.alias)
+        .visible_alias(spec.name)
+        .about(first_line)
+        .long_about(spec.description)
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("TEXT")
+                .num_args(0..=1)
+                .default_missing_value("")
+                .help("All arguments as one JSON object (no value: read it from stdin)"),
+        );
+    let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+    for (name, prop) in &properties {
+        let help = prop["description"].as_str().unwrap_or_default().to_string();
+        let mut arg = Arg::new(name.clone())
+            .long(name.replace('_', "-"))
+            .help(help.lines().next().unwrap_or_default().to_string())
+            .long_help(help);
+        arg = match flag_kind(prop) {
+            FlagKind::Bool => arg
+                .num_args(0..=1)
+                .default_missing_value("true")
+                .value_name("BOOL"),
+            FlagKind::List => arg.action(ArgAction::Append).value_name("VALUE"),
+            FlagKind::Integer => arg.value_name("N"),
+            FlagKind::Number | FlagKind::Str => arg.value_name(name.to_uppercase()),
+        };
+        if let Some(values) = prop["enum"].as_array() {
+            let values: Vec<String> = values
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect();
+            arg = arg.value_parser(clap::builder::PossibleValuesParser::new(values));
+        }
+        cmd = cmd.arg(arg);
+        if spec.positional == Some(name.as_str()) {
+            cmd = cmd.arg(
+                Arg::new("__positional")
+                    .index(1)
+                    .value_name(name.to_uppercase())
+                    .conflicts_with(name.clone())
+                    .help(format!("Same as --{}", name.replace('_', "-"))),
+            );
+        }
+    }
+    cmd
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FlagKind {
+    Bool,
+    Integer,
+    Number,
+    Str,
+    List,
+}
+
+fn flag_kind(prop: &Value) -> FlagKind {
+    let type_of = |schema: &Value| -> Option<String> {
+        match &schema["type"] {
+            Value::String(t) => Some(t.clone()),
+            Value::Array(types) => types
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null")
+                .map(String::from),
+            _ => None,
+        }
+    };
+    let kind = type_of(prop).or_else(|| {
+        ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|key| prop[key].as_array())
+            .flatten()
+            .find_map(type_of)
+            .filter(|t| t != "null")
+    });
+    match kind.as_deref() {
+        Some("boolean") => FlagKind::Bool,
+        Some("integer") => FlagKind::Integer,
+        Some("number") => FlagKind::Number,
+        Some("array") => FlagKind::List,
+        _ => FlagKind::Str,
+    }
+}
+
+/// Parses the command line.
+pub fn parse(argv: Vec<OsString>) -> Invocation {
+    let matches = match command().try_get_matches_from(argv) {
+        Ok(matches) => matches,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            return match err.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    Invocation::Print(err.render().to_string())
+                }
+                _ => Invocation::Usage {
+                    global: Global {
+                        session: "default".into(),
+                        ..Global::default()
+                    },
+                    tool: String::new(),
+                    error: ToolError::invalid(format!(
+                        "{} Run `codesmith --help` (or `codesmith <tool> --help`) for the usage.",
+                        clean_clap_error(&err.render().to_string())
+                    )),
+                },
+            };
+        }
+    };
+    let global = global_of(&matches);
+    let Some((name, sub)) = matches.subcommand() else {
+        return Invocation::Print(command().render_help().to_string());
+    };
+    match name {
+        "call" => parse_call(global, sub),
+        "tools" => Invocation::Tools {
+            format: sub
+                .get_one::<String>("format")
+                .cloned()
+                .unwrap_or_else(|| "json".into()),
+        },
+        "trust" => Invocation::Trust {
+            global,
+            action: sub.get_one::<String>("action").cloned().unwrap_or_default(),
+            path: sub.get_one::<PathBuf>("path").cloned(),
+        },
+        "approve" => Invocation::Approve {
+            global,
+            id: sub.get_one::<String>("id").cloned().unwrap_or_default(),
+            persist: sub.get_flag("persist"),
+        },
+        _ => match tools::find(name) {
+            Some(spec) => match tool_arguments(spec, sub) {
+                Ok(args) => Invocation::Tool { global, spec, args },
+                Err(error) => Invocation::Usage {
+                    global,
+                    tool: spec.name.to_string(),
+                    error,
+                },
+            },
+            None => Invocation::Usage {
+                global,
+                tool: name.to_string(),
+                error: unknown_tool(name),
+            },
+        },
+    }
+}
+
+fn global_of(matches: &ArgMatches) -> Global {
+    Global {
+        workspace: matches.get_one::<PathBuf>("workspace").cloned(),
+        session: matches
+            .get_one::<String>("session")
+            .cloned()
+            .unwrap_or_else(|| "default".into()),
+        text_format: matches.get_one::<String>("format").is_some_and(|f| f == "text"),
+        approve: matches
+            .get_many::<String>("approve")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        yolo: matches.get_flag("yolo"),
+    }
+}
+
+/// The `unknown_tool` error: the tools there are, and not to retry the name.
+pub fn unknown_tool(name: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::UnknownTool,
+        format!(
+            "unknown tool `{name}`. Do not retry `{name}`; it does not exist. Available tools: {}.",
+            tools::names().join(", ")
+        ),
+    )
+    .with("available", tools::names())
+}
+
+/// One JSON object of arguments from exactly one source: flags and positional, `--json TEXT`,
+/// or stdin (`--json` without a value, or no arguments at all and stdin not a terminal).
+fn tool_arguments(spec: &ToolSpec, sub: &ArgMatches) -> Result<Value, ToolError> {
+    let schema = (spec.schema)();
+    let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+    let mut object = Map::new();
+    for (name, prop) in &properties {
+        let kind = flag_kind(prop);
+        let values: Vec<String> = sub
+            .get_many::<String>(name)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default();
+        if values.is_empty() {
+            continue;
+        }
+        let value = match kind {
+            FlagKind::List => Value::Array(values.into_iter().map(Value::String).collect()),
+            _ => typed_flag_value(kind, values.into_iter().next_back().unwrap_or_default()),
+        };
+        object.insert(name.clone(), value);
+    }
+    if let (Some(positional), Some(value)) = (spec.positional, sub.get_one::<String>("__positional")) {
+        let kind = properties.get(positional).map_or(FlagKind::Str, flag_kind);
+        object.insert(positional.to_string(), typed_flag_value(kind, value.clone()));
+    }
+    let json = sub.get_one::<String>("json");
+    match json {
+        Some(_) if !object.is_empty() => Err(ToolError::invalid(format!(
+            "arguments come from exactly one source, but {} got both --json and flags ({}). \
+             Put every argument in the JSON object, or use only flags.",
+            spec.name,
+            object
+                .keys()
+                .map(|k| format!("--{}", k.replace('_', "-")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        Some(text) if !text.is_empty() => crate::args::parse_json_text(spec.name, text),
+        Some(_) => read_stdin_json(spec.name),
+        None if object.is_empty() && !std::io::stdin().is_terminal() => read_stdin_json(spec.name),
+        None => Ok(Value::Object(object)),
+    }
+}
+
+/// A flag's text as the JSON value its schema type calls for. Text that does not parse stays
+/// a string, so the one serde pass reports the wrong type, naming the field.
+fn typed_flag_value(kind: FlagKind, text: String) -> Value {
+    match kind {
+        FlagKind::Bool => match text.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::String(text),
+        },
+        FlagKind::Integer => text
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| text.parse::<u64>().map(Value::from))
+            .unwrap_or(Value::String(text)),
+        FlagKind::Number => text
+            .parse::<f64>()
+            .ok()
+            .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+            .unwrap_or(Value::String(text)),
+        FlagKind::Str | FlagKind::List => Value::String(text),
+    }
+}
+
+fn read_stdin_text(what: &str) -> Result<String, ToolError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|err| ToolError::invalid(format!("could not read {what} from stdin: {err}")))?;
+    String::from_utf8(bytes)
+        .map_err(|_| ToolError::invalid(format!("{what} on stdin is not valid UTF-8; send UTF-8 JSON")))
+}
+
+fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
+    let text = read_stdin_text("the JSON arguments")?;
+    crate::args::parse_json_text(tool, &text)
+}
+
+/// `call`: `{"name": TOOL, "arguments": {...} | "<json text>"}`.
+fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
+    let usage = |global: Global, tool: &str, error: ToolError| Invocation::Usage {
+        global,
+        tool: tool.to_string(),
+        error,
+    };
+    let text = match sub.get_one::<String>("json") {
+        Some(text) => text.clone(),
+        None => match read_stdin_text("the call") {
+            Ok(text) => text,
+            Err(err) => return usage(global, "call", err),
+        },
+    };
+    let call: Value = match serde_json::from_str(text.trim()) {
+        Ok(value) => value,
+        Err(err) => {
+            return usage(
+                global,
+                "call",
+                ToolError::invalid(format!(
+                    "malformed JSON on stdin for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
+                )),
+            )
+        }
+    };
+    let Value::Object(mut call) = call else {
+        return usage(
+            global,
+            "call",
+            ToolError::invalid("call expects a JSON object {\"name\": ..., \"arguments\": {...}}"),
+        );
+    };
+    let Some(Value::String(name)) = call.remove("name") else {
+        return usage(
+            global,
+            "call",
+            ToolError::invalid("call needs a string field \"name\" naming the tool, e.g. {\"name\": \"read_file\", \"arguments\": {...}}"),
+        );
+    };
+    let arguments = call
+        .remove("arguments")
+        .or_else(|| call.remove("input"))
+        .unwrap_or(Value::Null);
+    if let Some(extra) = call.keys().next() {
+        return usage(
+            global,
+            &name,
+            ToolError::invalid(format!(
+                "unknown field `{extra}` in the call; valid fields: name, arguments"
+            )),
+        );
+    }
+    let Some(spec) = tools::find(&name) else {
+        return usage(global, &name, unknown_tool(&name));
+    };
+    let arguments = match arguments {
+        Value::String(text) => match crate::args::parse_json_text(spec.name, &text) {
+            Ok(value) => value,
+            Err(err) => return usage(global, spec.name, err),
+        },
+        other => other,
+    };
+    Invocation::Tool {
+        global,
+        spec,
+        args: arguments,
+    }
+}
+
+/// clap's rendered error without its usage footer and styling.
+fn clean_clap_error(rendered: &str) -> String {
+    let first = rendered.lines().next().unwrap_or_default();
+    first.trim_start_matches("error: ").trim().to_string()
+}

@@ -1,0 +1,85 @@
+//! The commands for people rather than models: `trust` and `approve`.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::context::Global;
+use crate::error::{ErrorCode, ToolError};
+use crate::state::{check_session_name, State};
+use crate::tools::ToolOutput;
+
+fn open_state(global: &Global) -> Result<(State, PathBuf), ToolError> {
+    check_session_name(&global.session)?;
+    let ctx = crate::context::Context::open(global, "trust")?;
+    Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf()))
+}
+
+/// `codesmith trust add|remove|list [PATH]`.
+pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<ToolOutput, ToolError> {
+    let (state, _) = open_state(global)?;
+    let need_path = || {
+        path.clone().ok_or_else(|| {
+            ToolError::invalid(format!(
+                "trust {action} needs a directory, e.g. `codesmith trust {action} /opt/shared`"
+            ))
+        })
+    };
+    let roots = match action {
+        "add" => crate::trust::add(&state, &need_path()?)?,
+        "remove" => crate::trust::remove(&state, &need_path()?)?,
+        _ => crate::trust::load(state.dir()),
+    };
+    let list: Vec<String> = roots.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let output = if list.is_empty() {
+        "No trusted paths; only the workspace is reachable.".to_string()
+    } else {
+        format!("Trusted paths outside the workspace:\n{}", list.join("\n"))
+    };
+    Ok(ToolOutput::new(output).with("trusted", list))
+}
+
+/// `codesmith approve ID [--persist]`: grants a pending approval of this session.
+pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, ToolError> {
+    let (state, root) = open_state(global)?;
+    let session = state.load_session();
+    let Some(pending) = session.pending.get(id).cloned() else {
+        let known: Vec<&String> = session.pending.keys().collect();
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "no pending approval `{id}` in session `{}`. Ids come from approval_required errors \
+                 of this session{}.",
+                global.session,
+                if known.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; pending now: {}",
+                        known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+                    )
+                }
+            ),
+        ));
+    };
+    state.update_session(|session| {
+        session.approvals.insert(id.to_string());
+    })?;
+    let mut output = format!(
+        "Approved {id}: {} `{}` for session `{}`.",
+        pending.kind, pending.subject, global.session
+    );
+    if persist {
+        crate::approval::persist(&state, id)?;
+        if let Some(extra) = crate::approval::persist_hook(&root, &pending)? {
+            output.push(' ');
+            output.push_str(&extra);
+        }
+        output.push_str(" Persisted for the workspace.");
+    }
+    Ok(ToolOutput::new(output)
+        .with("id", id)
+        .with("kind", pending.kind)
+        .with("subject", pending.subject)
+        .with("persisted", Value::Bool(persist)))
+}

@@ -1,0 +1,47 @@
+//! `.codesmith/config.toml`: optional workspace settings (the network policy, limits).
+//!
+//! This module only loads the file. Each mechanism interprets its own section (`[network]` in
+//! `net::policy`), and does so defensively: an unknown or mistyped value never widens what
+//! codesmith allows.
+
+use std::path::Path;
+
+use crate::error::{ErrorCode, ToolError};
+
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    table: toml::Table,
+}
+
+impl Config {
+    /// Loads `config.toml` from the state directory; a missing file is an empty config. A file
+    /// that does not parse is an error (rather than silently dropping, say, a deny list).
+    pub fn load(state_dir: &Path) -> Result<Config, ToolError> {
+        let path = state_dir.join("config.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(err) => return Err(ToolError::io(".codesmith/config.toml", "read", &err)),
+        };
+        let table = text.parse::<toml::Table>().map_err(|err| {
+            ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    ".codesmith/config.toml does not parse: {}. Fix the file (see `man codesmith`, \
+                     CONFIGURATION) and call again.",
+                    err.message()
+                ),
+            )
+        })?;
+        Ok(Config { table })
+    }
+
+    pub fn from_table(table: toml::Table) -> Config {
+        Config { table }
+    }
+
+    /// A top-level section such as `network`, if present and a table.
+    pub fn section(&self, name: &str) -> Option<&toml::Table> {
+        self.table.get(name).and_then(toml::Value::as_table)
+    }
+}

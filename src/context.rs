@@ -1,0 +1,125 @@
+//! What a tool call runs in: the workspace boundary, the session's state, the call's approvals.
+
+use std::cell::OnceCell;
+use std::path::PathBuf;
+
+use crate::approval::ApprovalRequest;
+use crate::config::Config;
+use crate::error::ToolError;
+use crate::state::{check_session_name, State};
+use crate::workspace::{Workspace, WsPath};
+
+/// Global options, already resolved from flags and environment.
+#[derive(Debug, Clone, Default)]
+pub struct Global {
+    pub workspace: Option<PathBuf>,
+    pub session: String,
+    pub text_format: bool,
+    pub approve: Vec<String>,
+    pub yolo: bool,
+}
+
+pub struct Context {
+    /// The canonical name of the tool being run.
+    pub tool: &'static str,
+    pub workspace: Workspace,
+    pub state: State,
+    approve: Vec<String>,
+    yolo: bool,
+    config: OnceCell<Config>,
+}
+
+impl Context {
+    /// Opens the workspace and the session: canonical root, trusted roots, the session's cwd.
+    pub fn open(global: &Global, tool: &'static str) -> Result<Context, ToolError> {
+        check_session_name(&global.session)?;
+        let root = workspace_root(global)?;
+        let state = State::new(root.join(".codesmith"), global.session.clone());
+        let mut workspace = Workspace::new(root, crate::trust::load(state.dir()));
+        let session = state.load_session();
+        if session.cwd != "." {
+            let cwd = workspace.root().join(&session.cwd);
+            workspace.set_cwd(&cwd);
+        }
+        Ok(Context {
+            tool,
+            workspace,
+            state,
+            approve: global.approve.clone(),
+            yolo: global.yolo,
+            config: OnceCell::new(),
+        })
+    }
+
+    /// The workspace config, loaded on first use.
+    pub fn config(&self) -> Result<&Config, ToolError> {
+        if let Some(config) = self.config.get() {
+            return Ok(config);
+        }
+        let config = Config::load(self.state.dir())?;
+        Ok(self.config.get_or_init(|| config))
+    }
+
+    /// Resolves a path argument through the workspace boundary.
+    pub fn resolve(&self, path: &str) -> Result<WsPath, ToolError> {
+        self.workspace.resolve(path)
+    }
+
+    /// Resolves a path that is about to be written (refuses `.codesmith/`).
+    pub fn resolve_for_write(&self, path: &str) -> Result<WsPath, ToolError> {
+        self.workspace.resolve_for_write(path)
+    }
+
+    /// Moves the session's cwd (persisted for the next call). `dir` must be inside a root.
+    pub fn set_cwd(&mut self, dir: &std::path::Path) -> Result<(), ToolError> {
+        self.workspace.set_cwd(dir);
+        let display = self.workspace.display(self.workspace.cwd());
+        self.state.update_session(|session| session.cwd = display)
+    }
+
+    /// Ok when `request` is granted (by `--yolo`, `--approve ID`, `codesmith approve ID` in this
+    /// session, or a persisted approval); otherwise records it as pending and returns
+    /// `approval_required`.
+    pub fn require_approval(&self, request: &ApprovalRequest) -> Result<(), ToolError> {
+        if self.is_approved(request) {
+            return Ok(());
+        }
+        let id = request.id();
+        let pending = request.pending();
+        self.state.update_session(|session| {
+            session.pending.insert(id, pending);
+        })?;
+        Err(request.error(self.tool))
+    }
+
+    /// Whether `request` is granted, without recording anything.
+    pub fn is_approved(&self, request: &ApprovalRequest) -> bool {
+        let id = request.id();
+        self.yolo
+            || self.approve.contains(&id)
+            || self.state.load_session().approvals.contains(&id)
+            || crate::approval::persisted(self.state.dir()).contains(&id)
+    }
+}
+
+fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {
+    let given = match &global.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|err| ToolError::io(".", "determine the current directory", &err))?,
+    };
+    let root = given.canonicalize().map_err(|_| {
+        ToolError::invalid(format!(
+            "the workspace `{}` does not exist. Pass an existing directory with --workspace DIR \
+             (or CODESMITH_WORKSPACE).",
+            given.display()
+        ))
+    })?;
+    if !root.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "the workspace `{}` is not a directory. Pass a directory with --workspace DIR.",
+            given.display()
+        )));
+    }
+    Ok(root)
+}

@@ -1,0 +1,165 @@
+//! The closed set of error codes and the error value tools return to the model.
+
+use serde_json::{Map, Value};
+
+/// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidArguments,
+    UnknownTool,
+    NotFound,
+    IsDirectory,
+    NotARegularFile,
+    OutsideWorkspace,
+    BinaryFile,
+    NotUtf8,
+    TooLarge,
+    NotRead,
+    Stale,
+    NoMatch,
+    MultipleMatches,
+    SyntaxGate,
+    PatchFailed,
+    ApprovalRequired,
+    NetworkDenied,
+    BlockedAddress,
+    Timeout,
+    IoError,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 20] = [
+        ErrorCode::InvalidArguments,
+        ErrorCode::UnknownTool,
+        ErrorCode::NotFound,
+        ErrorCode::IsDirectory,
+        ErrorCode::NotARegularFile,
+        ErrorCode::OutsideWorkspace,
+        ErrorCode::BinaryFile,
+        ErrorCode::NotUtf8,
+        ErrorCode::TooLarge,
+        ErrorCode::NotRead,
+        ErrorCode::Stale,
+        ErrorCode::NoMatch,
+        ErrorCode::MultipleMatches,
+        ErrorCode::SyntaxGate,
+        ErrorCode::PatchFailed,
+        ErrorCode::ApprovalRequired,
+        ErrorCode::NetworkDenied,
+        ErrorCode::BlockedAddress,
+        ErrorCode::Timeout,
+        ErrorCode::IoError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArguments => "invalid_arguments",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::IsDirectory => "is_directory",
+            ErrorCode::NotARegularFile => "not_a_regular_file",
+            ErrorCode::OutsideWorkspace => "outside_workspace",
+            ErrorCode::BinaryFile => "binary_file",
+            ErrorCode::NotUtf8 => "not_utf8",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::NotRead => "not_read",
+            ErrorCode::Stale => "stale",
+            ErrorCode::NoMatch => "no_match",
+            ErrorCode::MultipleMatches => "multiple_matches",
+            ErrorCode::SyntaxGate => "syntax_gate",
+            ErrorCode::PatchFailed => "patch_failed",
+            ErrorCode::ApprovalRequired => "approval_required",
+            ErrorCode::NetworkDenied => "network_denied",
+            ErrorCode::BlockedAddress => "blocked_address",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::IoError => "io_error",
+        }
+    }
+
+    /// One line on what the code means, for the README and the man page.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArguments => {
+                "the arguments are malformed, of the wrong type, unknown or contradictory"
+            }
+            ErrorCode::UnknownTool => "no tool has that name; the message lists the tools",
+            ErrorCode::NotFound => "the path does not exist; the message suggests similar paths",
+            ErrorCode::IsDirectory => "a file was expected but the path is a directory",
+            ErrorCode::NotARegularFile => "the path is a FIFO, socket or device",
+            ErrorCode::OutsideWorkspace => "the path escapes the workspace and every trusted root",
+            ErrorCode::BinaryFile => "the file holds binary data",
+            ErrorCode::NotUtf8 => {
+                "the file's encoding is not UTF-8 and could not be identified with confidence"
+            }
+            ErrorCode::TooLarge => "the input or file is over a documented limit",
+            ErrorCode::NotRead => "the file must be read with read_file before it is changed",
+            ErrorCode::Stale => "the file changed since this session read it",
+            ErrorCode::NoMatch => "the search text was not found; the message diagnoses why",
+            ErrorCode::MultipleMatches => "the search text matches more than once",
+            ErrorCode::SyntaxGate => "the change would break a file that parsed before",
+            ErrorCode::PatchFailed => "a patch did not parse or a hunk did not apply; nothing was written",
+            ErrorCode::ApprovalRequired => "the action needs a person's approval; the message gives the id",
+            ErrorCode::NetworkDenied => "the network policy denies the host",
+            ErrorCode::BlockedAddress => "the address is in a restricted range",
+            ErrorCode::Timeout => "the operation ran out of time",
+            ErrorCode::IoError => "the operating system refused an operation",
+        }
+    }
+
+    /// The process exit status an error of this code produces.
+    pub fn exit_status(self) -> i32 {
+        match self {
+            ErrorCode::InvalidArguments | ErrorCode::UnknownTool => 2,
+            ErrorCode::ApprovalRequired => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// A failure reported to the model: a code, a message that names the way out, and
+/// code-specific fields that land beside them in the envelope's `error` object.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+        ToolError {
+            code,
+            message: message.into(),
+            details: Map::new(),
+        }
+    }
+
+    /// Adds a code-specific field to the `error` object.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> ToolError {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn invalid(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorCode::InvalidArguments, message)
+    }
+
+    /// An operating-system failure on `path`, worded for the model.
+    pub fn io(path: &str, action: &str, err: &std::io::Error) -> ToolError {
+        let how = match err.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                "permission denied; check the file's permissions, or choose another path".to_string()
+            }
+            _ => format!("{err}"),
+        };
+        ToolError::new(ErrorCode::IoError, format!("could not {action} `{path}`: {how}")).with("path", path)
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}

@@ -1,0 +1,186 @@
+//! Freshness fingerprints and the `not_read` / `stale` gates.
+//!
+//! A fingerprint is the file's mtime (nanoseconds), its length and a content hash. mtime and
+//! length alone miss a same-size rewrite within one mtime tick, or one that restores the old
+//! mtime; the hash catches both. Files over [`HASH_LIMIT`] are fingerprinted by mtime and
+//! length only, so reading one page of a huge log stays cheap.
+//!
+//! Each fingerprint is its own small file under `sessions/<name>.fp/`, named by a hash of the
+//! workspace-relative path: recording and checking are O(1) however many files a session has
+//! read, and two parallel reads never rewrite the same file.
+
+use std::fs;
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::state::State;
+use crate::workspace::WsPath;
+
+/// Files larger than this are fingerprinted without a content hash.
+pub const HASH_LIMIT: u64 = 256 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub mtime_ns: i128,
+    pub len: u64,
+    /// xxh3-64 of the content, hex; `None` for files over [`HASH_LIMIT`].
+    pub hash: Option<String>,
+}
+
+/// What is stored for one file a session has read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    pub path: String,
+    #[serde(flatten)]
+    pub fingerprint: Fingerprint,
+    /// Set once a "changed since read" notice was given for this fingerprint; a re-read clears it.
+    #[serde(default)]
+    pub notified: bool,
+}
+
+pub fn mtime_ns(meta: &fs::Metadata) -> i128 {
+    meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128
+}
+
+pub fn hash_hex(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+impl Fingerprint {
+    /// The fingerprint of content already in memory, with the metadata it was read under.
+    pub fn of_content(meta: &fs::Metadata, content: &[u8]) -> Fingerprint {
+        Fingerprint {
+            mtime_ns: mtime_ns(meta),
+            len: meta.len(),
+            hash: (meta.len() <= HASH_LIMIT).then(|| hash_hex(content)),
+        }
+    }
+
+    /// The current fingerprint of the file on disk.
+    pub fn of_file(path: &Path) -> io::Result<Fingerprint> {
+        let mut file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.len() > HASH_LIMIT {
+            return Ok(Fingerprint {
+                mtime_ns: mtime_ns(&meta),
+                len: meta.len(),
+                hash: None,
+            });
+        }
+        let mut content = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut content)?;
+        Ok(Fingerprint::of_content(&meta, &content))
+    }
+}
+
+fn record_path(state: &State, display: &str) -> PathBuf {
+    let key = xxhash_rust::xxh3::xxh3_64(display.as_bytes());
+    state.fingerprint_dir().join(format!("{key:016x}.json"))
+}
+
+/// Stores the fingerprint of `path` as this session's knowledge of it.
+pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<(), ToolError> {
+    let record = Record {
+        path: path.display.clone(),
+        fingerprint,
+        notified: false,
+    };
+    let bytes = serde_json::to_vec(&record).unwrap_or_default();
+    let target = record_path(state, &path.display);
+    let write = || -> io::Result<()> {
+        if let Err(err) = fs::create_dir_all(state.fingerprint_dir()) {
+            state.ensure_dir()?;
+            fs::create_dir_all(state.fingerprint_dir()).map_err(|_| err)?;
+        }
+        crate::atomic::write_atomically(&target, &bytes, crate::atomic::WriteOptions::STATE_FILE)
+    };
+    write().map_err(|err| ToolError::io(".codesmith/sessions", "record the read in", &err))
+}
+
+/// Rewrites a stored record (for the `notified` mark).
+pub fn store(state: &State, record: &Record) -> Result<(), ToolError> {
+    let bytes = serde_json::to_vec(record).unwrap_or_default();
+    crate::atomic::write_atomically(
+        &record_path(state, &record.path),
+        &bytes,
+        crate::atomic::WriteOptions::STATE_FILE,
+    )
+    .map_err(|err| ToolError::io(".codesmith/sessions", "update", &err))
+}
+
+/// This session's record for `display`, if it has read that file.
+pub fn lookup(state: &State, display: &str) -> Option<Record> {
+    let bytes = fs::read(record_path(state, display)).ok()?;
+    serde_json::from_slice::<Record>(&bytes)
+        .ok()
+        .filter(|r| r.path == display)
+}
+
+/// Every record of this session, sorted by path.
+pub fn all(state: &State) -> Vec<Record> {
+    let Ok(entries) = fs::read_dir(state.fingerprint_dir()) else {
+        return Vec::new();
+    };
+    let mut records: Vec<Record> = entries
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_name().to_string_lossy().ends_with(".json"))
+        .filter_map(|entry| fs::read(entry.path()).ok())
+        .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
+        .collect();
+    records.sort_by(|a, b| a.path.cmp(&b.path));
+    records
+}
+
+/// Forgets `display` (after a delete, or a rename away from it).
+pub fn forget(state: &State, display: &str) {
+    let _ = fs::remove_file(record_path(state, display));
+}
+
+/// The gate in front of every change to an existing file: the session must have read it, and
+/// it must not have changed since. `tool` names the caller in the message.
+pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> {
+    let read_call = format!("read_file with path=\"{}\"", path.display);
+    let Some(record) = lookup(state, &path.display) else {
+        return Err(ToolError::new(
+            ErrorCode::NotRead,
+            format!(
+                "`{}` has not been read in this session, so {tool} will not change it. \
+                 Call {read_call} first, then retry this call.",
+                path.display
+            ),
+        )
+        .with("path", path.display.clone()));
+    };
+    let current = Fingerprint::of_file(&path.abs)
+        .map_err(|err| ToolError::io(&path.display, "check the freshness of", &err))?;
+    if current != record.fingerprint {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!(
+                "`{}` changed on disk since this session read it, so {tool} refused to overwrite \
+                 those changes. Call {read_call} to see the current content, then redo this call \
+                 against it.",
+                path.display
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    Ok(())
+}
+
+/// Whether the file on disk still matches `record` (used by the shell probe).
+pub fn is_current(root_relative: &Path, record: &Record) -> bool {
+    match fs::metadata(root_relative) {
+        Ok(meta)
+            if mtime_ns(&meta) == record.fingerprint.mtime_ns && meta.len() == record.fingerprint.len =>
+        {
+            record.fingerprint.hash.is_none()
+                || Fingerprint::of_file(root_relative).is_ok_and(|fp| fp == record.fingerprint)
+        }
+        _ => false,
+    }
+}

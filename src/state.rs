@@ -1,0 +1,188 @@
+//! `.codesmith/` at the workspace root: the session file, the lock that serializes its updates,
+//! and the spill directory.
+//!
+//! Layout:
+//! - `sessions/<name>.json`: cwd, approvals, pending approvals, reminder marks (small; read on
+//!   every call, rewritten under the lock with write-temp-then-rename).
+//! - `sessions/<name>.fp/`: one fingerprint file per file read (see `freshness`), so that
+//!   recording or checking one file costs the same whether the session has read 10 files or
+//!   20,000, and parallel reads never contend.
+//! - `spill/`: whole texts of outputs that were cut, named by content hash.
+//! - `config.toml`, `trust.json`, `approvals.json`, `audit.log`, `tasks/`: see their modules.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::atomic::{write_atomically, WriteOptions};
+use crate::error::ToolError;
+
+/// The session file. Unknown fields are carried through a rewrite untouched.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct SessionFile {
+    /// The cwd, relative to the workspace root (`.` for the root), or absolute under a trusted root.
+    #[serde(default = "default_cwd")]
+    pub cwd: String,
+    /// Approval ids granted for this session with `codesmith approve ID`.
+    #[serde(default)]
+    pub approvals: BTreeSet<String>,
+    /// Approvals asked for and not yet granted, so `codesmith approve ID` knows what ID means.
+    #[serde(default)]
+    pub pending: BTreeMap<String, PendingApproval>,
+    /// Marks for notices that are given once (keyed by the notice's subject).
+    #[serde(default)]
+    pub reminders: BTreeMap<String, Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn default_cwd() -> String {
+    ".".to_string()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PendingApproval {
+    pub kind: String,
+    pub subject: String,
+    pub reason: String,
+}
+
+/// The state directory of one workspace, seen from one session.
+#[derive(Debug, Clone)]
+pub struct State {
+    dir: PathBuf,
+    session: String,
+}
+
+impl State {
+    pub fn new(dir: PathBuf, session: String) -> State {
+        State { dir, session }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn session_name(&self) -> &str {
+        &self.session
+    }
+
+    pub fn session_path(&self) -> PathBuf {
+        self.dir.join("sessions").join(format!("{}.json", self.session))
+    }
+
+    /// The directory of this session's per-file fingerprints.
+    pub fn fingerprint_dir(&self) -> PathBuf {
+        self.dir.join("sessions").join(format!("{}.fp", self.session))
+    }
+
+    /// Reads the session file; a missing or unreadable one is a fresh session.
+    pub fn load_session(&self) -> SessionFile {
+        fs::read(self.session_path())
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_else(|| SessionFile {
+                cwd: default_cwd(),
+                ..SessionFile::default()
+            })
+    }
+
+    /// Read-modify-write of the session file under an exclusive lock, so parallel invocations
+    /// in one session never lose each other's updates.
+    pub fn update_session<R>(&self, change: impl FnOnce(&mut SessionFile) -> R) -> Result<R, ToolError> {
+        let path = self.session_path();
+        let fail = |err: io::Error| ToolError::io(".codesmith/sessions", "update the session state in", &err);
+        self.ensure_dir().map_err(fail)?;
+        let _lock = Lock::exclusive(&self.dir.join("sessions").join(format!("{}.lock", self.session)))
+            .map_err(fail)?;
+        let mut session = self.load_session();
+        let result = change(&mut session);
+        let bytes = serde_json::to_vec_pretty(&session).map_err(|err| fail(io::Error::other(err)))?;
+        write_atomically(&path, &bytes, WriteOptions::STATE_FILE).map_err(fail)?;
+        Ok(result)
+    }
+
+    /// Writes a small state file (under `.codesmith/`) atomically.
+    pub fn write_file(&self, relative: &str, bytes: &[u8]) -> io::Result<()> {
+        self.ensure_dir()?;
+        write_atomically(&self.dir.join(relative), bytes, WriteOptions::STATE_FILE)
+    }
+
+    /// Creates `.codesmith/` with a `.gitignore` that keeps it out of version control.
+    pub fn ensure_dir(&self) -> io::Result<()> {
+        if !self.dir.is_dir() {
+            fs::create_dir_all(self.dir.join("sessions"))?;
+            fs::write(self.dir.join(".gitignore"), "*\n")?;
+        } else {
+            fs::create_dir_all(self.dir.join("sessions"))?;
+        }
+        Ok(())
+    }
+
+    /// Stores `text` under `spill/` and returns its path relative to the workspace root. The
+    /// name is a hash of the text, so equal outputs name equal files and `output` stays
+    /// byte-stable.
+    pub fn spill(&self, tool: &str, text: &str) -> io::Result<String> {
+        let name = format!("{tool}-{:016x}.txt", xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
+        let path = self.dir.join("spill").join(&name);
+        if !path.exists() {
+            self.ensure_dir()?;
+            write_atomically(&path, text.as_bytes(), WriteOptions::STATE_FILE)?;
+        }
+        Ok(format!(".codesmith/spill/{name}"))
+    }
+}
+
+/// An exclusive `flock` held until dropped.
+pub struct Lock {
+    file: fs::File,
+}
+
+impl Lock {
+    pub fn exclusive(path: &Path) -> io::Result<Lock> {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        // SAFETY: flock on a descriptor we own; it is released when the file is closed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Lock { file })
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // SAFETY: unlocking our own descriptor.
+        unsafe {
+            libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
+        }
+    }
+}
+
+/// Checks a session name: it becomes a file name, so only `[A-Za-z0-9._-]`, not starting with `.`.
+pub fn check_session_name(name: &str) -> Result<(), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid(format!(
+            "invalid session name `{}`: use 1 to 64 of A-Z a-z 0-9 . _ - (not starting with `.`), \
+             for example --session agent-1",
+            name.escape_debug()
+        )))
+    }
+}

@@ -1,0 +1,178 @@
+//! Telling text from binary, and decoding text that is not UTF-8.
+//!
+//! Shared by every tool that shows or changes file content, so a file reads and writes back in
+//! the same encoding everywhere.
+
+use encoding_rs::Encoding;
+
+/// How many leading bytes decide whether a file is binary.
+pub const SNIFF_BYTES: usize = 8192;
+
+/// A NUL byte in the first [`SNIFF_BYTES`] marks a file as binary (git's rule), unless the file
+/// starts with a UTF-16 byte-order mark.
+pub fn is_binary(prefix: &[u8]) -> bool {
+    if utf16_bom(prefix).is_some() {
+        return false;
+    }
+    memchr::memchr(0, &prefix[..prefix.len().min(SNIFF_BYTES)]).is_some()
+}
+
+fn utf16_bom(bytes: &[u8]) -> Option<&'static Encoding> {
+    match bytes {
+        [0xFF, 0xFE, ..] => Some(encoding_rs::UTF_16LE),
+        [0xFE, 0xFF, ..] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    }
+}
+
+/// A file's bytes as text, and how to get back to the bytes.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub text: String,
+    /// The encoding the bytes are in (UTF-8 for plain and BOM'd UTF-8).
+    pub encoding: &'static Encoding,
+    /// The file starts with a byte-order mark (not part of `text`).
+    pub bom: bool,
+    /// The bytes were not valid in any encoding codesmith could identify with confidence;
+    /// `text` holds U+FFFD where they were. Writing `text` back would corrupt the file.
+    pub lossy: bool,
+}
+
+impl Decoded {
+    /// A name for the encoding when it is not UTF-8, for notices.
+    pub fn encoding_note(&self) -> Option<String> {
+        if self.lossy {
+            Some(
+                "not valid UTF-8 and not in an encoding that could be identified with confidence".to_string(),
+            )
+        } else if self.encoding != encoding_rs::UTF_8 {
+            Some(format!("encoded in {}", self.encoding.name()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Decodes file content: UTF-8 (with or without BOM), UTF-16 with a BOM, or a legacy encoding
+/// that `chardetng` identifies with high confidence and that decodes without error. Anything
+/// else decodes lossily and is marked so.
+pub fn decode(bytes: &[u8]) -> Decoded {
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        if let Ok(text) = std::str::from_utf8(rest) {
+            return Decoded {
+                text: text.to_string(),
+                encoding: encoding_rs::UTF_8,
+                bom: true,
+                lossy: false,
+            };
+        }
+    }
+    if let Some(encoding) = utf16_bom(bytes) {
+        if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(&bytes[2..]) {
+            return Decoded {
+                text: text.into_owned(),
+                encoding,
+                bom: true,
+                lossy: false,
+            };
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Decoded {
+            text: text.to_string(),
+            encoding: encoding_rs::UTF_8,
+            bom: false,
+            lossy: false,
+        };
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    let (encoding, confident) = detector.guess_assess(None, false);
+    if confident && encoding != encoding_rs::UTF_8 {
+        if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(bytes) {
+            return Decoded {
+                text: text.into_owned(),
+                encoding,
+                bom: false,
+                lossy: false,
+            };
+        }
+    }
+    Decoded {
+        text: String::from_utf8_lossy(bytes).into_owned(),
+        encoding: encoding_rs::UTF_8,
+        bom: false,
+        lossy: true,
+    }
+}
+
+/// Encodes `text` back into `decoded`'s encoding (and BOM). `None` when a character cannot be
+/// represented there.
+pub fn encode(text: &str, encoding: &'static Encoding, bom: bool) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() + 3);
+    if encoding == encoding_rs::UTF_8 {
+        if bom {
+            out.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        out.extend_from_slice(text.as_bytes());
+        return Some(out);
+    }
+    if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+        let little = encoding == encoding_rs::UTF_16LE;
+        if bom {
+            out.extend_from_slice(if little { &[0xFF, 0xFE] } else { &[0xFE, 0xFF] });
+        }
+        for unit in text.encode_utf16() {
+            out.extend_from_slice(&if little {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            });
+        }
+        return Some(out);
+    }
+    let (bytes, _, unmappable) = encoding.encode(text);
+    if unmappable {
+        return None;
+    }
+    out.extend_from_slice(&bytes);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_latin1() {
+        let bytes = b"caf\xe9 cr\xe8me br\xfbl\xe9e, na\xefve fa\xe7ade, d\xe9j\xe0 vu\n".to_vec();
+        let decoded = decode(&bytes);
+        assert!(!decoded.lossy);
+        assert!(decoded.text.contains("café"));
+        assert_eq!(
+            encode(&decoded.text, decoded.encoding, decoded.bom).unwrap(),
+            bytes
+        );
+    }
+
+    #[test]
+    fn utf16_with_bom_is_text() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in "hi\n".encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        assert!(!is_binary(&bytes));
+        let decoded = decode(&bytes);
+        assert_eq!(decoded.text, "hi\n");
+        assert_eq!(
+            encode(&decoded.text, decoded.encoding, decoded.bom).unwrap(),
+            bytes
+        );
+    }
+
+    #[test]
+    fn nul_means_binary() {
+        assert!(is_binary(b"abc\0def"));
+        assert!(!is_binary(b"abc def"));
+    }
+}

@@ -1,0 +1,180 @@
+//! The tool registry: every tool codesmith offers, in catalog order.
+//!
+//! The registry is the single source of truth. Subcommands, `codesmith tools`, the man page and
+//! the completions are all rendered from it, so a tool is added by writing its module and
+//! listing its `SPEC` here.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::error::ToolError;
+
+pub mod list_dir;
+pub mod read_file;
+
+/// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    ReadOnly,
+    WritesFiles,
+    RunsCode,
+    Network,
+}
+
+impl Capability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::ReadOnly => "read_only",
+            Capability::WritesFiles => "writes_files",
+            Capability::RunsCode => "runs_code",
+            Capability::Network => "network",
+        }
+    }
+}
+
+/// What a successful tool call hands back: the text for the model, data for programs, and
+/// notices (side observations such as "this file changed since you read it").
+#[derive(Debug, Default)]
+pub struct ToolOutput {
+    pub output: String,
+    pub data: Map<String, Value>,
+    pub notices: Vec<String>,
+}
+
+impl ToolOutput {
+    pub fn new(output: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            output: output.into(),
+            data: Map::new(),
+            notices: Vec::new(),
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> ToolOutput {
+        self.data.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn notice(mut self, notice: impl Into<String>) -> ToolOutput {
+        self.notices.push(notice.into());
+        self
+    }
+}
+
+pub type RunFn = fn(Value, &mut Context) -> Result<ToolOutput, ToolError>;
+
+/// A tool's declaration. Each tool module exports one as `SPEC`.
+pub struct ToolSpec {
+    /// The canonical name, as in the catalog (`read_file`).
+    pub name: &'static str,
+    /// The short subcommand name (`read`).
+    pub alias: &'static str,
+    /// The argument that may be given positionally on the command line.
+    pub positional: Option<&'static str>,
+    pub capability: Capability,
+    /// House rules for the model: when to use it, instead of what, limits, examples.
+    pub description: &'static str,
+    /// The JSON Schema of the tool's arguments.
+    pub schema: fn() -> Value,
+    /// Deserializes the arguments (the one place that yields `invalid_arguments` for them) and runs.
+    pub run: RunFn,
+}
+
+/// Every registered tool, in catalog order.
+pub const REGISTRY: &[ToolSpec] = &[read_file::SPEC, list_dir::SPEC];
+
+/// Finds a tool by canonical name or alias.
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    REGISTRY
+        .iter()
+        .find(|spec| spec.name == name || spec.alias == name)
+}
+
+/// The names a model may call, for `unknown_tool` messages.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|spec| spec.name).collect()
+}
+
+/// The input schema of `T`, trimmed to what tool-definition formats expect: an object schema
+/// with `properties`, `required` and `additionalProperties: false`, without `$schema`/`title`.
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft07()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    let schema = generator.into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Value::Object(map) = &mut value {
+        map.remove("$schema");
+        map.remove("title");
+        map.remove("definitions");
+        map.remove("$defs");
+        map.insert("additionalProperties".to_string(), Value::Bool(false));
+        if !map.contains_key("required") {
+            map.insert("required".to_string(), Value::Array(Vec::new()));
+        }
+    }
+    value
+}
+
+/// Deserializes a tool's arguments; see [`crate::args::from_value`].
+pub fn parse<T: DeserializeOwned>(tool: &str, value: Value, schema: fn() -> Value) -> Result<T, ToolError> {
+    crate::args::from_value(tool, value, schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut seen = HashSet::new();
+        for spec in REGISTRY {
+            assert!(seen.insert(spec.name), "duplicate name {}", spec.name);
+            assert!(seen.insert(spec.alias), "duplicate alias {}", spec.alias);
+        }
+    }
+
+    #[test]
+    fn schemas_are_closed_objects_with_snake_case_properties() {
+        for spec in REGISTRY {
+            let schema = (spec.schema)();
+            assert_eq!(schema["type"], "object", "{}", spec.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+            let properties = schema["properties"].as_object().expect("properties");
+            for name in properties.keys() {
+                assert!(
+                    name.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                    "{}: property {name} is not snake_case",
+                    spec.name
+                );
+            }
+            if let Some(positional) = spec.positional {
+                assert!(
+                    properties.contains_key(positional),
+                    "{}: positional {positional}",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn descriptions_are_house_rules_with_examples() {
+        for spec in REGISTRY {
+            assert!(
+                spec.description.contains("Example"),
+                "{} has no example",
+                spec.name
+            );
+            assert!(spec.description.len() > 200, "{} description is thin", spec.name);
+            assert!(
+                !spec.description.ends_with('\n'),
+                "{} description ends with a newline",
+                spec.name
+            );
+        }
+    }
+}

@@ -1,0 +1,479 @@
+//! read_file: a page of a text file, with line numbers, that records the read for the
+//! freshness gates.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::freshness::{self, Fingerprint, HASH_LIMIT};
+use crate::textfile;
+use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::workspace::WsPath;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "read_file",
+    alias: "read",
+    positional: Some("path"),
+    capability: Capability::ReadOnly,
+    description: DESCRIPTION,
+    schema: crate::tools::schema_of::<ReadFileArgs>,
+    run: |args, ctx| run(crate::tools::parse("read_file", args, SPEC.schema)?, ctx),
+};
+
+const DESCRIPTION: &str = "Read a text file, one page at a time, with line numbers.
+Use this instead of cat, head, tail or sed -n in exec_shell: it pages large files without loading them, refuses binary files and devices, and records the read so edit_file and apply_patch can check the file has not changed since.
+Output lines look like `    12│ text`; the number and `│ ` are not part of the file (do not paste them into edit_file's search). A page holds at most max_lines lines (default 200, at most 500) and 16 KB of text, always ending on a whole line; when more remains, the last line says exactly which call continues. Lines over 2000 characters are cut with a marker saying how much was cut. For a directory use list_dir; to find text across files use grep_files.
+Examples:
+{\"path\": \"src/main.rs\"}
+{\"path\": \"logs/server.log\", \"start_line\": 4001, \"max_lines\": 500}";
+
+/// At most this many lines per page.
+pub const MAX_LINES_CAP: u64 = 500;
+/// A page stops before its rendered text passes this many bytes (but holds at least one line).
+pub const PAGE_BYTES: usize = 16 * 1024;
+/// Longer lines are cut to this many characters.
+pub const MAX_LINE_CHARS: usize = 2000;
+/// Files up to this size are read whole (and may be decoded from a legacy encoding); larger
+/// ones are streamed line by line as UTF-8.
+const WHOLE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
+
+fn default_start_line() -> u64 {
+    1
+}
+
+fn default_max_lines() -> u64 {
+    200
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// The file to read: relative to the session cwd, or absolute inside the workspace.
+    pub path: String,
+    /// The first line to show, 1-based.
+    #[serde(default = "default_start_line")]
+    #[schemars(range(min = 1))]
+    pub start_line: u64,
+    /// How many lines to show, 1 to 500.
+    #[serde(default = "default_max_lines")]
+    #[schemars(range(min = 1, max = 500))]
+    pub max_lines: u64,
+}
+
+pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    if args.start_line == 0 {
+        return Err(ToolError::invalid(format!(
+            "start_line is 1-based, so 0 is not a line. Call read_file with path=\"{}\" start_line=1.",
+            args.path
+        )));
+    }
+    if args.max_lines == 0 {
+        return Err(ToolError::invalid(format!(
+            "max_lines must be 1 to {MAX_LINES_CAP}. Call read_file with path=\"{}\" max_lines=200.",
+            args.path
+        )));
+    }
+    let mut notices = Vec::new();
+    let max_lines = if args.max_lines > MAX_LINES_CAP {
+        notices.push(format!(
+            "max_lines={} is over the cap; showing at most {MAX_LINES_CAP} lines.",
+            args.max_lines
+        ));
+        MAX_LINES_CAP
+    } else {
+        args.max_lines
+    };
+    let path = ctx.resolve(&args.path)?;
+    let file = open_regular_file(ctx, &path, &args.path)?;
+    let meta = file
+        .metadata()
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    let mut page = Page::new(args.start_line, max_lines);
+    let fingerprint = if meta.len() <= WHOLE_FILE_LIMIT {
+        read_whole(file, &meta, &path, &mut page, &mut notices)?
+    } else {
+        read_streaming(file, &meta, &path, &mut page)?
+    };
+    freshness::record(&ctx.state, &path, fingerprint)?;
+    let mut out = page.finish(&args.path);
+    out.notices.extend(notices);
+    Ok(out.with("path", path.display))
+}
+
+/// Opens `path` for reading if it is a regular file, with the error the model needs otherwise.
+/// The open is non-blocking, so a FIFO that appears between the check and the open still
+/// cannot hang the call.
+pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs::File, ToolError> {
+    let meta = match fs::metadata(&path.abs) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(not_found(ctx, path, given)),
+        Err(err) => return Err(ToolError::io(&path.display, "read", &err)),
+    };
+    check_file_type(&meta, path)?;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&path.abs)
+        .map_err(|err| ToolError::io(&path.display, "open", &err))?;
+    let meta = file
+        .metadata()
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    check_file_type(&meta, path)?;
+    Ok(file)
+}
+
+fn check_file_type(meta: &fs::Metadata, path: &WsPath) -> Result<(), ToolError> {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::IsDirectory,
+            format!(
+                "`{0}` is a directory, not a file. Call list_dir with path=\"{0}\" to see what it holds.",
+                path.display
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(ToolError::new(
+            ErrorCode::NotARegularFile,
+            format!(
+                "`{}` is {what}; only regular files can be read. Reading it could block or never end; \
+                 if you need its output, use exec_shell with a command that bounds it.",
+                path.display
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    Ok(())
+}
+
+/// `not_found` with up to three similar existing paths.
+pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
+    let similar = crate::similar_paths::suggest(&ctx.workspace, &path.display, 3);
+    let hint =
+        if similar.is_empty() {
+            "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
+        } else {
+            format!(
+            "Similar paths that exist: {}. Call again with one of them, or use file_search to find the file.",
+            similar.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+        )
+        };
+    ToolError::new(ErrorCode::NotFound, format!("`{given}` does not exist. {hint}"))
+        .with("path", path.display.clone())
+        .with("similar", similar)
+}
+
+fn binary_error(path: &WsPath, len: u64) -> ToolError {
+    ToolError::new(
+        ErrorCode::BinaryFile,
+        format!(
+            "`{}` is a binary file ({len} bytes); read_file shows text only. To inspect it, use \
+             exec_shell with `file {0}` or `xxd {0} | head`.",
+            path.display
+        ),
+    )
+    .with("path", path.display.clone())
+}
+
+fn read_whole(
+    mut file: fs::File,
+    meta: &fs::Metadata,
+    path: &WsPath,
+    page: &mut Page,
+    notices: &mut Vec<String>,
+) -> Result<Fingerprint, ToolError> {
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    if textfile::is_binary(&bytes) {
+        return Err(binary_error(path, meta.len()));
+    }
+    let decoded = textfile::decode(&bytes);
+    if let Some(note) = decoded.encoding_note() {
+        if decoded.lossy {
+            notices.push(format!(
+                "`{}` is {note}; invalid bytes are shown as U+FFFD. Editing it could corrupt those bytes.",
+                path.display
+            ));
+        } else {
+            notices.push(format!(
+                "`{}` is {note}; it is shown decoded, and edits keep that encoding.",
+                path.display
+            ));
+        }
+        page.encoding = Some(if decoded.lossy {
+            "unknown (shown lossily)".into()
+        } else {
+            decoded.encoding.name().into()
+        });
+    }
+    let text = decoded.text.as_str();
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if !text.is_empty() {
+        for line in body.split('\n').skip((page.start_line - 1) as usize) {
+            if !page.push(line, 0) {
+                break;
+            }
+        }
+    }
+    let total = if text.is_empty() {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', body.as_bytes()).count() as u64 + 1
+    };
+    page.total_lines = Some(total);
+    Ok(Fingerprint::of_content(meta, &bytes))
+}
+
+/// Streams a large file in one pass and little memory: skips to the page counting newlines,
+/// collects the page line by line (each line held to a bounded prefix), then counts the rest.
+/// Every consumed byte is hashed once. Past [`HASH_LIMIT`] the hash is dropped and the pass
+/// stops at the end of the page, so the total line count is then unknown.
+fn read_streaming(
+    file: fs::File,
+    meta: &fs::Metadata,
+    path: &WsPath,
+    page: &mut Page,
+) -> Result<Fingerprint, ToolError> {
+    let io_err = |err: std::io::Error| ToolError::io(&path.display, "read", &err);
+    let hashing = meta.len() <= HASH_LIMIT;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    if textfile::is_binary(reader.fill_buf().map_err(io_err)?) {
+        return Err(binary_error(path, meta.len()));
+    }
+    let mut newlines: u64 = 0;
+    let mut last_byte: Option<u8> = None;
+    let mut consume = |reader: &mut BufReader<fs::File>, len: usize, newlines_in: u64| {
+        let chunk = &reader.buffer()[..len];
+        if hashing {
+            hasher.update(chunk);
+        }
+        if len > 0 {
+            last_byte = Some(chunk[len - 1]);
+        }
+        newlines += newlines_in;
+        reader.consume(len);
+    };
+    // 1. Skip to the first line of the page.
+    let target = page.start_line - 1;
+    let mut skipped: u64 = 0;
+    while skipped < target {
+        let chunk = reader.fill_buf().map_err(io_err)?;
+        if chunk.is_empty() {
+            break;
+        }
+        let mut len = chunk.len();
+        let mut found = 0;
+        for pos in memchr::memchr_iter(b'\n', chunk) {
+            found += 1;
+            if skipped + found == target {
+                len = pos + 1;
+                break;
+            }
+        }
+        skipped += found;
+        consume(&mut reader, len, found);
+    }
+    // 2. Collect the page.
+    let keep_bytes = MAX_LINE_CHARS * 4 + 4;
+    let mut current: Vec<u8> = Vec::new();
+    let mut extra_chars = 0usize;
+    let mut eof = false;
+    while !page.full {
+        let chunk = reader.fill_buf().map_err(io_err)?;
+        if chunk.is_empty() {
+            if !current.is_empty() || extra_chars > 0 {
+                page.push(&String::from_utf8_lossy(&current), extra_chars);
+            }
+            eof = true;
+            break;
+        }
+        let (piece_len, newline) = match memchr::memchr(b'\n', chunk) {
+            Some(pos) => (pos, true),
+            None => (chunk.len(), false),
+        };
+        let room = keep_bytes.saturating_sub(current.len());
+        current.extend_from_slice(&chunk[..piece_len.min(room)]);
+        if piece_len > room {
+            extra_chars += chunk[room..piece_len]
+                .iter()
+                .filter(|b| (**b & 0xC0) != 0x80)
+                .count();
+        }
+        consume(&mut reader, piece_len + usize::from(newline), u64::from(newline));
+        if newline {
+            page.push(&String::from_utf8_lossy(&current), extra_chars);
+            current.clear();
+            extra_chars = 0;
+        }
+    }
+    // 3. Count (and hash) the rest.
+    if !eof {
+        if !hashing {
+            page.total_lines = None;
+            return Ok(Fingerprint {
+                mtime_ns: freshness::mtime_ns(meta),
+                len: meta.len(),
+                hash: None,
+            });
+        }
+        loop {
+            let chunk = reader.fill_buf().map_err(io_err)?;
+            if chunk.is_empty() {
+                break;
+            }
+            let len = chunk.len();
+            let found = memchr::memchr_iter(b'\n', chunk).count() as u64;
+            consume(&mut reader, len, found);
+        }
+    }
+    page.total_lines = Some(newlines + u64::from(last_byte.is_some_and(|b| b != b'\n')));
+    Ok(Fingerprint {
+        mtime_ns: freshness::mtime_ns(meta),
+        len: meta.len(),
+        hash: hashing.then(|| format!("{:016x}", hasher.digest())),
+    })
+}
+
+/// One page of numbered lines under the line and byte budgets.
+struct Page {
+    start_line: u64,
+    max_lines: u64,
+    rendered: String,
+    shown: u64,
+    /// Set when a line was refused for the byte budget or the line budget was reached.
+    full: bool,
+    total_lines: Option<u64>,
+    encoding: Option<String>,
+    cut_lines: u64,
+}
+
+impl Page {
+    fn new(start_line: u64, max_lines: u64) -> Page {
+        Page {
+            start_line,
+            max_lines,
+            rendered: String::new(),
+            shown: 0,
+            full: false,
+            total_lines: None,
+            encoding: None,
+            cut_lines: 0,
+        }
+    }
+
+    /// Offers the next line (lines before `start_line` must be skipped by the caller or are
+    /// skipped here). Returns false once the page is full.
+    fn push(&mut self, line: &str, extra_chars: usize) -> bool {
+        if self.full {
+            return false;
+        }
+        let number = self.start_line + self.shown;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut entry = format!("{number:>6}│ ");
+        let char_count = line.chars().count() + extra_chars;
+        if char_count > MAX_LINE_CHARS {
+            let cut_at = line
+                .char_indices()
+                .nth(MAX_LINE_CHARS)
+                .map_or(line.len(), |(i, _)| i);
+            entry.push_str(&line[..cut_at]);
+            entry.push_str(&format!(
+                "… [line cut: {} more characters]",
+                char_count - MAX_LINE_CHARS
+            ));
+            self.cut_lines += 1;
+        } else {
+            entry.push_str(line);
+        }
+        entry.push('\n');
+        if self.shown > 0 && self.rendered.len() + entry.len() > PAGE_BYTES {
+            self.full = true;
+            return false;
+        }
+        self.rendered.push_str(&entry);
+        self.shown += 1;
+        if self.shown >= self.max_lines {
+            self.full = true;
+        }
+        true
+    }
+
+    fn finish(self, given_path: &str) -> ToolOutput {
+        let end_line = self.start_line + self.shown.saturating_sub(1);
+        let more = match self.total_lines {
+            Some(total) => self.shown > 0 && end_line < total,
+            None => true,
+        };
+        let mut output = self.rendered;
+        let mut data = ToolOutput::default();
+        if self.shown == 0 {
+            let total = self.total_lines.unwrap_or(0);
+            output = if total == 0 {
+                "[NO CONTENT] The file is empty (0 lines).".to_string()
+            } else {
+                format!(
+                    "[NO CONTENT] start_line={} is past the end of the file, which has {total} lines. \
+                     Call read_file with path=\"{given_path}\" start_line=1 to read from the start.",
+                    self.start_line
+                )
+            };
+        } else if more {
+            let next = end_line + 1;
+            output.push_str(&format!(
+                "\nTo continue, call read_file with path=\"{given_path}\" start_line={next} max_lines={}",
+                self.max_lines
+            ));
+        } else if output.ends_with('\n') {
+            output.pop();
+        }
+        data.output = output;
+        data.data.insert(
+            "total_lines".into(),
+            self.total_lines.map_or(Value::Null, Value::from),
+        );
+        data.data
+            .insert("start_line".into(), Value::from(self.start_line));
+        data.data.insert(
+            "end_line".into(),
+            if self.shown == 0 {
+                Value::Null
+            } else {
+                Value::from(end_line)
+            },
+        );
+        data.data
+            .insert("truncated".into(), Value::Bool(more && self.shown > 0));
+        data.data.insert(
+            "next_start_line".into(),
+            if more && self.shown > 0 {
+                Value::from(end_line + 1)
+            } else {
+                Value::Null
+            },
+        );
+        data.data.insert("cut_lines".into(), Value::from(self.cut_lines));
+        if let Some(encoding) = self.encoding {
+            data.data.insert("encoding".into(), Value::String(encoding));
+        }
+        data
+    }
+}

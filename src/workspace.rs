@@ -1,0 +1,323 @@
+//! The workspace boundary.
+//!
+//! Every path a tool touches passes three stages, because each alone can be fooled:
+//! 1. *Lexical*: the path is joined to the session cwd and `.`/`..` are folded without touching
+//!    the disk, then compared component-wise with the roots (so `/ws-evil` is not inside `/ws`).
+//!    This refuses `../../etc/passwd` before any system call.
+//! 2. *Canonical*: an existing path is resolved by the kernel (`realpath`), which follows every
+//!    symlink; the resolved path must still be inside a root. This catches `link -> /etc`.
+//! 3. *Deepest ancestor*: a path that does not exist yet is resolved component by component,
+//!    following symlinks (dangling ones too) until the first missing component, and the rest is
+//!    re-attached. This catches creating `out/new.txt` where `out -> /tmp`.
+//!
+//! Tools then operate on the resolved path, never the raw one, so what was checked is what is
+//! opened. Extra roots come from `codesmith trust add`.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{ErrorCode, ToolError};
+
+/// The longest path accepted, in bytes (Linux's PATH_MAX).
+const MAX_PATH_BYTES: usize = 4096;
+/// The longest single path component accepted, in bytes (NAME_MAX).
+const MAX_COMPONENT_BYTES: usize = 255;
+/// How many symlinks one resolution may follow before it is called a loop.
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// The workspace root, the extra trusted roots, and the session's cwd, all canonical.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    root: PathBuf,
+    trusted: Vec<PathBuf>,
+    cwd: PathBuf,
+}
+
+/// A path that passed the boundary: `abs` is resolved (symlinks followed), `display` is what
+/// results show — workspace-relative with `/`, or absolute for a path under a trusted root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WsPath {
+    pub abs: PathBuf,
+    pub display: String,
+}
+
+impl Workspace {
+    /// `root` must be canonical; `trusted` entries that no longer resolve are dropped.
+    pub fn new(root: PathBuf, trusted: Vec<PathBuf>) -> Workspace {
+        let trusted = trusted
+            .into_iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        Workspace {
+            cwd: root.clone(),
+            root,
+            trusted,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn trusted(&self) -> &[PathBuf] {
+        &self.trusted
+    }
+
+    /// Sets the cwd if it is an existing directory inside a root; otherwise keeps the root.
+    pub fn set_cwd(&mut self, cwd: &Path) {
+        if let Ok(canonical) = cwd.canonicalize() {
+            if canonical.is_dir() && self.is_inside(&canonical) {
+                self.cwd = canonical;
+            }
+        }
+    }
+
+    /// The `.codesmith` directory at the root.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".codesmith")
+    }
+
+    /// True when `path` (absolute, normalized) lies within the root or a trusted root.
+    pub fn is_inside(&self, path: &Path) -> bool {
+        path.starts_with(&self.root) || self.trusted.iter().any(|t| path.starts_with(t))
+    }
+
+    /// True when `path` lies within `.codesmith/` at the root.
+    pub fn is_state_path(&self, path: &Path) -> bool {
+        path.starts_with(self.state_dir())
+    }
+
+    /// Resolves a path argument through the three stages.
+    pub fn resolve(&self, input: &str) -> Result<WsPath, ToolError> {
+        check_form(input)?;
+        let joined = self.cwd.join(input);
+        let lexical = normalize_lexically(&joined);
+        if !self.is_inside(&lexical) {
+            return Err(self.escape_error(input, &lexical));
+        }
+        let resolved = match lexical.canonicalize() {
+            Ok(path) => path,
+            Err(_) => resolve_leniently(&lexical).map_err(|err| match err {
+                ResolveError::Loop => ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("`{input}` goes through a symlink loop; name a path without the loop"),
+                ),
+                ResolveError::Io(err) => ToolError::io(input, "resolve", &err),
+            })?,
+        };
+        if !self.is_inside(&resolved) {
+            return Err(self.escape_error(input, &resolved));
+        }
+        Ok(WsPath {
+            display: self.display(&resolved),
+            abs: resolved,
+        })
+    }
+
+    /// Like [`Workspace::resolve`], and refuses paths inside `.codesmith/`, which holds the
+    /// session's own freshness records.
+    pub fn resolve_for_write(&self, input: &str) -> Result<WsPath, ToolError> {
+        let path = self.resolve(input)?;
+        if self.is_state_path(&path.abs) {
+            return Err(ToolError::new(
+                ErrorCode::OutsideWorkspace,
+                format!(
+                    "path escapes workspace: `{input}` is inside .codesmith/, codesmith's own state, \
+                     which the file tools never write. Write somewhere else in the workspace."
+                ),
+            )
+            .with("path", input));
+        }
+        Ok(path)
+    }
+
+    /// How results show an absolute path: relative to the root with `/`, `.` for the root
+    /// itself, or the absolute path for one outside it (under a trusted root).
+    pub fn display(&self, abs: &Path) -> String {
+        match abs.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => abs.to_string_lossy().into_owned(),
+        }
+    }
+
+    fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
+        let mut roots = vec![self.root.to_string_lossy().into_owned()];
+        roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));
+        ToolError::new(
+            ErrorCode::OutsideWorkspace,
+            format!(
+                "path escapes workspace: `{input}` resolves to `{}`, outside the workspace `{}`. \
+                 Use a path inside the workspace (relative paths resolve against the session cwd), \
+                 or ask the user to run `codesmith trust add <dir>` to allow another directory.",
+                resolved.display(),
+                self.root.display()
+            ),
+        )
+        .with("path", input)
+        .with("roots", roots)
+    }
+}
+
+/// Refuses path forms that mean something different to a model than to POSIX.
+fn check_form(input: &str) -> Result<(), ToolError> {
+    let refuse = |why: &str| {
+        Err(ToolError::invalid(format!("invalid path `{}`: {why}", input.escape_debug())).with("path", input))
+    };
+    if input.is_empty() {
+        return refuse("the path is empty. Pass a path such as \".\" or \"src/main.rs\".");
+    }
+    if input.contains('\0') {
+        return refuse("it contains a NUL byte, which no file name can hold. Remove it.");
+    }
+    if input.starts_with('~') {
+        return refuse(
+            "a leading `~` is not expanded. Use a path relative to the workspace, or an absolute path.",
+        );
+    }
+    let bytes = input.as_bytes();
+    if bytes.len() >= 2
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && (bytes.len() == 2 || bytes[2] == b'/' || bytes[2] == b'\\')
+    {
+        return refuse(
+            "drive letters are Windows paths. Use a POSIX path with `/`, relative to the workspace.",
+        );
+    }
+    if input.contains('\\') {
+        return refuse(
+            "backslashes are not separators here (and UNC or \\\\?\\ prefixes are not supported). Use `/`.",
+        );
+    }
+    if input.len() > MAX_PATH_BYTES {
+        return refuse(&format!(
+            "it is {} bytes long; the limit is {MAX_PATH_BYTES}. Use a shorter path.",
+            input.len()
+        ));
+    }
+    if let Some(long) = input.split('/').find(|c| c.len() > MAX_COMPONENT_BYTES) {
+        return refuse(&format!(
+            "a component is {} bytes long; the limit is {MAX_COMPONENT_BYTES}. Use shorter names.",
+            long.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Folds `.` and `..` without touching the disk. `..` at `/` stays at `/`.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+enum ResolveError {
+    Loop,
+    Io(std::io::Error),
+}
+
+/// `realpath` that tolerates a missing tail: symlinks (dangling ones included) are followed up
+/// to the first component that does not exist; the rest is attached as written.
+fn resolve_leniently(path: &Path) -> Result<PathBuf, ResolveError> {
+    let mut pending: Vec<std::ffi::OsString> = path
+        .components()
+        .rev()
+        .map(|c| c.as_os_str().to_os_string())
+        .collect();
+    let mut out = PathBuf::from("/");
+    let mut hops = 0;
+    let mut missing = false;
+    while let Some(part) = pending.pop() {
+        match Path::new(&part).components().next() {
+            Some(Component::RootDir) | None => out = PathBuf::from("/"),
+            Some(Component::CurDir) => {}
+            Some(Component::ParentDir) => {
+                out.pop();
+            }
+            Some(_) => {
+                let candidate = out.join(&part);
+                if missing {
+                    out = candidate;
+                    continue;
+                }
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        hops += 1;
+                        if hops > MAX_SYMLINK_HOPS {
+                            return Err(ResolveError::Loop);
+                        }
+                        let target = std::fs::read_link(&candidate).map_err(ResolveError::Io)?;
+                        if target.is_absolute() {
+                            out = PathBuf::from("/");
+                        }
+                        pending.extend(target.components().rev().map(|c| c.as_os_str().to_os_string()));
+                    }
+                    Ok(_) => out = candidate,
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                        missing = true;
+                        out = candidate;
+                    }
+                    Err(err) => return Err(ResolveError::Io(err)),
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_normalization_folds_dots() {
+        assert_eq!(
+            normalize_lexically(Path::new("/ws/a/../b/./c")),
+            PathBuf::from("/ws/b/c")
+        );
+        assert_eq!(normalize_lexically(Path::new("/ws/../../..")), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn sibling_with_common_prefix_is_outside() {
+        let ws = Workspace {
+            root: "/ws".into(),
+            trusted: vec![],
+            cwd: "/ws".into(),
+        };
+        assert!(!ws.is_inside(Path::new("/ws-evil/x")));
+        assert!(ws.is_inside(Path::new("/ws/x")));
+    }
+
+    #[test]
+    fn form_checks() {
+        for bad in [
+            "",
+            "a\0b",
+            "~/x",
+            "~",
+            "C:\\x",
+            "C:/x",
+            "\\\\server\\share",
+            "\\\\?\\C:\\x",
+            "a\\b",
+        ] {
+            assert!(check_form(bad).is_err(), "{bad:?} should be refused");
+        }
+        for good in ["a", "./a", "../a", "/abs", "dir/~file", "a:b"] {
+            assert!(check_form(good).is_ok(), "{good:?} should pass");
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! A std-only harness: a temporary workspace, the real `codesmith` binary, and envelope checks.
+//!
+//! The envelope is re-declared here with `deny_unknown_fields`, so the wire contract is tested
+//! independently of the code that writes it.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_codesmith");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    pub ok: bool,
+    pub tool: String,
+    pub output: String,
+    #[serde(default)]
+    pub data: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    pub notices: Option<Vec<String>>,
+    #[serde(default)]
+    pub error: Option<ErrorBody>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+    #[serde(flatten)]
+    pub details: serde_json::Map<String, Value>,
+}
+
+/// A temporary workspace.
+pub struct Ws {
+    dir: tempfile::TempDir,
+    pub session: Option<String>,
+}
+
+impl Default for Ws {
+    fn default() -> Ws {
+        Ws::new()
+    }
+}
+
+impl Ws {
+    pub fn new() -> Ws {
+        Ws {
+            dir: tempfile::tempdir().expect("tempdir"),
+            session: None,
+        }
+    }
+
+    /// The canonical workspace root.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical")
+    }
+
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Ws {
+        let path = self.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, content).expect("write");
+        self
+    }
+
+    pub fn mkdir(&self, rel: &str) -> &Ws {
+        std::fs::create_dir_all(self.join(rel)).expect("mkdir");
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    pub fn read_string(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).expect("utf8")
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.join(rel).symlink_metadata().is_ok()
+    }
+
+    /// A command for `codesmith --workspace WS [--session S] ARGS`, stdin from /dev/null.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--workspace").arg(self.path());
+        if let Some(session) = &self.session {
+            cmd.arg("--session").arg(session);
+        }
+        cmd.args(args).current_dir(self.path()).stdin(Stdio::null());
+        cmd.env_remove("CODESMITH_WORKSPACE")
+            .env_remove("CODESMITH_SESSION");
+        cmd
+    }
+
+    /// Runs `codesmith ARGS` in the workspace.
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        Outcome::of(self.command(args))
+    }
+
+    /// Runs `codesmith TOOL --json JSON`.
+    pub fn call(&self, tool: &str, json: Value) -> Outcome {
+        let text = json.to_string();
+        self.run(&[tool, "--json", &text])
+    }
+
+    /// Runs `codesmith ARGS` with `stdin` piped in.
+    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Outcome {
+        let mut cmd = self.command(args);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        Outcome::from_output(child.wait_with_output().expect("wait"))
+    }
+
+    /// Reads a file through codesmith (so the session may edit it).
+    pub fn read_via_tool(&self, rel: &str) -> Outcome {
+        self.call("read_file", serde_json::json!({"path": rel})).ok()
+    }
+}
+
+/// One finished invocation.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub envelope: Envelope,
+    pub json: Value,
+}
+
+impl Outcome {
+    pub fn of(mut cmd: Command) -> Outcome {
+        Outcome::from_output(cmd.output().expect("run codesmith"))
+    }
+
+    pub fn from_output(out: std::process::Output) -> Outcome {
+        let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            stdout.ends_with('\n'),
+            "stdout must end with a newline: {stdout:?}"
+        );
+        assert_eq!(
+            stdout.matches('\n').count(),
+            1,
+            "stdout must be one line: {stdout:?}"
+        );
+        let json: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+        let envelope: Envelope =
+            serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("bad envelope ({e}): {stdout}"));
+        Outcome {
+            status: out.status.code().unwrap_or(-1),
+            stdout,
+            stderr,
+            envelope,
+            json,
+        }
+    }
+
+    /// Asserts success: `ok`, exit 0, `data` and `notices` present, no `error`.
+    pub fn ok(self) -> Outcome {
+        assert!(self.envelope.ok, "expected ok, got: {}", self.stdout);
+        assert_eq!(self.status, 0, "exit status: {}", self.stdout);
+        assert!(self.envelope.data.is_some(), "data missing: {}", self.stdout);
+        assert!(
+            self.envelope.notices.is_some(),
+            "notices missing: {}",
+            self.stdout
+        );
+        assert!(self.envelope.error.is_none());
+        self
+    }
+
+    /// Asserts failure with `code`: exit status by code, `output` equals the message.
+    pub fn err(self, code: &str) -> Outcome {
+        assert!(!self.envelope.ok, "expected error {code}, got: {}", self.stdout);
+        let error = self
+            .envelope
+            .error
+            .as_ref()
+            .unwrap_or_else(|| panic!("no error object: {}", self.stdout));
+        assert_eq!(error.code, code, "error code: {}", self.stdout);
+        assert_eq!(
+            self.envelope.output, error.message,
+            "output must equal error.message"
+        );
+        let expected = match code {
+            "invalid_arguments" | "unknown_tool" => 2,
+            "approval_required" => 3,
+            _ => 1,
+        };
+        assert_eq!(self.status, expected, "exit status for {code}: {}", self.stdout);
+        self
+    }
+
+    pub fn output(&self) -> &str {
+        &self.envelope.output
+    }
+
+    pub fn data(&self) -> &Value {
+        &self.json["data"]
+    }
+
+    pub fn error(&self) -> &Value {
+        &self.json["error"]
+    }
+
+    pub fn message(&self) -> &str {
+        self.json["error"]["message"].as_str().unwrap_or_default()
+    }
+
+    pub fn notices(&self) -> Vec<String> {
+        self.envelope.notices.clone().unwrap_or_default()
+    }
+
+    /// Asserts the output (or error message) contains `needle`.
+    pub fn contains(self, needle: &str) -> Outcome {
+        assert!(
+            self.envelope.output.contains(needle),
+            "expected {needle:?} in output: {}",
+            self.envelope.output
+        );
+        self
+    }
+}
+
+pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
+    std::os::unix::fs::symlink(target, link).expect("symlink");
+}
