@@ -71,17 +71,35 @@ fn markdown() -> String {
     out
 }
 
-/// One line per parameter: name, type, required, default, description.
-pub fn parameter_table(spec: &ToolSpec) -> String {
+/// One parameter of a tool, as the schema declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    pub name: String,
+    /// The JSON type (`string`, `integer`, `boolean`, ...; `a|b` when several).
+    pub kind: String,
+    pub required: bool,
+    /// The default as JSON text, when there is one.
+    pub default: Option<String>,
+    /// The allowed values as JSON text, when the schema lists them.
+    pub allowed: Vec<String>,
+    pub description: String,
+}
+
+/// The parameters of `spec`, in schema order.
+pub fn parameters(spec: &ToolSpec) -> Vec<Parameter> {
     let schema = (spec.schema)();
     let required: Vec<&str> = schema["required"]
         .as_array()
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let mut out = String::new();
-    if let Some(properties) = schema["properties"].as_object() {
-        for (name, prop) in properties {
-            let kind = match &prop["type"] {
+    let Some(properties) = schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .map(|(name, prop)| Parameter {
+            name: name.clone(),
+            kind: match &prop["type"] {
                 Value::String(t) => t.clone(),
                 Value::Array(types) => types
                     .iter()
@@ -90,27 +108,36 @@ pub fn parameter_table(spec: &ToolSpec) -> String {
                     .collect::<Vec<_>>()
                     .join("|"),
                 _ => "string".to_string(),
-            };
-            let mut line = format!("- `{name}` ({kind}");
-            if required.contains(&name.as_str()) {
-                line.push_str(", required");
-            }
-            if let Some(default) = prop.get("default") {
-                line.push_str(&format!(", default {default}"));
-            }
-            if let Some(values) = prop["enum"].as_array() {
-                let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-                line.push_str(&format!(", one of {}", values.join(" ")));
-            }
-            line.push_str(&format!(
-                "): {}\n",
-                prop["description"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .replace('\n', " ")
-            ));
-            out.push_str(&line);
+            },
+            required: required.contains(&name.as_str()),
+            default: prop.get("default").map(Value::to_string),
+            allowed: prop["enum"]
+                .as_array()
+                .map(|values| values.iter().map(Value::to_string).collect())
+                .unwrap_or_default(),
+            description: prop["description"]
+                .as_str()
+                .unwrap_or_default()
+                .replace('\n', " "),
+        })
+        .collect()
+}
+
+/// One line per parameter: name, type, required, default, description.
+pub fn parameter_table(spec: &ToolSpec) -> String {
+    let mut out = String::new();
+    for param in parameters(spec) {
+        out.push_str(&format!("- `{}` ({}", param.name, param.kind));
+        if param.required {
+            out.push_str(", required");
         }
+        if let Some(default) = &param.default {
+            out.push_str(&format!(", default {default}"));
+        }
+        if !param.allowed.is_empty() {
+            out.push_str(&format!(", one of {}", param.allowed.join(" ")));
+        }
+        out.push_str(&format!("): {}\n", param.description));
     }
     out
 }

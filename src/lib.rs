@@ -16,6 +16,7 @@ pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod freshness;
+pub mod generate;
 pub mod similar_paths;
 pub mod state;
 pub mod textfile;

@@ -1,5 +1,6 @@
 mod harness;
 
+mod generated;
 mod invocation;
 mod list_dir;
 mod read_file;

@@ -1,0 +1,79 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_codesmith_global_optspecs
+    string join \n workspace= session= format= approve= yolo h/help V/version
+end
+
+function __fish_codesmith_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_codesmith_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_codesmith_using_subcommand
+    set -l cmd (__fish_codesmith_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c codesmith -n "__fish_codesmith_needs_command" -l workspace -d 'The workspace root, the boundary of every path [default: the current directory]' -r -F
+complete -c codesmith -n "__fish_codesmith_needs_command" -l session -d 'The session whose cwd, read fingerprints and approvals apply' -r
+complete -c codesmith -n "__fish_codesmith_needs_command" -l format -d 'json: the envelope; text: only its output, for people' -r -f -a "json\t''
+text\t''"
+complete -c codesmith -n "__fish_codesmith_needs_command" -l approve -d 'Grant the pending approval ID for this call (repeatable)' -r
+complete -c codesmith -n "__fish_codesmith_needs_command" -l yolo -d 'Grant every approval for this call'
+complete -c codesmith -n "__fish_codesmith_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_needs_command" -s V -l version -d 'Print version'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "read" -d 'Read a text file, one page at a time, with line numbers.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "read_file" -d 'Read a text file, one page at a time, with line numbers.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "ls" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "list_dir" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "call" -d 'Run a model\'s tool call verbatim: stdin {"name": TOOL, "arguments": {...}}'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "tools" -d 'Print the tool catalog: names, descriptions, input schemas'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "trust" -d 'Manage trusted paths outside the workspace'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "approve" -d 'Grant a pending approval for this session'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l path -d 'The file to read: relative to the session cwd, or absolute inside the workspace.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l start-line -d 'The first line to show, 1-based.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l max-lines -d 'How many lines to show, 1 to 500.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l path -d 'The file to read: relative to the session cwd, or absolute inside the workspace.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l start-line -d 'The first line to show, 1-based.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l max-lines -d 'How many lines to show, 1 to 500.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand ls" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand ls" -l path -d 'The directory to list, relative to the session cwd or absolute inside the workspace.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand ls" -l depth -d 'How many levels to list: 1 is the directory itself, 2 adds its subdirectories, up to 10.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l path -d 'The directory to list, relative to the session cwd or absolute inside the workspace.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l depth -d 'How many levels to list: 1 is the directory itself, 2 adds its subdirectories, up to 10.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand call" -l json -d 'The call as JSON instead of stdin' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand tools" -l format -d 'The catalog\'s shape' -r -f -a "json\t''
+openai\t''
+anthropic\t''
+mcp\t''
+markdown\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand tools" -s h -l help -d 'Print help'
+complete -c codesmith -n "__fish_codesmith_using_subcommand trust" -s h -l help -d 'Print help'
+complete -c codesmith -n "__fish_codesmith_using_subcommand approve" -l persist -d 'Record it for the workspace (for network: add the host to the allow list)'
+complete -c codesmith -n "__fish_codesmith_using_subcommand approve" -s h -l help -d 'Print help'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "read" -d 'Read a text file, one page at a time, with line numbers.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "ls" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "call" -d 'Run a model\'s tool call verbatim: stdin {"name": TOOL, "arguments": {...}}'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "tools" -d 'Print the tool catalog: names, descriptions, input schemas'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "trust" -d 'Manage trusted paths outside the workspace'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "approve" -d 'Grant a pending approval for this session'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
