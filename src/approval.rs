@@ -83,6 +83,11 @@ pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
 }
 
 /// What `--persist` does beyond recording the id, by kind. Returns a sentence for the output.
-pub fn persist_hook(_root: &Path, _pending: &PendingApproval) -> Result<Option<String>, ToolError> {
-    Ok(None)
+/// A network approval also puts its host on the policy's allow list, where a person can see and
+/// revoke it.
+pub fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
+    match pending.kind.as_str() {
+        crate::net::APPROVAL_KIND => crate::net::persist::allow_host(root, &pending.subject).map(Some),
+        _ => Ok(None),
+    }
 }

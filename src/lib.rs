@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod error;
 pub mod freshness;
 pub mod generate;
+pub mod net;
 pub mod similar_paths;
 pub mod state;
 pub mod textfile;
