@@ -1,0 +1,250 @@
+//! The pipeline every file-changing tool goes through: load an existing file for change, then
+//! prepare the new bytes (encode, syntax gate), then commit them (atomic write, refreshed
+//! fingerprint).
+//!
+//! Preparing and committing are separate steps because apply_patch must compute and gate every
+//! file of a patch before it writes any of them.
+//!
+//! ```text
+//! let file = file_change::load(ctx, &path, &args.path)?;      // not_read / stale / binary / not_utf8
+//! let lf = file.lf();                                         // match in LF space
+//! let new_text = lf.splice(&edits);                           // original endings kept
+//! let prepared = file_change::prepare(&path, Some(&file), &new_text)?;  // encode + syntax gate
+//! prepared.commit(&ctx.state)?;                               // atomic write + freshness::record
+//! ```
+
+use std::fs;
+use std::io::Read;
+
+use encoding_rs::Encoding;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::freshness::{self, Fingerprint};
+use crate::line_endings::{EndingProfile, LfText};
+use crate::state::State;
+use crate::textfile;
+use crate::workspace::WsPath;
+
+/// The largest file the editing tools change (past it, freshness has no content hash and a
+/// whole-file rewrite is no longer an "edit").
+pub const MAX_FILE_BYTES: u64 = freshness::HASH_LIMIT;
+
+/// An existing file, loaded for change.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    pub path: WsPath,
+    /// The exact bytes on disk (for restoring on rollback, and for the fingerprint).
+    pub bytes: Vec<u8>,
+    /// The decoded text, original line endings, without the BOM.
+    pub text: String,
+    /// The encoding the file is written back in.
+    pub encoding: &'static Encoding,
+    /// The file starts with a byte-order mark (kept on write).
+    pub bom: bool,
+    pub endings: EndingProfile,
+}
+
+impl LoadedFile {
+    /// The LF view of the text, for matching; splice edits through it to keep the endings.
+    pub fn lf(&self) -> LfText<'_> {
+        LfText::new(&self.text)
+    }
+
+    /// `None` for UTF-8 without a BOM; otherwise e.g. `"Shift_JIS"`, `"UTF-8 with BOM"`.
+    pub fn encoding_label(&self) -> Option<String> {
+        match (self.encoding == encoding_rs::UTF_8, self.bom) {
+            (true, false) => None,
+            (true, true) => Some("UTF-8 with BOM".to_string()),
+            (false, true) => Some(format!("{} with BOM", self.encoding.name())),
+            (false, false) => Some(self.encoding.name().to_string()),
+        }
+    }
+}
+
+/// Loads an existing file for change, running every gate in front of a change:
+/// `not_found` (with similar paths), `is_directory`, `not_a_regular_file`, `too_large`,
+/// `not_read` / `stale` (freshness, in the name of `ctx.tool`), `binary_file`, and `not_utf8`
+/// when the encoding could not be identified with confidence or does not round-trip exactly.
+/// `given` is the path as the caller wrote it (for messages).
+pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, ToolError> {
+    let mut file = crate::tools::read_file::open_regular_file(ctx, path, given)?;
+    let meta = file
+        .metadata()
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "`{}` is {} bytes; {} changes files up to {MAX_FILE_BYTES} bytes. Use exec_shell \
+                 with a streaming tool (sed, awk) for a file this large.",
+                path.display,
+                meta.len(),
+                ctx.tool
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    freshness::check(&ctx.state, path, ctx.tool)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    // The freshness check above read the file separately; make sure these bytes are the ones
+    // it approved, so a write racing this call is not silently overwritten.
+    let read_now = Fingerprint::of_content(&meta, &bytes);
+    if freshness::lookup(&ctx.state, &path.display).map(|r| r.fingerprint) != Some(read_now) {
+        freshness::check(&ctx.state, path, ctx.tool)?;
+        return Err(stale_during_call(path, ctx.tool));
+    }
+    if textfile::is_binary(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!(
+                "`{0}` holds binary data; {1} changes text files only. To replace it, remove it \
+                 with exec_shell (`rm {0}`) and create it again with write_file.",
+                path.display, ctx.tool
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    let decoded = textfile::decode(&bytes);
+    if decoded.lossy || !round_trips(&decoded, &bytes) {
+        return Err(not_utf8(path, ctx.tool, &decoded));
+    }
+    let endings = EndingProfile::of(&decoded.text);
+    Ok(LoadedFile {
+        path: path.clone(),
+        text: decoded.text,
+        encoding: decoded.encoding,
+        bom: decoded.bom,
+        endings,
+        bytes,
+    })
+}
+
+/// A legacy encoding is only safe to write back if decoding and re-encoding reproduces the
+/// file byte for byte; otherwise bytes outside the edit would change.
+fn round_trips(decoded: &textfile::Decoded, bytes: &[u8]) -> bool {
+    if decoded.encoding == encoding_rs::UTF_8 {
+        return true;
+    }
+    textfile::encode(&decoded.text, decoded.encoding, decoded.bom).as_deref() == Some(bytes)
+}
+
+fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded) -> ToolError {
+    let why = if decoded.lossy {
+        "is not valid UTF-8, and its encoding could not be identified with confidence".to_string()
+    } else {
+        format!(
+            "looks like {}, but does not convert to text and back byte for byte",
+            decoded.encoding.name()
+        )
+    };
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
+             non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
+             example `iconv -f LATIN1 -t UTF-8 {0} > {0}.utf8 && mv {0}.utf8 {0}`), then call \
+             read_file with path=\"{0}\" and retry.",
+            path.display
+        ),
+    )
+    .with("path", path.display.clone())
+}
+
+fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::Stale,
+        format!(
+            "`{0}` changed on disk while {tool} was reading it. Call read_file with path=\"{0}\" \
+             to see the current content, then redo this call against it.",
+            path.display
+        ),
+    )
+    .with("path", path.display.clone())
+}
+
+/// New bytes for one file, encoded and past the syntax gate, not yet written.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub path: WsPath,
+    /// Exactly what [`Prepared::commit`] writes.
+    pub bytes: Vec<u8>,
+    /// The file does not exist yet.
+    pub created: bool,
+}
+
+/// Turns the final text of a file into bytes, ready to commit: encoded in `before`'s encoding
+/// and BOM (UTF-8 without BOM for a new file), then checked by the syntax gate against
+/// `before`'s text. Refuses (`invalid_arguments`) a character the file's encoding cannot hold,
+/// naming it and its line, rather than writing a substitute. Nothing is written.
+pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> Result<Prepared, ToolError> {
+    let (encoding, bom) = before.map_or((encoding_rs::UTF_8, false), |b| (b.encoding, b.bom));
+    let bytes =
+        textfile::encode(after_text, encoding, bom).ok_or_else(|| unencodable(path, encoding, after_text))?;
+    crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), after_text)?;
+    Ok(Prepared {
+        path: path.clone(),
+        bytes,
+        created: before.is_none(),
+    })
+}
+
+fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolError {
+    let mut line = 1;
+    let mut culprit = None;
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        let mut buf = [0u8; 4];
+        if textfile::encode(c.encode_utf8(&mut buf), encoding, false).is_none() {
+            culprit = Some(c);
+            break;
+        }
+    }
+    let what = match culprit {
+        Some(c) => format!("`{c}` (U+{:04X}) on line {line} of the new text", c as u32),
+        None => "a character of the new text".to_string(),
+    };
+    ToolError::new(
+        ErrorCode::InvalidArguments,
+        format!(
+            "{what} cannot be written in {enc}, the encoding of `{path}`; nothing was written. Use a \
+             character that {enc} can hold (or an escape the file's format allows), or convert the \
+             file to UTF-8 first with exec_shell (`iconv -f {enc} -t UTF-8 {path} > {path}.utf8 && \
+             mv {path}.utf8 {path}`), then read it again and retry.",
+            enc = encoding.name(),
+            path = path.display
+        ),
+    )
+    .with("path", path.display.clone())
+    .with("encoding", encoding.name())
+}
+
+impl Prepared {
+    /// Writes the bytes atomically (temp file in the same directory, fsync, rename; the mode of
+    /// a replaced file is kept; missing parents are created) and records the new fingerprint
+    /// in this session, so the next edit needs no re-read. On failure the original file is
+    /// untouched.
+    pub fn commit(&self, state: &State) -> Result<(), ToolError> {
+        crate::atomic::write_atomically(
+            &self.path.abs,
+            &self.bytes,
+            crate::atomic::WriteOptions::USER_FILE,
+        )
+        .map_err(|err| {
+            let mut error = ToolError::io(&self.path.display, "write", &err);
+            error.message.push_str(if self.created {
+                "; nothing was created."
+            } else {
+                "; the original file is unchanged."
+            });
+            error
+        })?;
+        let meta =
+            fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
+        freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
+    }
+}

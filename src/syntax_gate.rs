@@ -1,0 +1,276 @@
+//! The syntax gate: a `.json`, `.toml` or `.rs` file that parsed before a change may not be
+//! written in a form that fails to parse.
+//!
+//! The gate judges the change, not the state. A file that was already broken may be written in
+//! any state, because refusing would block the very edit that repairs it (and one broken line
+//! elsewhere would lock the whole file). A new file (`before == None`) is checked, since there
+//! is nothing to repair. `Cargo.lock` is exempt: it is generated, and cargo rewrites it anyway.
+//!
+//! Shared by write_file, edit_file and apply_patch, which all call [`check`] on the final text
+//! before anything is written, so a refusal always means "the file was NOT modified".
+
+use crate::error::{ErrorCode, ToolError};
+
+/// Files larger than this are not parsed (a parse of hundreds of megabytes would dominate the
+/// call; such files are data dumps, not hand-edited sources).
+const MAX_GATED_BYTES: usize = 32 * 1024 * 1024;
+
+/// syn recurses once per nesting level; a deeply nested file would overflow the default stack,
+/// which aborts the process instead of returning an error. Rust parsing runs on a thread with
+/// this much stack.
+const RUST_PARSE_STACK: usize = 256 * 1024 * 1024;
+
+/// The languages the gate knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    Json,
+    Toml,
+    Rust,
+}
+
+impl Language {
+    /// The language of a path by its extension; `None` when the gate does not apply.
+    pub fn of(display: &str) -> Option<Language> {
+        let name = display.rsplit('/').next().unwrap_or(display);
+        if name == "Cargo.lock" {
+            return None;
+        }
+        let (_, ext) = name.rsplit_once('.')?;
+        match ext.to_ascii_lowercase().as_str() {
+            "json" => Some(Language::Json),
+            "toml" => Some(Language::Toml),
+            "rs" => Some(Language::Rust),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Json => "JSON",
+            Language::Toml => "TOML",
+            Language::Rust => "Rust",
+        }
+    }
+}
+
+/// Where and why a parse failed. `line` is 1-based, `column` 1-based in characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Checks a change to `display` (workspace-relative path; its extension picks the parser).
+///
+/// `before` is the file's current text, or `None` for a new file; `after` is the text about to be
+/// written. Returns `syntax_gate` when `before` parsed (or the file is new) and `after` does not;
+/// the message carries the parser's message, line and column, the offending line, and says the
+/// file was NOT modified. A new file that is empty or only whitespace passes (it is a
+/// placeholder, not a broken file).
+pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), ToolError> {
+    let Some(language) = Language::of(display) else {
+        return Ok(());
+    };
+    if after.len() > MAX_GATED_BYTES || before.is_some_and(|b| b.len() > MAX_GATED_BYTES) {
+        return Ok(());
+    }
+    if before.is_none() && after.trim().is_empty() {
+        return Ok(());
+    }
+    let Err(failure) = parse(language, after) else {
+        return Ok(());
+    };
+    if let Some(before) = before {
+        if parse(language, before).is_err() {
+            return Ok(());
+        }
+    }
+    Err(rejection(display, language, before.is_none(), after, &failure))
+}
+
+/// Parses `text` as `language`.
+pub fn parse(language: Language, text: &str) -> Result<(), ParseFailure> {
+    match language {
+        Language::Json => parse_json(text),
+        Language::Toml => parse_toml(text),
+        Language::Rust => parse_rust(text),
+    }
+}
+
+fn parse_json(text: &str) -> Result<(), ParseFailure> {
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let full = err.to_string();
+            // serde_json appends " at line L column C"; the location is reported separately.
+            let message = match full.rfind(" at line ") {
+                Some(at) => full[..at].to_string(),
+                None => full,
+            };
+            Err(ParseFailure {
+                message,
+                line: err.line().max(1),
+                column: err.column().max(1),
+            })
+        }
+    }
+}
+
+fn parse_toml(text: &str) -> Result<(), ParseFailure> {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let (line, column) = match err.span() {
+                Some(span) => line_column_of(text, span.start),
+                None => (1, 1),
+            };
+            Err(ParseFailure {
+                message: err.message().trim().to_string(),
+                line,
+                column,
+            })
+        }
+    }
+}
+
+fn parse_rust(text: &str) -> Result<(), ParseFailure> {
+    let owned = text.to_string();
+    let worker =
+        std::thread::Builder::new()
+            .stack_size(RUST_PARSE_STACK)
+            .spawn(move || match syn::parse_file(&owned) {
+                Ok(_) => Ok(()),
+                Err(err) => {
+                    let start = err.span().start();
+                    Err(ParseFailure {
+                        message: err.to_string(),
+                        line: start.line.max(1),
+                        // proc-macro2 columns are 0-based characters.
+                        column: start.column + 1,
+                    })
+                }
+            });
+    match worker {
+        Ok(handle) => handle.join().unwrap_or(Err(ParseFailure {
+            message: "the Rust parser failed on this input".to_string(),
+            line: 1,
+            column: 1,
+        })),
+        // No thread available: better to let the write through than to block it.
+        Err(_) => Ok(()),
+    }
+}
+
+/// 1-based line and character column of a byte offset.
+fn line_column_of(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+fn rejection(
+    display: &str,
+    language: Language,
+    new_file: bool,
+    after: &str,
+    failure: &ParseFailure,
+) -> ToolError {
+    let lang = language.name();
+    let line_text = after
+        .split('\n')
+        .nth(failure.line - 1)
+        .unwrap_or("")
+        .trim_end_matches('\r');
+    let shown: String = line_text.chars().take(200).collect();
+    let caret_pad: String = shown
+        .chars()
+        .take(failure.column.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let number = format!("{:>6}", failure.line);
+    let why = if new_file {
+        format!("the new file `{display}` would not parse as {lang}")
+    } else {
+        format!("`{display}` parses as {lang} now, and this change would break it")
+    };
+    let message = format!(
+        "{why}, so the change was refused and the file was NOT modified.\n\
+         {lang} parser: {msg} (line {line}, column {column}):\n\
+         {number}│ {shown}\n\
+         {pad}  {caret_pad}^\n\
+         Fix the new text so the whole file is valid {lang}, then call again. (The gate only \
+         judges changes: a file that did not parse before may be written in any state.)",
+        msg = failure.message,
+        line = failure.line,
+        column = failure.column,
+        pad = " ".repeat(number.len()),
+    );
+    ToolError::new(ErrorCode::SyntaxGate, message)
+        .with("path", display)
+        .with("language", lang)
+        .with("line", failure.line)
+        .with("column", failure.column)
+        .with("parser_message", failure.message.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_language_by_extension_and_exempts_cargo_lock() {
+        assert_eq!(Language::of("a/b.JSON"), Some(Language::Json));
+        assert_eq!(Language::of("Cargo.toml"), Some(Language::Toml));
+        assert_eq!(Language::of("src/main.rs"), Some(Language::Rust));
+        assert_eq!(Language::of("Cargo.lock"), None);
+        assert_eq!(Language::of("sub/Cargo.lock"), None);
+        assert_eq!(Language::of("README"), None);
+        assert_eq!(Language::of("notes.txt"), None);
+    }
+
+    #[test]
+    fn judges_the_change_not_the_state() {
+        let good = "{\"a\": 1}";
+        let bad = "{\"a\": }";
+        assert!(check("x.json", Some(good), good).is_ok());
+        let err = check("x.json", Some(good), bad).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SyntaxGate);
+        assert!(err.message.contains("NOT modified"), "{}", err.message);
+        assert!(err.message.contains("line 1, column"), "{}", err.message);
+        // Broken before: any state goes.
+        assert!(check("x.json", Some(bad), "{{{").is_ok());
+        // New files are checked; empty new files are placeholders.
+        assert!(check("x.json", None, bad).is_err());
+        assert!(check("x.json", None, "").is_ok());
+        assert!(check("x.txt", Some(good), bad).is_ok());
+    }
+
+    #[test]
+    fn toml_reports_line_and_column() {
+        let err = check("Cargo.toml", Some("[a]\nb = 1\n"), "[a]\nb = \n").unwrap_err();
+        assert_eq!(err.details["line"], 2);
+        assert!(err.message.contains("     2│ b = "), "{}", err.message);
+    }
+
+    #[test]
+    fn rust_reports_line_and_column() {
+        let before = "fn main() {\n    let x = 1;\n}\n";
+        let after = "fn main() {\n    let x = ;\n}\n";
+        let err = check("src/main.rs", Some(before), after).unwrap_err();
+        assert_eq!(err.details["line"], 2, "{}", err.message);
+        assert_eq!(err.details["column"], 13, "{}", err.message);
+        assert!(err.message.contains("let x = ;"), "{}", err.message);
+    }
+
+    #[test]
+    fn line_column_counts_characters() {
+        assert_eq!(line_column_of("ab\ncdé f", 8), (2, 5));
+        assert_eq!(line_column_of("x", 0), (1, 1));
+    }
+}
