@@ -43,9 +43,57 @@ pub enum Invocation {
     },
 }
 
-/// The full command tree, for parsing, the man page and the completions.
+/// The full command tree, for help, the man page and the completions.
 pub fn command() -> Command {
-    let mut cmd = Command::new("codesmith")
+    let mut cmd = base_command();
+    for spec in REGISTRY {
+        cmd = cmd.subcommand(tool_command(spec, &(spec.schema)()));
+    }
+    cmd.subcommand(call_command())
+        .subcommand(tools_command())
+        .subcommand(trust_command())
+        .subcommand(approve_command())
+}
+
+/// The command tree a call needs. A tool call (the hot path) gets the global options and that
+/// one tool's subcommand, so start-up never builds the other tools' subcommands or schemas;
+/// anything else (help, `tools`, an unknown name, a usage error) gets the full tree, so
+/// behaviour and messages are the same as with [`command`].
+fn command_for(invoked: Option<&str>, schema: Option<&Value>) -> Command {
+    match (invoked.and_then(tools::find), schema) {
+        (Some(spec), Some(schema)) => base_command().subcommand(tool_command(spec, schema)),
+        _ if invoked == Some("call") => base_command().subcommand(call_command()),
+        _ => command(),
+    }
+}
+
+/// The first argument past the global options: the subcommand clap will see. `None` when an
+/// option other than the globals comes first (`--help`, `--version`, a typo), which the full
+/// tree handles.
+fn invoked_name(argv: &[OsString]) -> Option<&str> {
+    const WITH_VALUE: [&str; 4] = ["--workspace", "--session", "--format", "--approve"];
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        let arg = arg.to_str()?;
+        if WITH_VALUE.contains(&arg) {
+            args.next();
+        } else if arg == "--yolo"
+            || WITH_VALUE
+                .iter()
+                .any(|flag| arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
+        {
+            continue;
+        } else if arg.starts_with('-') {
+            return None;
+        } else {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+fn base_command() -> Command {
+    Command::new("codesmith")
         .version(env!("CARGO_PKG_VERSION"))
         .about("File, search, shell and network tools for AI coding agents; one JSON envelope per call")
         .long_about(
@@ -92,70 +140,70 @@ pub fn command() -> Command {
                 .long("yolo")
                 .action(ArgAction::SetTrue)
                 .help("Grant every approval for this call"),
-        );
-    for spec in REGISTRY {
-        cmd = cmd.subcommand(tool_command(spec));
-    }
-    cmd.subcommand(
-        Command::new("call")
-            .about("Run a model's tool call verbatim: stdin {\"name\": TOOL, \"arguments\": {...}}")
-            .long_about(
-                "Reads {\"name\": \"<tool>\", \"arguments\": {...}} from stdin (or --json TEXT). \
-                 \"arguments\" may also be a JSON string holding the object, as OpenAI sends it.",
-            )
-            .arg(
-                Arg::new("json")
-                    .long("json")
-                    .value_name("TEXT")
-                    .help("The call as JSON instead of stdin"),
-            ),
-    )
-    .subcommand(
-        Command::new("tools")
-            .about("Print the tool catalog: names, descriptions, input schemas")
-            .arg(
-                Arg::new("format")
-                    .long("format")
-                    .value_parser(["json", "openai", "anthropic", "mcp", "markdown"])
-                    .default_value("json")
-                    .help("The catalog's shape"),
-            ),
-    )
-    .subcommand(
-        Command::new("trust")
-            .about("Manage trusted paths outside the workspace")
-            .arg(
-                Arg::new("action")
-                    .required(true)
-                    .value_parser(["add", "remove", "list"]),
-            )
-            .arg(
-                Arg::new("path")
-                    .value_parser(clap::value_parser!(PathBuf))
-                    .help("The directory (add, remove)"),
-            ),
-    )
-    .subcommand(
-        Command::new("approve")
-            .about("Grant a pending approval for this session")
-            .arg(
-                Arg::new("id")
-                    .required(true)
-                    .help("The id from an approval_required error"),
-            )
-            .arg(
-                Arg::new("persist")
-                    .long("persist")
-                    .action(ArgAction::SetTrue)
-                    .help("Record it for the workspace (for network: add the host to the allow list)"),
-            ),
-    )
+        )
+}
+
+fn call_command() -> Command {
+    Command::new("call")
+        .about("Run a model's tool call verbatim: stdin {\"name\": TOOL, \"arguments\": {...}}")
+        .long_about(
+            "Reads {\"name\": \"<tool>\", \"arguments\": {...}} from stdin (or --json TEXT). \
+             \"arguments\" may also be a JSON string holding the object, as OpenAI sends it.",
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("TEXT")
+                .help("The call as JSON instead of stdin"),
+        )
+}
+
+fn tools_command() -> Command {
+    Command::new("tools")
+        .about("Print the tool catalog: names, descriptions, input schemas")
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["json", "openai", "anthropic", "mcp", "markdown"])
+                .default_value("json")
+                .help("The catalog's shape"),
+        )
+}
+
+fn trust_command() -> Command {
+    Command::new("trust")
+        .about("Manage trusted paths outside the workspace")
+        .arg(
+            Arg::new("action")
+                .required(true)
+                .value_parser(["add", "remove", "list"]),
+        )
+        .arg(
+            Arg::new("path")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The directory (add, remove)"),
+        )
+}
+
+fn approve_command() -> Command {
+    Command::new("approve")
+        .about("Grant a pending approval for this session")
+        .arg(
+            Arg::new("id")
+                .required(true)
+                .help("The id from an approval_required error"),
+        )
+        .arg(
+            Arg::new("persist")
+                .long("persist")
+                .action(ArgAction::SetTrue)
+                .help("Record it for the workspace (for network: add the host to the allow list)"),
+        )
 }
 
 /// The subcommand of one tool: its short name, the canonical name as an alias, a flag per
 /// schema property and the positional main argument.
-fn tool_command(spec: &'static ToolSpec) -> Command {
-    let schema = (spec.schema)();
+fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
     let first_line = spec.description.lines().next().unwrap_or_default().to_string();
     let mut cmd = Command::new(spec.alias)
         .visible_alias(spec.name)
@@ -246,7 +294,12 @@ fn flag_kind(prop: &Value) -> FlagKind {
 
 /// Parses the command line.
 pub fn parse(argv: Vec<OsString>) -> Invocation {
-    let matches = match command().try_get_matches_from(argv) {
+    let invoked = invoked_name(&argv).map(String::from);
+    let schema = invoked
+        .as_deref()
+        .and_then(tools::find)
+        .map(|spec| (spec.schema)());
+    let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(argv) {
         Ok(matches) => matches,
         Err(err) => {
             use clap::error::ErrorKind;
@@ -293,7 +346,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             persist: sub.get_flag("persist"),
         },
         _ => match tools::find(name) {
-            Some(spec) => match tool_arguments(spec, sub) {
+            Some(spec) => match tool_arguments(spec, schema.as_ref(), sub) {
                 Ok(args) => Invocation::Tool { global, spec, args },
                 Err(error) => Invocation::Usage {
                     global,
@@ -340,8 +393,15 @@ pub fn unknown_tool(name: &str) -> ToolError {
 
 /// One JSON object of arguments from exactly one source: flags and positional, `--json TEXT`,
 /// or stdin (`--json` without a value, or no arguments at all and stdin not a terminal).
-fn tool_arguments(spec: &ToolSpec, sub: &ArgMatches) -> Result<Value, ToolError> {
-    let schema = (spec.schema)();
+fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> Result<Value, ToolError> {
+    let generated;
+    let schema = match schema {
+        Some(schema) => schema,
+        None => {
+            generated = (spec.schema)();
+            &generated
+        }
+    };
     let properties = schema["properties"].as_object().cloned().unwrap_or_default();
     let mut object = Map::new();
     for (name, prop) in &properties {
@@ -493,4 +553,49 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
 fn clean_clap_error(rendered: &str) -> String {
     let first = rendered.lines().next().unwrap_or_default();
     first.trim_start_matches("error: ").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<OsString> {
+        std::iter::once("codesmith")
+            .chain(args.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn invoked_name_skips_global_options() {
+        assert_eq!(invoked_name(&argv(&["read", "a"])), Some("read"));
+        assert_eq!(
+            invoked_name(&argv(&["--workspace", "/w", "--session=s", "--yolo", "ls"])),
+            Some("ls")
+        );
+        assert_eq!(
+            invoked_name(&argv(&["--approve", "x", "--format", "text", "call"])),
+            Some("call")
+        );
+        assert_eq!(invoked_name(&argv(&["--help"])), None);
+        assert_eq!(invoked_name(&argv(&[])), None);
+    }
+
+    #[test]
+    fn one_tool_tree_renders_the_same_help_as_the_full_tree() {
+        for spec in REGISTRY {
+            let schema = (spec.schema)();
+            let mut small = command_for(Some(spec.alias), Some(&schema));
+            let mut full = command();
+            small.build();
+            full.build();
+            let help = |cmd: &mut Command| {
+                cmd.find_subcommand_mut(spec.alias)
+                    .map(|sub| sub.render_long_help().to_string())
+                    .unwrap_or_default()
+            };
+            assert_eq!(help(&mut small), help(&mut full), "{}", spec.name);
+            assert!(!help(&mut full).is_empty());
+        }
+    }
 }

@@ -91,10 +91,14 @@ pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
     let target = record_path(state, &path.display);
+    // Re-reading an unchanged file is the common case; it then costs one small read instead of
+    // a temp file, a write and a rename.
+    if fs::read(&target).is_ok_and(|stored| stored == bytes) {
+        return Ok(());
+    }
     let write = || -> io::Result<()> {
-        if let Err(err) = fs::create_dir_all(state.fingerprint_dir()) {
+        if !state.fingerprint_dir().is_dir() {
             state.ensure_dir()?;
-            fs::create_dir_all(state.fingerprint_dir()).map_err(|_| err)?;
         }
         crate::atomic::write_atomically(&target, &bytes, crate::atomic::WriteOptions::STATE_FILE)
     };

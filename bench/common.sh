@@ -1,0 +1,48 @@
+# Shared by the bench scripts: build, alternate two commands over several hyperfine rounds,
+# report the median of the per-round median ratios. Sourced, not run.
+
+# Builds the release binary and sets BIN.
+build_release() {
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && cargo build --release --quiet)
+    BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/release/codesmith"
+}
+
+# compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS hyperfine rounds (the order
+# alternates each round, so drift on a shared machine hits both alike), prints each round's
+# medians and sets RATIO to the median over rounds of median(A) / median(B).
+compare() {
+    local name_a=$1 cmd_a=$2 name_b=$3 cmd_b=$4
+    local rounds=${ROUNDS:-5} runs=${RUNS:-300} csv ratios=() round a b
+    csv=$(mktemp)
+    for round in $(seq 1 "$rounds"); do
+        if ((round % 2)); then
+            hyperfine -N --warmup 30 --runs "$runs" --style none --export-csv "$csv" \
+                -n "$name_a" "$cmd_a" -n "$name_b" "$cmd_b" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
+        else
+            hyperfine -N --warmup 30 --runs "$runs" --style none --export-csv "$csv" \
+                -n "$name_b" "$cmd_b" -n "$name_a" "$cmd_a" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
+        fi
+        a=$(awk -F, -v n="$name_a" '$1 == n { print $4 }' "$csv")
+        b=$(awk -F, -v n="$name_b" '$1 == n { print $4 }' "$csv")
+        ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')")
+        printf 'round %d: %s %.3f ms, %s %.3f ms, ratio %s\n' "$round" "$name_a" \
+            "$(awk -v x="$a" 'BEGIN { print x * 1000 }')" "$name_b" \
+            "$(awk -v x="$b" 'BEGIN { print x * 1000 }')" "${ratios[-1]}"
+    done
+    rm -f "$csv"
+    RATIO=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+}
+
+fail() {
+    echo "hyperfine failed; run the commands by hand to see why: $1 | $2" >&2
+    exit 1
+}
+
+# verdict RATIO BAR: prints the verdict line.
+verdict() {
+    if awk -v r="$1" -v bar="$2" 'BEGIN { exit !(r <= bar) }'; then
+        echo "ratio $1 (bar <= $2): holds"
+    else
+        echo "ratio $1 (bar <= $2): DOES NOT HOLD"
+    fi
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Per-call cost in a session that has read 20,000 files against a fresh session.
+# Bar (issue #2): at most 1.5x. FILES, ROUNDS and RUNS tune the effort.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+build_release
+files=${FILES:-20000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+for i in $(seq 1 40); do echo "line $i of a small text file"; done >small.txt
+mkdir -p many
+(cd many && seq 1 "$files" | xargs -n 1000 touch)
+echo "reading $files files in session big (real calls)..."
+seq 1 "$files" | sed 's|^|many/|' |
+    xargs -P 4 -n 1 "$BIN" --session big read >/dev/null
+recorded=$(find .codesmith/sessions/big.fp -name '*.json' | wc -l)
+echo "session big holds $recorded fingerprints"
+"$BIN" --session big read small.txt >/dev/null
+"$BIN" --session fresh read small.txt >/dev/null
+compare "read in a 20k session" "$BIN --session big read small.txt" \
+    "read in a fresh session" "$BIN --session fresh read small.txt"
+verdict "$RATIO" 1.5
