@@ -33,13 +33,51 @@ pub struct Fingerprint {
 
 /// What is stored for one file a session has read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "RecordWire", into = "RecordWire")]
 pub struct Record {
     pub path: String,
-    #[serde(flatten)]
     pub fingerprint: Fingerprint,
     /// Set once a "changed since read" notice was given for this fingerprint; a re-read clears it.
-    #[serde(default)]
     pub notified: bool,
+}
+
+/// The stored form of a [`Record`], flat. (`#[serde(flatten)]` cannot carry the `i128` mtime:
+/// flattened fields pass through serde's buffered content, which has no 128-bit integers, so
+/// every lookup failed and every file looked unread.)
+#[derive(Serialize, Deserialize)]
+struct RecordWire {
+    path: String,
+    mtime_ns: i128,
+    len: u64,
+    hash: Option<String>,
+    #[serde(default)]
+    notified: bool,
+}
+
+impl From<RecordWire> for Record {
+    fn from(wire: RecordWire) -> Record {
+        Record {
+            path: wire.path,
+            fingerprint: Fingerprint {
+                mtime_ns: wire.mtime_ns,
+                len: wire.len,
+                hash: wire.hash,
+            },
+            notified: wire.notified,
+        }
+    }
+}
+
+impl From<Record> for RecordWire {
+    fn from(record: Record) -> RecordWire {
+        RecordWire {
+            path: record.path,
+            mtime_ns: record.fingerprint.mtime_ns,
+            len: record.fingerprint.len,
+            hash: record.fingerprint.hash,
+            notified: record.notified,
+        }
+    }
 }
 
 pub fn mtime_ns(meta: &fs::Metadata) -> i128 {
@@ -186,5 +224,27 @@ pub fn is_current(root_relative: &Path, record: &Record) -> bool {
                 || Fingerprint::of_file(root_relative).is_ok_and(|fp| fp == record.fingerprint)
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_round_trips() {
+        let record = Record {
+            path: "a.txt".into(),
+            fingerprint: Fingerprint {
+                mtime_ns: 1_795_979_451_361_530_596,
+                len: 19,
+                hash: Some("c20414764d8c08ce".into()),
+            },
+            notified: false,
+        };
+        let bytes = serde_json::to_vec(&record).unwrap();
+        let back: Record = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back.fingerprint, record.fingerprint);
+        assert_eq!(back.path, "a.txt");
     }
 }
