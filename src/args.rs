@@ -44,17 +44,18 @@ pub fn from_value<T: DeserializeOwned>(
         }
     };
     serde_path_to_error::deserialize(value).map_err(|err| {
-        let field = err.path().to_string();
+        let mut field = err.path().to_string();
         let inner = err.into_inner().to_string();
+        let named = inner.split('`').nth(1).unwrap_or("?").to_string();
         let message = if inner.starts_with("unknown field") {
-            let name = inner.split('`').nth(1).unwrap_or("?");
+            field = named.clone();
             format!(
-                "unknown field `{name}` for {tool}; valid fields: {}. Call again without `{name}`.",
+                "unknown field `{named}` for {tool}; valid fields: {}. Call again without `{named}`.",
                 field_list(schema)
             )
         } else if inner.starts_with("missing field") {
-            let name = inner.split('`').nth(1).unwrap_or("?");
-            format!("missing field `{name}` for {tool}; it is required. Call again with `{name}` set.")
+            field = named.clone();
+            format!("missing field `{named}` for {tool}; it is required. Call again with `{named}` set.")
         } else if field.is_empty() || field == "." {
             format!(
                 "invalid arguments for {tool}: {inner}. Valid fields: {}.",

@@ -314,11 +314,8 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
                         session: "default".into(),
                         ..Global::default()
                     },
-                    tool: String::new(),
-                    error: ToolError::invalid(format!(
-                        "{} Run `codesmith --help` (or `codesmith <tool> --help`) for the usage.",
-                        clean_clap_error(&err.render().to_string())
-                    )),
+                    tool: usage_tool_name(invoked.as_deref()),
+                    error: usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string()),
                 },
             };
         }
@@ -500,7 +497,7 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
                 global,
                 "call",
                 ToolError::invalid(format!(
-                    "malformed JSON on stdin for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
+                    "malformed JSON for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
                 )),
             )
         }
@@ -549,10 +546,53 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     }
 }
 
-/// clap's rendered error without its usage footer and styling.
-fn clean_clap_error(rendered: &str) -> String {
-    let first = rendered.lines().next().unwrap_or_default();
-    first.trim_start_matches("error: ").trim().to_string()
+/// The envelope's `tool` for a command line clap refused: the canonical tool name when a tool
+/// was named, else the command (`trust`, `call`, ...), else `codesmith`.
+fn usage_tool_name(invoked: Option<&str>) -> String {
+    match invoked {
+        Some(name) => tools::find(name).map_or(name, |spec| spec.name).to_string(),
+        None => "codesmith".to_string(),
+    }
+}
+
+/// clap's refusal as an `invalid_arguments` message: its first line and its tips (without the
+/// usage footer and styling), then where the usage is; for a tool, every flag it takes.
+fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendered: &str) -> ToolError {
+    let mut lines = rendered.lines();
+    let first = lines
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .trim();
+    let mut message = format!("{}.", first.trim_end_matches('.'));
+    for line in lines.map(str::trim) {
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            message.push_str(&format!(" Tip: {}.", tip.trim_end_matches('.')));
+        } else if let Some(values) = line.strip_prefix("[possible values: ") {
+            message.push_str(&format!(" Possible values: {}.", values.trim_end_matches(']')));
+        }
+    }
+    match (invoked.and_then(tools::find), schema) {
+        (Some(spec), Some(schema)) => {
+            let flags: Vec<String> = schema["properties"]
+                .as_object()
+                .map(|props| {
+                    props
+                        .keys()
+                        .map(|k| format!("--{}", k.replace('_', "-")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            message.push_str(&format!(
+                " {} takes {}, or all arguments as one JSON object with --json; see `codesmith {} --help`.",
+                spec.name,
+                flags.join(", "),
+                spec.alias
+            ));
+        }
+        _ => message.push_str(" Run `codesmith --help` (or `codesmith <command> --help`) for the usage."),
+    }
+    ToolError::invalid(message)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ fn open_state(global: &Global) -> Result<(State, PathBuf), ToolError> {
 
 /// `codesmith trust add|remove|list [PATH]`.
 pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<ToolOutput, ToolError> {
-    let (state, _) = open_state(global)?;
+    let (state, root) = open_state(global)?;
     let need_path = || {
         path.clone().ok_or_else(|| {
             ToolError::invalid(format!(
@@ -26,7 +26,7 @@ pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<Too
         })
     };
     let roots = match action {
-        "add" => crate::trust::add(&state, &need_path()?)?,
+        "add" => crate::trust::add(&state, &root, &need_path()?)?,
         "remove" => crate::trust::remove(&state, &need_path()?)?,
         _ => crate::trust::load(state.dir()),
     };

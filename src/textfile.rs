@@ -85,6 +85,17 @@ pub fn decode(bytes: &[u8]) -> Decoded {
             lossy: false,
         };
     }
+    // Mostly UTF-8 with a few bad bytes (a stray Latin-1 byte pasted into a UTF-8 file) is far
+    // more common than a legacy-encoded file that happens to hold valid UTF-8 sequences; decoding
+    // such a file as, say, windows-1252 would turn every correct accented letter into mojibake.
+    if holds_utf8_multibyte(bytes) {
+        return Decoded {
+            text: String::from_utf8_lossy(bytes).into_owned(),
+            encoding: encoding_rs::UTF_8,
+            bom: false,
+            lossy: true,
+        };
+    }
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
     let (encoding, confident) = detector.guess_assess(None, false);
@@ -104,6 +115,13 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         bom: false,
         lossy: true,
     }
+}
+
+/// True when some valid multi-byte UTF-8 character occurs in `bytes`.
+fn holds_utf8_multibyte(bytes: &[u8]) -> bool {
+    bytes
+        .utf8_chunks()
+        .any(|chunk| chunk.valid().bytes().any(|b| b >= 0x80))
 }
 
 /// Encodes `text` back into `decoded`'s encoding (and BOM). `None` when a character cannot be
@@ -153,6 +171,17 @@ mod tests {
             encode(&decoded.text, decoded.encoding, decoded.bom).unwrap(),
             bytes
         );
+    }
+
+    #[test]
+    fn mostly_utf8_with_a_bad_byte_is_lossy_utf8() {
+        let mut bytes = "naïve café ".as_bytes().to_vec();
+        bytes.push(0xff);
+        bytes.extend_from_slice(b" end\n");
+        let decoded = decode(&bytes);
+        assert!(decoded.lossy);
+        assert_eq!(decoded.encoding, encoding_rs::UTF_8);
+        assert!(decoded.text.starts_with("naïve café \u{FFFD} end"));
     }
 
     #[test]

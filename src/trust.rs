@@ -23,19 +23,36 @@ fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {
         .map_err(|err| ToolError::io(".codesmith/trust.json", "write", &err))
 }
 
-/// Adds `path` (must exist; stored canonical). Returns the new list.
-pub fn add(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
-    let canonical = path.canonicalize().map_err(|err| {
-        ToolError::io(
-            &path.to_string_lossy(),
-            "trust (it must be an existing directory)",
-            &err,
-        )
-    })?;
+/// Adds `path` (an existing directory outside the workspace at `root`; stored canonical).
+/// Returns the new list.
+pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
+    let canonical = match path.canonicalize() {
+        Ok(canonical) => canonical,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ToolError::new(
+                crate::error::ErrorCode::NotFound,
+                format!(
+                    "`{}` does not exist; trust add takes an existing directory, e.g. \
+                     `codesmith trust add /opt/shared`",
+                    path.display()
+                ),
+            )
+            .with("path", path.to_string_lossy().into_owned()))
+        }
+        Err(err) => return Err(ToolError::io(&path.to_string_lossy(), "trust", &err)),
+    };
     if !canonical.is_dir() {
         return Err(ToolError::invalid(format!(
             "`{}` is not a directory; trust add takes a directory, e.g. `codesmith trust add /opt/shared`",
             path.display()
+        )));
+    }
+    if canonical.starts_with(root) {
+        return Err(ToolError::invalid(format!(
+            "`{}` is inside the workspace `{}`, which is reachable already; trust add is for \
+             directories outside it.",
+            path.display(),
+            root.display()
         )));
     }
     let mut roots = load(state.dir());

@@ -165,7 +165,7 @@ impl Workspace {
 /// Refuses path forms that mean something different to a model than to POSIX.
 fn check_form(input: &str) -> Result<(), ToolError> {
     let refuse = |why: &str| {
-        Err(ToolError::invalid(format!("invalid path `{}`: {why}", input.escape_debug())).with("path", input))
+        Err(ToolError::invalid(format!("invalid path `{}`: {why}", abbreviate(input))).with("path", input))
     };
     if input.is_empty() {
         return refuse("the path is empty. Pass a path such as \".\" or \"src/main.rs\".");
@@ -206,6 +206,29 @@ fn check_form(input: &str) -> Result<(), ToolError> {
         ));
     }
     Ok(())
+}
+
+/// A path as messages quote it: control characters escaped, and cut in the middle when long,
+/// so a 4,000-byte path does not drown the message.
+fn abbreviate(input: &str) -> String {
+    const KEEP: usize = 60;
+    let escaped: String = input
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    let chars: Vec<char> = escaped.chars().collect();
+    if chars.len() <= 2 * KEEP + 20 {
+        return escaped;
+    }
+    let head: String = chars[..KEEP].iter().collect();
+    let tail: String = chars[chars.len() - KEEP..].iter().collect();
+    format!("{head}…({} characters)…{tail}", chars.len() - 2 * KEEP)
 }
 
 /// Folds `.` and `..` without touching the disk. `..` at `/` stays at `/`.

@@ -98,7 +98,16 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let fingerprint = if meta.len() <= WHOLE_FILE_LIMIT {
         read_whole(file, &meta, &path, &mut page, &mut notices)?
     } else {
-        read_streaming(file, &meta, &path, &mut page)?
+        let fingerprint = read_streaming(file, &meta, &path, &mut page)?;
+        if page.lossy {
+            notices.push(format!(
+                "`{}` is not valid UTF-8 on the lines shown; invalid bytes are shown as U+FFFD. \
+                 Editing it could corrupt those bytes.",
+                path.display
+            ));
+            page.encoding = Some("unknown (shown lossily)".into());
+        }
+        fingerprint
     };
     freshness::record(&ctx.state, &path, fingerprint)?;
     let mut out = page.finish(&args.path);
@@ -301,7 +310,7 @@ fn read_streaming(
         let chunk = reader.fill_buf().map_err(io_err)?;
         if chunk.is_empty() {
             if !current.is_empty() || extra_chars > 0 {
-                page.push(&String::from_utf8_lossy(&current), extra_chars);
+                page.push_bytes(&current, extra_chars);
             }
             eof = true;
             break;
@@ -320,7 +329,7 @@ fn read_streaming(
         }
         consume(&mut reader, piece_len + usize::from(newline), u64::from(newline));
         if newline {
-            page.push(&String::from_utf8_lossy(&current), extra_chars);
+            page.push_bytes(&current, extra_chars);
             current.clear();
             extra_chars = 0;
         }
@@ -364,6 +373,8 @@ struct Page {
     total_lines: Option<u64>,
     encoding: Option<String>,
     cut_lines: u64,
+    /// A shown line held bytes that are not UTF-8 (streaming path).
+    lossy: bool,
 }
 
 impl Page {
@@ -377,7 +388,19 @@ impl Page {
             total_lines: None,
             encoding: None,
             cut_lines: 0,
+            lossy: false,
         }
+    }
+
+    /// Offers the next line as raw bytes (the streaming path), decoded lossily. A multi-byte
+    /// character cut at the end of a long line's kept prefix is not an encoding error.
+    fn push_bytes(&mut self, line: &[u8], extra_chars: usize) -> bool {
+        if let Err(err) = std::str::from_utf8(line) {
+            if err.error_len().is_some() {
+                self.lossy = true;
+            }
+        }
+        self.push(&String::from_utf8_lossy(line), extra_chars)
     }
 
     /// Offers the next line (lines before `start_line` must be skipped by the caller or are
