@@ -40,6 +40,8 @@ pub struct ErrorBody {
 pub struct Ws {
     dir: tempfile::TempDir,
     pub session: Option<String>,
+    /// Set by [`Ws::at`]: the workspace is this directory (the TempDir is then unused).
+    root: Option<PathBuf>,
 }
 
 impl Default for Ws {
@@ -53,11 +55,23 @@ impl Ws {
         Ws {
             dir: tempfile::tempdir().expect("tempdir"),
             session: None,
+            root: None,
+        }
+    }
+
+    /// A workspace at an existing directory the caller owns (for tests that need siblings).
+    pub fn at(dir: &Path) -> Ws {
+        Ws {
+            root: Some(dir.canonicalize().expect("canonical")),
+            ..Ws::new()
         }
     }
 
     /// The canonical workspace root.
     pub fn path(&self) -> PathBuf {
+        if let Some(root) = &self.root {
+            return root.clone();
+        }
         self.dir.path().canonicalize().expect("canonical")
     }
 
@@ -246,4 +260,46 @@ impl Outcome {
 
 pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
     std::os::unix::fs::symlink(target, link).expect("symlink");
+}
+
+impl Ws {
+    /// Runs `codesmith ARGS` and returns the raw process output (for `--format text`, help).
+    pub fn raw(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().expect("run codesmith")
+    }
+
+    /// Runs `codesmith ARGS` with `stdin` piped in, returning the raw process output.
+    pub fn raw_stdin(&self, args: &[&str], stdin: &str) -> std::process::Output {
+        let mut cmd = self.command(args);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+
+    /// The fingerprint records of `session` (default: this Ws's session), as JSON values.
+    pub fn fingerprints(&self, session: Option<&str>) -> Vec<Value> {
+        let name = session
+            .or(self.session.as_deref())
+            .unwrap_or("default")
+            .to_string();
+        let dir = self.join(&format!(".codesmith/sessions/{name}.fp"));
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .map(|e| {
+                serde_json::from_slice(&std::fs::read(e.path()).expect("read record")).expect("record JSON")
+            })
+            .collect()
+    }
 }

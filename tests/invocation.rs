@@ -1,35 +1,340 @@
+//! Invocation forms (CONTRACT §1): flags, positional, --json, stdin, call, usage errors.
+
 use serde_json::json;
 
-use crate::harness::Ws;
+use crate::harness::{Outcome, Ws, BIN};
+
+fn ws_with_file() -> Ws {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\nthree\n");
+    ws
+}
 
 #[test]
-fn unknown_tool_lists_tools_and_says_not_to_retry() {
-    let ws = Ws::new();
-    let out = ws.run(&["frobnicate"]).err("unknown_tool");
-    assert!(out.message().contains("Do not retry"));
-    assert!(out.message().contains("read_file"));
+fn short_name_and_canonical_alias_are_the_same_tool() {
+    let ws = ws_with_file();
+    let short = ws.run(&["read", "a.txt"]).ok();
+    let long = ws.run(&["read_file", "a.txt"]).ok();
+    assert_eq!(short.stdout, long.stdout);
+    assert_eq!(short.envelope.tool, "read_file");
+    let ls = ws.run(&["list_dir"]).ok();
+    assert_eq!(ls.envelope.tool, "list_dir");
+    assert_eq!(ls.stdout, ws.run(&["ls"]).ok().stdout);
+}
+
+#[test]
+fn flags_positional_json_text_and_stdin_give_the_same_result() {
+    let ws = ws_with_file();
+    let flags = ws
+        .run(&["read", "--path", "a.txt", "--start-line", "2", "--max-lines", "1"])
+        .ok();
+    let positional = ws
+        .run(&["read", "a.txt", "--start-line", "2", "--max-lines", "1"])
+        .ok();
+    let json_text = ws
+        .call(
+            "read_file",
+            json!({"path": "a.txt", "start_line": 2, "max_lines": 1}),
+        )
+        .ok();
+    let args = r#"{"path": "a.txt", "start_line": 2, "max_lines": 1}"#;
+    let json_stdin = ws.run_stdin(&["read", "--json"], args).ok();
+    let bare_stdin = ws.run_stdin(&["read"], args).ok();
+    for other in [&positional, &json_text, &json_stdin, &bare_stdin] {
+        assert_eq!(flags.stdout, other.stdout);
+    }
+    assert!(flags.output().starts_with("     2│ two"));
+}
+
+#[test]
+fn no_arguments_and_empty_stdin_means_the_defaults() {
+    let ws = ws_with_file();
+    // The harness's stdin is /dev/null: not a terminal, empty.
+    let out = ws.run(&["ls"]).ok();
+    assert_eq!(out.output(), "a.txt (14 B)");
+}
+
+#[test]
+fn two_argument_sources_at_once_are_refused() {
+    let ws = ws_with_file();
+    let out = ws
+        .run(&["read", "--json", r#"{"path": "a.txt"}"#, "--max-lines", "1"])
+        .err("invalid_arguments");
+    assert!(out.message().contains("exactly one source"), "{}", out.message());
+    assert!(out.message().contains("--max-lines"));
+    let out = ws
+        .run_stdin(&["read", "--json", "--path", "a.txt"], r#"{"path": "a.txt"}"#)
+        .err("invalid_arguments");
+    assert!(out
+        .message()
+        .contains("Put every argument in the JSON object, or use only flags"));
+}
+
+#[test]
+fn malformed_json_is_a_usage_error_with_an_example() {
+    let ws = ws_with_file();
+    let out = ws
+        .run(&["read", "--json", "{path: a.txt"])
+        .err("invalid_arguments");
+    assert!(out.message().contains("malformed JSON"), "{}", out.message());
+    assert!(out.message().contains(r#"{"path": "src/main.rs"}"#));
+    let out = ws
+        .run_stdin(&["read", "--json"], "[1, 2")
+        .err("invalid_arguments");
+    assert!(out.message().contains("malformed JSON"));
+    let out = ws.run(&["read", "--json", "[1]"]).err("invalid_arguments");
+    assert!(out.message().contains("must be a JSON object, not an array"));
+    assert!(out
+        .message()
+        .contains("valid fields: path, start_line, max_lines"));
 }
 
 #[test]
 fn unknown_field_is_named_with_the_valid_ones() {
-    let ws = Ws::new();
-    ws.write("a.txt", "x\n");
+    let ws = ws_with_file();
     let out = ws
         .call("read_file", json!({"path": "a.txt", "bogus": 1}))
         .err("invalid_arguments");
-    assert!(out.message().contains("`bogus`"));
-    assert!(out.message().contains("start_line"));
+    assert!(
+        out.message().contains("unknown field `bogus`"),
+        "{}",
+        out.message()
+    );
+    assert!(out
+        .message()
+        .contains("valid fields: path, start_line, max_lines"));
+    assert!(out.message().contains("Call again without `bogus`"));
+    assert_eq!(out.error()["field"], "bogus");
 }
 
 #[test]
-fn call_accepts_arguments_as_a_json_string() {
-    let ws = Ws::new();
-    ws.write("a.txt", "hello\n");
+fn wrong_types_are_refused_not_defaulted() {
+    let ws = ws_with_file();
+    for (args, field) in [
+        (json!({"path": "a.txt", "start_line": "2"}), "start_line"),
+        (json!({"path": "a.txt", "max_lines": 1.5}), "max_lines"),
+        (json!({"path": "a.txt", "max_lines": -1}), "max_lines"),
+        (json!({"path": 7}), "path"),
+        (json!({"path": "a.txt", "start_line": true}), "start_line"),
+    ] {
+        let out = ws.call("read_file", args.clone()).err("invalid_arguments");
+        assert!(
+            out.message().contains(&format!("`{field}`")),
+            "{args}: {}",
+            out.message()
+        );
+        assert!(out.message().contains("codesmith tools"), "{}", out.message());
+    }
     let out = ws
+        .run(&["read", "a.txt", "--start-line", "two"])
+        .err("invalid_arguments");
+    assert!(out.message().contains("`start_line`"));
+}
+
+#[test]
+fn missing_required_field_is_named() {
+    let ws = ws_with_file();
+    let out = ws.call("read_file", json!({})).err("invalid_arguments");
+    assert!(out.message().contains("missing field `path`"));
+    assert!(out.message().contains("Call again with `path` set"));
+}
+
+#[test]
+fn null_means_left_out() {
+    let ws = ws_with_file();
+    let out = ws
+        .call(
+            "read_file",
+            json!({"path": "a.txt", "start_line": null, "max_lines": null}),
+        )
+        .ok();
+    assert_eq!(out.data()["start_line"], 1);
+    let out = ws
+        .call("read_file", json!({"path": null}))
+        .err("invalid_arguments");
+    assert!(out.message().contains("missing field `path`"));
+}
+
+#[test]
+fn unknown_tool_lists_tools_and_says_not_to_retry() {
+    let ws = Ws::new();
+    let out = ws.run(&["frobnicate", "x"]).err("unknown_tool");
+    assert_eq!(out.envelope.tool, "frobnicate");
+    assert!(out.message().contains("Do not retry `frobnicate`"));
+    for name in ["read_file", "list_dir"] {
+        assert!(out.message().contains(name));
+        assert!(out.error()["available"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(name)));
+    }
+}
+
+#[test]
+fn unknown_flag_names_the_tool_and_its_flags() {
+    let ws = ws_with_file();
+    let out = ws.run(&["read", "a.txt", "--pat", "x"]).err("invalid_arguments");
+    assert_eq!(out.envelope.tool, "read_file");
+    assert!(out.message().contains("'--pat'"), "{}", out.message());
+    assert!(out.message().contains("--path, --start-line, --max-lines"));
+    assert!(out.message().contains("codesmith read --help"));
+    let out = ws.run(&["--bogus"]).err("invalid_arguments");
+    assert_eq!(out.envelope.tool, "codesmith");
+    assert!(out.message().contains("codesmith --help"));
+    let out = ws.run(&["--format", "xml", "ls"]).err("invalid_arguments");
+    assert!(
+        out.message().contains("Possible values: json, text"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn call_takes_an_arguments_object_or_a_json_string() {
+    let ws = ws_with_file();
+    let direct = ws.run(&["read", "a.txt"]).ok();
+    let object = ws
+        .run_stdin(
+            &["call"],
+            r#"{"name": "read_file", "arguments": {"path": "a.txt"}}"#,
+        )
+        .ok();
+    let string = ws
         .run_stdin(
             &["call"],
             r#"{"name": "read_file", "arguments": "{\"path\": \"a.txt\"}"}"#,
         )
         .ok();
-    assert!(out.output().contains("hello"));
+    let alias = ws
+        .run(&[
+            "call",
+            "--json",
+            r#"{"name": "read", "arguments": {"path": "a.txt"}}"#,
+        ])
+        .ok();
+    for other in [&object, &string, &alias] {
+        assert_eq!(direct.stdout, other.stdout);
+    }
+}
+
+#[test]
+fn call_errors_are_usage_errors() {
+    let ws = ws_with_file();
+    let out = ws.run_stdin(&["call"], "not json").err("invalid_arguments");
+    assert!(out.message().contains("malformed JSON for call"));
+    assert!(out.message().contains(r#"{"name": "read_file""#));
+    let out = ws
+        .run_stdin(&["call"], r#"{"name": "read_file", "arguments": "{oops"}"#)
+        .err("invalid_arguments");
+    assert!(out.message().contains("malformed JSON arguments for read_file"));
+    let out = ws
+        .run_stdin(&["call"], r#"{"arguments": {}}"#)
+        .err("invalid_arguments");
+    assert!(out.message().contains("\"name\""));
+    let out = ws
+        .run_stdin(&["call"], r#"{"name": "nope", "arguments": {}}"#)
+        .err("unknown_tool");
+    assert!(out.message().contains("Do not retry `nope`"));
+    let out = ws
+        .run_stdin(
+            &["call"],
+            r#"{"name": "read_file", "arguments": {"path": "a.txt"}, "id": 1}"#,
+        )
+        .err("invalid_arguments");
+    assert!(out.message().contains("unknown field `id`"));
+    let out = ws
+        .run_stdin(
+            &["call"],
+            r#"{"name": "read_file", "arguments": {"path": "a.txt", "x": 1}}"#,
+        )
+        .err("invalid_arguments");
+    assert!(out.message().contains("unknown field `x`"));
+    let out = ws.run_stdin(&["call"], "[]").err("invalid_arguments");
+    assert!(out.message().contains("JSON object"));
+}
+
+#[test]
+fn format_text_prints_only_the_output() {
+    let ws = ws_with_file();
+    let raw = ws.raw(&["--format", "text", "read", "a.txt", "--max-lines", "1"]);
+    assert_eq!(raw.status.code(), Some(0));
+    let stdout = String::from_utf8(raw.stdout).unwrap();
+    let envelope = ws.run(&["read", "a.txt", "--max-lines", "1"]).ok();
+    assert_eq!(stdout, format!("{}\n", envelope.output()));
+    let raw = ws.raw(&["--format", "text", "read", "missing.txt"]);
+    assert_eq!(raw.status.code(), Some(1));
+    assert!(String::from_utf8(raw.stdout)
+        .unwrap()
+        .starts_with("`missing.txt` does not exist."));
+    let raw = ws.raw(&["--format", "text", "nope"]);
+    assert_eq!(raw.status.code(), Some(2));
+}
+
+#[test]
+fn exit_statuses_follow_the_error_code() {
+    let ws = ws_with_file();
+    assert_eq!(ws.run(&["read", "a.txt"]).ok().status, 0);
+    assert_eq!(ws.run(&["read", "missing.txt"]).err("not_found").status, 1);
+    assert_eq!(ws.run(&["read", "../x"]).err("outside_workspace").status, 1);
+    assert_eq!(
+        ws.run(&["read", "a.txt", "--bad"])
+            .err("invalid_arguments")
+            .status,
+        2
+    );
+    assert_eq!(ws.run(&["nope"]).err("unknown_tool").status, 2);
+    // 3 (approval_required) needs a tool that asks for approval; the harness maps the code to 3.
+}
+
+#[test]
+fn global_options_come_from_the_environment_too() {
+    let ws = ws_with_file();
+    let other = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["read", "a.txt"])
+        .current_dir(other.path())
+        .env("CODESMITH_WORKSPACE", ws.path())
+        .env("CODESMITH_SESSION", "from-env")
+        .stdin(std::process::Stdio::null());
+    let out = Outcome::of(cmd).ok();
+    assert!(out.output().contains("one"));
+    assert_eq!(ws.fingerprints(Some("from-env")).len(), 1);
+}
+
+#[test]
+fn the_workspace_defaults_to_the_current_directory() {
+    let ws = ws_with_file();
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["read", "a.txt"])
+        .current_dir(ws.path())
+        .env_remove("CODESMITH_WORKSPACE")
+        .env_remove("CODESMITH_SESSION")
+        .stdin(std::process::Stdio::null());
+    Outcome::of(cmd).ok();
+    assert_eq!(ws.fingerprints(Some("default")).len(), 1);
+}
+
+#[test]
+fn a_missing_workspace_is_a_usage_error() {
+    let ws = Ws::new();
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["--workspace", "/nonexistent/codesmith-ws", "ls"])
+        .stdin(std::process::Stdio::null());
+    let out = Outcome::of(cmd).err("invalid_arguments");
+    assert!(out.message().contains("--workspace DIR"));
+    drop(ws);
+}
+
+#[test]
+fn help_and_version_are_for_people() {
+    let ws = Ws::new();
+    let raw = ws.raw(&["--help"]);
+    assert_eq!(raw.status.code(), Some(0));
+    let help = String::from_utf8(raw.stdout).unwrap();
+    assert!(help.contains("read") && help.contains("--workspace"));
+    let raw = ws.raw(&["read", "--help"]);
+    let help = String::from_utf8(raw.stdout).unwrap();
+    assert!(help.contains("--start-line") && help.contains("Example"));
+    let raw = ws.raw(&["--version"]);
+    assert!(String::from_utf8(raw.stdout).unwrap().starts_with("codesmith "));
 }
