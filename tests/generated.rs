@@ -74,3 +74,29 @@ fn completions_offer_every_tool() {
         }
     }
 }
+
+#[test]
+fn readme_documents_every_error_code_and_tool() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
+    for code in codesmith::error::ErrorCode::ALL {
+        assert!(
+            readme.contains(&format!("| `{}` | {} |", code.as_str(), code.exit_status())),
+            "README.md's error-code table lacks `{}` (exit {})",
+            code.as_str(),
+            code.exit_status()
+        );
+    }
+    let tools = readme
+        .split("\n## Tools\n")
+        .nth(1)
+        .expect("README.md has a `## Tools` section");
+    for spec in codesmith::tools::REGISTRY {
+        assert!(
+            tools.contains(&format!("\n### {} (`codesmith {}`)\n", spec.name, spec.alias)),
+            "README.md's `## Tools` section lacks a `### {} (`codesmith {}`)` subsection; add one in catalog order",
+            spec.name,
+            spec.alias
+        );
+    }
+}
