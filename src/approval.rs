@@ -87,6 +87,19 @@ pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
 /// revoke it.
 pub fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
     match pending.kind.as_str() {
+        // A shell command that needs the network is approved as a command (its subject starts
+        // with `$ `), not as a host: the persisted approval id covers it.
+        crate::net::APPROVAL_KIND
+            if pending
+                .subject
+                .starts_with(crate::tools::exec_shell::APPROVAL_SUBJECT_PREFIX) =>
+        {
+            Ok(Some(
+                "The command is approved for the workspace; the [network] allow list names hosts, \
+                 so it was not changed."
+                    .to_string(),
+            ))
+        }
         crate::net::APPROVAL_KIND => crate::net::persist::allow_host(root, &pending.subject).map(Some),
         _ => Ok(None),
     }

@@ -205,8 +205,12 @@ fn approve_command() -> Command {
 /// schema property and the positional main argument.
 fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
     let first_line = spec.description.lines().next().unwrap_or_default().to_string();
-    let mut cmd = Command::new(spec.alias)
-        .visible_alias(spec.name)
+    let mut cmd = Command::new(spec.alias);
+    // The task tools have no short name: their alias is their name.
+    if spec.alias != spec.name {
+        cmd = cmd.visible_alias(spec.name);
+    }
+    let mut cmd = cmd
         .about(first_line)
         .long_about(spec.description)
         .arg(

@@ -115,7 +115,7 @@ impl Fingerprint {
     }
 }
 
-fn record_path(state: &State, display: &str) -> PathBuf {
+pub fn record_path(state: &State, display: &str) -> PathBuf {
     let key = xxhash_rust::xxh3::xxh3_64(display.as_bytes());
     state.fingerprint_dir().join(format!("{key:016x}.json"))
 }

@@ -1,10 +1,12 @@
 mod harness;
 
 mod envelope;
+mod exec_shell;
 mod generated;
 mod invocation;
 mod list_dir;
 mod read_file;
 mod state;
+mod tasks;
 mod trust;
 mod workspace_boundary;

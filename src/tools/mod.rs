@@ -10,8 +10,10 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::error::ToolError;
 
+pub mod exec_shell;
 pub mod list_dir;
 pub mod read_file;
+pub mod tasks;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +84,14 @@ pub struct ToolSpec {
 }
 
 /// Every registered tool, in catalog order.
-pub const REGISTRY: &[ToolSpec] = &[read_file::SPEC, list_dir::SPEC];
+pub const REGISTRY: &[ToolSpec] = &[
+    read_file::SPEC,
+    list_dir::SPEC,
+    exec_shell::SPEC,
+    tasks::task_output::SPEC,
+    tasks::task_wait::SPEC,
+    tasks::task_cancel::SPEC,
+];
 
 /// Finds a tool by canonical name or alias.
 pub fn find(name: &str) -> Option<&'static ToolSpec> {
@@ -132,7 +141,10 @@ mod tests {
         let mut seen = HashSet::new();
         for spec in REGISTRY {
             assert!(seen.insert(spec.name), "duplicate name {}", spec.name);
-            assert!(seen.insert(spec.alias), "duplicate alias {}", spec.alias);
+            // The task tools have no short name: their alias is their name.
+            if spec.alias != spec.name {
+                assert!(seen.insert(spec.alias), "duplicate alias {}", spec.alias);
+            }
         }
     }
 

@@ -1,0 +1,384 @@
+//! Classifying a command before it runs: read-only, other, network or destructive.
+//!
+//! The command is parsed with tree-sitter-bash, not searched for substrings, so the words are
+//! the words the shell will see: `git commit -m "pull fix"` is `git commit` with a message,
+//! not a `pull`; `echo rm -rf /` is an echo. Every simple command is visited, including those
+//! inside pipelines, `&&` chains, loops, subshells and `$(…)`, after unwrapping `sudo`, `env`,
+//! `nohup`, `timeout`, `xargs` and similar prefixes. The per-command rules live in
+//! [`super::rules`].
+//!
+//! What a class means for the run:
+//! - `read_only`: every command is on the safe list, no output redirection to a file. Runs.
+//! - `other`: anything else that is neither network nor destructive. Runs.
+//! - `network`: needs the network; follows the `[network]` policy (allow, deny, prompt).
+//! - `destructive`: needs a person's yes (approval kind `destructive`) whatever the policy.
+//!
+//! `cd` is followed through the command (`cd /tmp && rm -rf build` deletes `/tmp/build`), and
+//! a `cd` to a directory only known at run time makes later relative paths unknown.
+
+use std::path::{Path, PathBuf};
+
+use tree_sitter::{Node, Parser};
+
+use super::rules::{self, Word};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    ReadOnly,
+    Other,
+    Network,
+    Destructive,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::ReadOnly => "read_only",
+            Class::Other => "other",
+            Class::Network => "network",
+            Class::Destructive => "destructive",
+        }
+    }
+}
+
+/// Why a command needs the network or a person's yes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub class: Class,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Classification {
+    pub class: Class,
+    pub findings: Vec<Finding>,
+}
+
+impl Classification {
+    /// The reasons of one class, joined for an approval request.
+    pub fn reasons(&self, class: Class) -> Option<String> {
+        let reasons: Vec<&str> = self
+            .findings
+            .iter()
+            .filter(|f| f.class == class)
+            .map(|f| f.reason.as_str())
+            .collect();
+        (!reasons.is_empty()).then(|| reasons.join("; "))
+    }
+}
+
+/// Where paths in the command are resolved.
+pub struct Scope<'a> {
+    pub workspace: &'a Workspace,
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+}
+
+impl<'a> Scope<'a> {
+    pub fn new(workspace: &'a Workspace) -> Scope<'a> {
+        Scope {
+            workspace,
+            cwd: workspace.cwd().to_path_buf(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+        }
+    }
+}
+
+pub fn classify(command: &str, scope: &Scope) -> Classification {
+    let mut walker = Walker {
+        src: command.as_bytes(),
+        scope,
+        cwd: Some(scope.cwd.clone()),
+        read_only: true,
+        findings: Vec::new(),
+    };
+    let mut parser = Parser::new();
+    let tree = parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()
+        .and_then(|()| parser.parse(command, None));
+    match tree {
+        Some(tree) => walker.visit(tree.root_node()),
+        None => walker.read_only = false,
+    }
+    let mut findings = walker.findings;
+    findings.dedup();
+    let class = findings
+        .iter()
+        .map(|f| f.class)
+        .max()
+        .unwrap_or(if walker.read_only { Class::ReadOnly } else { Class::Other });
+    Classification { class, findings }
+}
+
+struct Walker<'a> {
+    src: &'a [u8],
+    scope: &'a Scope<'a>,
+    /// The directory the next command runs in, as far as it can be known before running.
+    cwd: Option<PathBuf>,
+    read_only: bool,
+    findings: Vec<Finding>,
+}
+
+impl Walker<'_> {
+    fn text(&self, node: Node) -> &str {
+        node.utf8_text(self.src).unwrap_or_default()
+    }
+
+    fn visit(&mut self, node: Node) {
+        if node.is_error() || node.is_missing() {
+            self.read_only = false;
+        }
+        match node.kind() {
+            "command" => {
+                self.command(node);
+            }
+            "pipeline" => self.pipeline(node),
+            "file_redirect" => self.redirect(node),
+            "function_definition" => {
+                self.read_only = false;
+                self.function(node);
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            self.visit(child);
+        }
+    }
+
+    /// The words of a simple command, with `sudo`/`env`/… prefixes unwrapped.
+    fn words(&self, node: Node) -> Vec<Word> {
+        let mut words = Vec::new();
+        if let Some(name) = node.child_by_field_name("name") {
+            words.push(self.word(name));
+        }
+        let mut cursor = node.walk();
+        for arg in node.children_by_field_name("argument", &mut cursor) {
+            words.push(self.word(arg));
+        }
+        rules::unwrap_prefixes(words)
+    }
+
+    fn command(&mut self, node: Node) -> Option<String> {
+        let words = self.words(node);
+        let Some(first) = words.first() else {
+            return None;
+        };
+        let Some(name) = first.text.as_deref().map(rules::base_name) else {
+            // A command name only known at run time: `$CMD args`.
+            self.read_only = false;
+            return None;
+        };
+        let name = name.to_string();
+        let args = &words[1..];
+        if name == "cd" {
+            self.cd(args);
+        }
+        if !rules::is_safe(&name, args) {
+            self.read_only = false;
+        }
+        if let Some(reason) = rules::network(&name, args) {
+            self.find(Class::Network, reason);
+        }
+        if let Some(reason) = rules::destructive(&name, args) {
+            self.find(Class::Destructive, reason);
+        }
+        if name == "rm" {
+            for reason in rules::rm_targets(args, self.cwd.as_deref(), self.scope) {
+                self.find(Class::Destructive, reason);
+            }
+        }
+        Some(name)
+    }
+
+    fn cd(&mut self, args: &[Word]) {
+        let target = args.iter().find(|w| w.text.as_deref().is_none_or(|t| !t.starts_with('-')));
+        self.cwd = match target {
+            None => self.scope.home.clone(),
+            Some(Word { text: Some(t), .. }) if t.starts_with('~') => {
+                self.scope.home.as_ref().map(|h| h.join(t.trim_start_matches('~').trim_start_matches('/')))
+            }
+            Some(Word { text: Some(t), .. }) if t != "-" => {
+                self.cwd.as_ref().map(|cwd| normalize(&cwd.join(t)))
+            }
+            _ => None,
+        };
+    }
+
+    /// `… | sh`: the text of the earlier stages becomes a script.
+    fn pipeline(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        let stages: Vec<Node> = node.named_children(&mut cursor).collect();
+        for stage in stages.iter().skip(1) {
+            let command = match stage.kind() {
+                "command" => Some(*stage),
+                "redirected_statement" => stage.child_by_field_name("body").filter(|b| b.kind() == "command"),
+                _ => None,
+            };
+            if let Some(command) = command {
+                let words = self.words(command);
+                if let Some(reason) = rules::reads_script_from_stdin(&words) {
+                    self.find(Class::Destructive, reason);
+                }
+            }
+        }
+    }
+
+    fn redirect(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        let operator = node
+            .children(&mut cursor)
+            .find(|c| !c.is_named())
+            .map(|c| self.text(c).to_string())
+            .unwrap_or_default();
+        if operator.starts_with('<') && !operator.contains('>') {
+            return;
+        }
+        let Some(destination) = node.child_by_field_name("destination") else {
+            return;
+        };
+        let word = self.word(destination);
+        match word.text.as_deref() {
+            // `2>&1`, `>&2`: duplicating a descriptor writes nothing new.
+            Some(t) if operator.ends_with('&') && t.chars().all(|c| c.is_ascii_digit() || c == '-') => {}
+            Some("/dev/null") => {}
+            Some(t) if rules::is_device_write(t) => {
+                self.read_only = false;
+                self.find(Class::Destructive, format!("writes straight to the device `{t}`"));
+            }
+            _ => self.read_only = false,
+        }
+    }
+
+    /// A function that calls itself in a pipeline is the classic fork bomb `:(){ :|:& };:`.
+    fn function(&mut self, node: Node) {
+        let Some(name) = node.child_by_field_name("name").map(|n| self.text(n).to_string()) else {
+            return;
+        };
+        let Some(body) = node.child_by_field_name("body") else {
+            return;
+        };
+        if self.calls_itself_in_pipeline(body, &name, false) {
+            self.find(
+                Class::Destructive,
+                format!("defines `{name}` to start copies of itself without end (a fork bomb)"),
+            );
+        }
+    }
+
+    fn calls_itself_in_pipeline(&self, node: Node, name: &str, in_pipeline: bool) -> bool {
+        let in_pipeline = in_pipeline || node.kind() == "pipeline";
+        if in_pipeline && node.kind() == "command_name" && self.text(node) == name {
+            return true;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        children
+            .into_iter()
+            .any(|child| self.calls_itself_in_pipeline(child, name, in_pipeline))
+    }
+
+    fn find(&mut self, class: Class, reason: String) {
+        let finding = Finding { class, reason };
+        if !self.findings.contains(&finding) {
+            self.findings.push(finding);
+        }
+    }
+
+    /// The static text of a word, or `None` where the shell substitutes something at run time.
+    fn word(&self, node: Node) -> Word {
+        let mut word = Word {
+            text: Some(String::new()),
+            substitutes_command: false,
+            raw: self.text(node).to_string(),
+        };
+        self.append(node, &mut word);
+        word
+    }
+
+    fn append(&self, node: Node, word: &mut Word) {
+        match node.kind() {
+            "command_substitution" | "process_substitution" => {
+                word.substitutes_command = true;
+                word.text = None;
+            }
+            "expansion" | "simple_expansion" | "arithmetic_expansion" | "ansi_c_string" => word.text = None,
+            "word" | "number" | "command_name" if node.named_child_count() == 0 => {
+                let raw = self.text(node);
+                if let Some(text) = &mut word.text {
+                    text.push_str(&unescape_bare(raw));
+                }
+            }
+            "raw_string" => {
+                let raw = self.text(node);
+                if let Some(text) = &mut word.text {
+                    text.push_str(raw.trim_start_matches('\'').trim_end_matches('\''));
+                }
+            }
+            "string_content" => {
+                let raw = self.text(node);
+                if let Some(text) = &mut word.text {
+                    text.push_str(&unescape_double_quoted(raw));
+                }
+            }
+            _ => {
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.append(child, word);
+                }
+            }
+        }
+    }
+}
+
+fn unescape_bare(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn unescape_double_quoted(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next)) if matches!(next, '"' | '\\' | '$' | '`') => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Folds `.` and `..` without touching the disk.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod tests;

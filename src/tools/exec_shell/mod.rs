@@ -1,0 +1,291 @@
+//! exec_shell: one `sh -c` command per call, in the session cwd, that remembers its cwd,
+//! forgets its environment, never hangs, and asks before risk.
+//!
+//! The call is parse → gate → run → report: the command is classified ([`classify`]); network
+//! and destructive commands pass the policy and approvals; the command runs in its own process
+//! group ([`run`]) wrapped with the cwd sentinel ([`sentinel`]); the streams are capped
+//! ([`output`]); the cwd is folded back; the files the session read are probed ([`probe`]).
+
+pub mod classify;
+pub mod output;
+pub mod probe;
+pub mod rules;
+pub mod run;
+pub mod sentinel;
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::approval::ApprovalRequest;
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::net::{Decision, Policy};
+use crate::tools::{Capability, ToolOutput, ToolSpec};
+use classify::{Class, Classification, Scope};
+use sentinel::Sentinel;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "exec_shell",
+    alias: "shell",
+    positional: Some("command"),
+    capability: Capability::RunsCode,
+    description: DESCRIPTION,
+    schema: crate::tools::schema_of::<ExecShellArgs>,
+    run: |args, ctx| run(crate::tools::parse("exec_shell", args, SPEC.schema)?, ctx),
+};
+
+const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the session's working directory and get its exit code, stdout and stderr.
+Use it to build, test, run programs and use git. Do not use it to look at files: use read_file instead of cat/head/tail/sed -n, grep_files instead of grep/rg, file_search instead of find/ls -R, list_dir instead of ls, edit_file/apply_patch instead of sed -i or echo >; those tools page, cap and track freshness.
+What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, TERM=dumb).
+A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
+Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (rm -rf outside the workspace, git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
+Examples:
+{\"command\": \"cargo test 2>&1\"}
+{\"command\": \"cd crates/core && git log --oneline -5\"}
+{\"command\": \"npm run dev\", \"background\": true}";
+
+/// The default and the largest timeout, in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+fn default_timeout_ms() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecShellArgs {
+    /// The command line, run with `sh -c` in the session's working directory.
+    pub command: String,
+    /// Milliseconds before the command and all its children are killed, 1 to 600000.
+    #[serde(default = "default_timeout_ms")]
+    #[schemars(range(min = 1, max = 600000))]
+    pub timeout_ms: u64,
+    /// Run detached and return a task_id at once (for servers, watchers, long builds); follow it
+    /// with task_output, task_wait and task_cancel. timeout_ms does not apply.
+    #[serde(default)]
+    pub background: bool,
+}
+
+/// Marks the subject of a shell approval, so `approve --persist` knows it is a command, not a host.
+pub const APPROVAL_SUBJECT_PREFIX: &str = "$ ";
+
+pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::invalid(
+            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
+        ));
+    }
+    if args.command.contains('\0') {
+        return Err(ToolError::invalid(
+            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
+        ));
+    }
+    if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
+        return Err(ToolError::invalid(format!(
+            "timeout_ms must be 1 to {MAX_TIMEOUT_MS} (got {}). For work that takes longer, call \
+             exec_shell with background=true and follow it with task_wait.",
+            args.timeout_ms
+        ))
+        .with("field", "timeout_ms"));
+    }
+    let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
+    let policy = Policy::load(ctx.config()?);
+    gate(ctx, &args.command, &classification, &policy)?;
+    if args.background {
+        return crate::tools::tasks::start(ctx, &args.command, classification.class);
+    }
+    let sentinel = Sentinel::new();
+    let script = sentinel.wrap(&args.command);
+    let cwd_before = ctx.workspace.cwd().to_path_buf();
+    let mut finished = run::run(&script, &cwd_before, Duration::from_millis(args.timeout_ms))
+        .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
+    let reported_cwd = sentinel.extract(&mut finished.stderr);
+
+    let mut notices = Vec::new();
+    let mut cwd_line = None;
+    if let Some(dir) = reported_cwd.filter(|_| !finished.timed_out) {
+        match dir.canonicalize() {
+            Ok(canonical) if canonical.is_dir() && ctx.workspace.is_inside(&canonical) => {
+                if canonical != cwd_before {
+                    ctx.set_cwd(&canonical)?;
+                    cwd_line = Some(format!("cwd is now {}", ctx.workspace.display(&canonical)));
+                }
+            }
+            _ => notices.push(format!(
+                "The command ended in `{}`, outside the workspace, so the session's cwd stays `{}`. \
+                 Run work elsewhere with `cd DIR && ...` inside one command.",
+                dir.display(),
+                ctx.workspace.display(&cwd_before)
+            )),
+        }
+    }
+
+    let rendered = render(ctx, &finished, &classification, &policy, cwd_line.as_deref());
+    if finished.timed_out {
+        return Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the command did not finish within {} ms, so it was killed with all its children. \
+                 Output so far:\n{}\nTo give it longer, repeat the call with a larger timeout_ms (at \
+                 most {MAX_TIMEOUT_MS}); for servers, watchers and long builds call exec_shell with \
+                 background=true and follow it with task_wait.",
+                args.timeout_ms, rendered.text
+            ),
+        )
+        .with("timeout_ms", args.timeout_ms)
+        .with("data", Value::Object(rendered.data)));
+    }
+    if let Some(notice) = probe::probe(&ctx.state, ctx.workspace.root()) {
+        notices.push(notice);
+    }
+    let mut out = ToolOutput::new(rendered.text);
+    out.data = rendered.data;
+    out.data.insert("cwd".into(), ctx.workspace.display(ctx.workspace.cwd()).into());
+    out.notices = notices;
+    Ok(out)
+}
+
+/// The policy and approvals in front of a run.
+fn gate(ctx: &Context, command: &str, classification: &Classification, policy: &Policy) -> Result<(), ToolError> {
+    let scope = ctx.workspace.display(ctx.workspace.cwd());
+    let subject = format!("{APPROVAL_SUBJECT_PREFIX}{command}");
+    if let Some(reason) = classification.reasons(Class::Network) {
+        if policy.default_decision() == Decision::Deny {
+            return Err(ToolError::new(
+                ErrorCode::NetworkDenied,
+                format!(
+                    "the workspace's network policy denies the network ([network] default in \
+                     .codesmith/config.toml), and this command needs it: {reason}. Nothing was run. \
+                     Do the work without the network; for a web page call fetch_url (it follows \
+                     the policy's allow list); or ask the user to change the policy."
+                ),
+            )
+            .with("reason", reason));
+        }
+    }
+    if let Some(reason) = classification.reasons(Class::Destructive) {
+        ctx.require_approval(&ApprovalRequest {
+            kind: "destructive",
+            subject: subject.clone(),
+            reason,
+            scope: scope.clone(),
+        })?;
+    }
+    if let Some(reason) = classification.reasons(Class::Network) {
+        if policy.default_decision() != Decision::Allow {
+            ctx.require_approval(&ApprovalRequest {
+                kind: crate::net::APPROVAL_KIND,
+                subject,
+                reason,
+                scope,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+pub struct Rendered {
+    pub text: String,
+    pub data: serde_json::Map<String, Value>,
+}
+
+fn render(
+    ctx: &Context,
+    finished: &run::Finished,
+    classification: &Classification,
+    policy: &Policy,
+    cwd_line: Option<&str>,
+) -> Rendered {
+    let stdout = String::from_utf8_lossy(&finished.stdout);
+    let stderr = String::from_utf8_lossy(&finished.stderr);
+    let spill = |stream: &'static str| {
+        move |text: &str| ctx.state.spill(&format!("exec_shell-{stream}"), text).ok()
+    };
+    let out = output::cap(&stdout, "stdout", spill("stdout"));
+    let err = output::cap(&stderr, "stderr", spill("stderr"));
+    let mut text = String::new();
+    let failed = finished.exit_code() != Some(0);
+    if classification.class == Class::Network && failed && policy.default_decision() != Decision::Allow {
+        if let Some(symptom) = blocked_network_symptom(&stdout, &stderr) {
+            text.push_str(&format!(
+                "Hint: this command needs the network and failed the way a blocked network fails \
+                 ({symptom}). The workspace's network policy does not allow the network, so the \
+                 sandbox may be cutting it off. Ask the user to allow it (set default = \"allow\" \
+                 under [network] in .codesmith/config.toml, or approve the command), or use \
+                 fetch_url for web pages.\n"
+            ));
+        }
+    }
+    match (finished.exit_code(), finished.signal()) {
+        _ if finished.timed_out => text.push_str("exit code: none (killed at the timeout)\n"),
+        (Some(code), _) => text.push_str(&format!("exit code: {code}\n")),
+        (None, Some(signal)) => text.push_str(&format!("exit code: none (killed by signal {signal})\n")),
+        (None, None) => text.push_str("exit code: unknown\n"),
+    }
+    for (name, capped, dropped) in [("stdout", &out, finished.dropped.0), ("stderr", &err, finished.dropped.1)] {
+        if capped.text.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("{name}:\n{}", capped.text));
+        if !capped.text.ends_with('\n') {
+            text.push_str("\n[no newline at end]\n");
+        }
+        if dropped > 0 {
+            text.push_str(&format!("[{dropped} more bytes of {name} were discarded past 64 MiB]\n"));
+        }
+    }
+    if out.text.is_empty() && err.text.is_empty() {
+        text.push_str("(no output)\n");
+    }
+    if finished.pipes_held {
+        text.push_str(
+            "[the command exited but a process it started still holds its output; that process \
+             keeps running and its later output is not shown. Start servers with background=true.]\n",
+        );
+    }
+    if let Some(line) = cwd_line {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let mut data = serde_json::Map::new();
+    data.insert("exit_code".into(), finished.exit_code().into());
+    data.insert("signal".into(), finished.signal().into());
+    data.insert("class".into(), classification.class.as_str().into());
+    for (name, capped) in [("stdout", &out), ("stderr", &err)] {
+        data.insert(format!("{name}_lines"), capped.total_lines.into());
+        data.insert(format!("{name}_truncated"), capped.truncated.into());
+    }
+    data.insert("background_holds_output".into(), finished.pipes_held.into());
+    Rendered { text, data }
+}
+
+/// The text by which a command shows the network is blocked, if it does.
+fn blocked_network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
+    const SYMPTOMS: &[&str] = &[
+        "Could not resolve host",
+        "Couldn't resolve host",
+        "Temporary failure in name resolution",
+        "Name or service not known",
+        "Network is unreachable",
+        "No route to host",
+        "unable to resolve host",
+        "getaddrinfo",
+        "EAI_AGAIN",
+        "ENOTFOUND",
+        "ENETUNREACH",
+        "nodename nor servname",
+        "Failed to establish a new connection",
+        "Could not resolve",
+        "Failed to connect to",
+        "Connection refused",
+    ];
+    SYMPTOMS
+        .iter()
+        .find(|s| stderr.contains(**s) || stdout.contains(**s))
+        .copied()
+        .or_else(|| (stdout.trim() == "000").then_some("curl's HTTP status 000"))
+}

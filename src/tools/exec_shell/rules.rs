@@ -1,0 +1,393 @@
+//! The per-command tables behind the classifier: the safe (read-only) list with its flag
+//! exceptions, the commands that need the network, and the destructive ones.
+//!
+//! The safe list follows Codex's: commands that only read, and for the ones that can also
+//! write or run other programs, the flags that make them do so (`find -exec`, `rg --pre`,
+//! `git -c`, `sed` with anything but `-n Np`).
+//!
+//! `rm` targets are judged by where they land, and the reasons say which case it is, because
+//! the answer a person gives differs: wiping `/` (or `/*`) or the home directory is never what
+//! an agent means; a parent directory (`..`) or the workspace itself takes the project with it;
+//! deleting a path outside the workspace such as `/tmp/build` is often legitimate but is
+//! outside what the agent was given, so it also asks, under its own reason
+//! ("deletes outside the workspace") rather than the root-wipe one.
+
+use std::path::Path;
+
+use super::classify::{normalize, Scope};
+
+/// One word of a command as the shell will see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The text after quote removal; `None` when an expansion makes it known only at run time.
+    pub text: Option<String>,
+    /// The word contains `$(…)`, backticks or `<(…)`.
+    pub substitutes_command: bool,
+    /// The source text, for messages.
+    pub raw: String,
+}
+
+impl Word {
+    fn is(&self, text: &str) -> bool {
+        self.text.as_deref() == Some(text)
+    }
+
+    fn starts_with(&self, prefix: &str) -> bool {
+        self.text.as_deref().is_some_and(|t| t.starts_with(prefix))
+    }
+}
+
+/// `/usr/bin/git` → `git`.
+pub fn base_name(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// Prefix commands that run the rest of the line, and how many following words each of their
+/// options consumes.
+fn prefix_options(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "sudo" | "doas" => &["-u", "-g", "-U", "-C", "-D", "-h", "-p", "-r", "-t", "-T"],
+        "env" => &["-u", "-C", "-S"],
+        "nice" => &["-n"],
+        "ionice" => &["-c", "-n", "-p"],
+        "timeout" => &["-s", "-k"],
+        "xargs" => &["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"],
+        "nohup" | "time" | "command" | "exec" | "stdbuf" | "setsid" | "chronic" => &[],
+        _ => return None,
+    })
+}
+
+/// Drops `sudo -u x`, `env A=1`, `timeout 10`, `xargs -n1` … from the front of a command.
+pub fn unwrap_prefixes(mut words: Vec<Word>) -> Vec<Word> {
+    loop {
+        let Some(name) = words.first().and_then(|w| w.text.clone()) else {
+            return words;
+        };
+        let name = base_name(&name).to_string();
+        let Some(takes_value) = prefix_options(&name) else {
+            return words;
+        };
+        // `command -v x` asks about x; it does not run it.
+        if name == "command" && words.get(1).is_some_and(|w| w.is("-v") || w.is("-V")) {
+            return words;
+        }
+        let mut i = 1;
+        while let Some(word) = words.get(i) {
+            let text = word.text.as_deref().unwrap_or("");
+            if text == "--" {
+                i += 1;
+                break;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                i += if takes_value.contains(&text) { 2 } else { 1 };
+            } else if name == "env" && text.contains('=') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if name == "timeout" && i < words.len() {
+            i += 1; // the duration
+        }
+        if i >= words.len() {
+            // The prefix alone (`env` prints the environment, `time` does nothing).
+            words.truncate(1);
+            return words;
+        }
+        words.drain(..i);
+    }
+}
+
+/// Commands that only read, whatever their arguments (output redirections are judged apart).
+const SAFE: &[&str] = &[
+    "cat", "cd", "echo", "false", "grep", "egrep", "fgrep", "head", "ls", "nl", "pwd", "tail", "true",
+    "wc", "which", "basename", "dirname", "realpath", "readlink", "stat", "file", "du", "df", "tree",
+    "cut", "tr", "uniq", "rev", "tac", "seq", "expr", "test", "[", "printf", "diff", "cmp", "comm",
+    "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "od", "hexdump", "strings",
+    "column", "fold", "paste", "printenv", "uname", "whoami", "id", "type", "jq", "env", "nproc",
+    "locale", "groups", "arch", "tty", "sleep", "time", "command",
+];
+
+/// True when `name args` only reads.
+pub fn is_safe(name: &str, args: &[Word]) -> bool {
+    let any = |flags: &[&str]| {
+        args.iter().any(|w| match w.text.as_deref() {
+            Some(t) => flags.iter().any(|f| t == *f || (f.starts_with("--") && t.starts_with(&format!("{f}=")))),
+            None => false,
+        })
+    };
+    match name {
+        "find" => !any(&[
+            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf",
+        ]),
+        "rg" => !any(&["--pre", "--hostname-bin", "--search-zip", "-z"]) && !has_short_flag(args, 'z'),
+        "fd" | "fdfind" => !any(&["-x", "--exec", "-X", "--exec-batch"]),
+        "sort" => !any(&["-o", "--output"]),
+        "date" => !any(&["-s", "--set"]),
+        "git" => git_is_safe(args),
+        "sed" => sed_is_safe(args),
+        _ => SAFE.contains(&name),
+    }
+}
+
+fn has_short_flag(args: &[Word], flag: char) -> bool {
+    args.iter().any(|w| {
+        w.text
+            .as_deref()
+            .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t[1..].contains(flag))
+    })
+}
+
+/// `git status|log|diff|show` without `-c`, `--output` or `--ext-diff`.
+fn git_is_safe(args: &[Word]) -> bool {
+    let Some((sub, rest)) = git_subcommand(args) else {
+        return false;
+    };
+    if args.iter().any(|w| w.is("-c") || w.starts_with("--config-env")) {
+        return false;
+    }
+    matches!(sub.as_str(), "status" | "log" | "diff" | "show")
+        && !rest
+            .iter()
+            .any(|w| w.starts_with("--output") || w.is("--ext-diff") || w.is("-c"))
+}
+
+/// The git subcommand after the global options (`git -C dir --no-pager log`).
+fn git_subcommand(args: &[Word]) -> Option<(String, &[Word])> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let text = word.text.as_deref()?;
+        if matches!(text, "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path") {
+            i += 2;
+        } else if text.starts_with('-') {
+            i += 1;
+        } else {
+            return Some((text.to_string(), &args[i + 1..]));
+        }
+    }
+    None
+}
+
+/// `sed -n 5p` / `sed -n 1,20p FILE`: printing lines only.
+fn sed_is_safe(args: &[Word]) -> bool {
+    let texts: Option<Vec<&str>> = args.iter().map(|w| w.text.as_deref()).collect();
+    let Some(texts) = texts else {
+        return false;
+    };
+    let is_print = |s: &str| {
+        let body = s.strip_suffix('p').unwrap_or("");
+        !body.is_empty()
+            && body.split(',').count() <= 2
+            && body.split(',').all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '$'))
+    };
+    matches!(texts.as_slice(), ["-n", script, ..] if is_print(script)
+        && texts[2..].iter().all(|f| !f.starts_with('-')))
+}
+
+/// The first words that always need the network.
+pub const NETWORK_COMMANDS: &[&str] = &[
+    "curl", "wget", "fetch", "nc", "netcat", "ncat", "ssh", "scp", "sftp", "rsync", "ftp", "ping",
+    "traceroute", "nslookup", "dig", "host", "nmap", "masscan", "tcpdump", "wireshark", "telnet",
+    "whois", "socat", "aria2c", "lftp", "ping6", "tracepath", "mtr", "tshark", "npx", "gh", "glab",
+];
+
+/// Subcommands that need the network, by program.
+fn network_subcommands(name: &str) -> &'static [&'static str] {
+    match name {
+        "git" => &["fetch", "pull", "clone", "ls-remote", "submodule", "push"],
+        "cargo" => &["install", "fetch", "update", "publish", "search", "login", "owner", "yank"],
+        "npm" => &["install", "i", "add", "update", "publish", "ci", "exec"],
+        "pnpm" => &["install", "i", "add", "update", "publish", "dlx"],
+        "yarn" => &["install", "add", "update", "upgrade", "publish", "dlx"],
+        "bun" => &["install", "i", "add", "update", "x"],
+        "pip" | "pip3" | "pipx" => &["install", "download"],
+        "uv" => &["install", "add", "sync", "lock"],
+        "poetry" => &["install", "add", "sync", "update", "lock"],
+        "go" => &["get", "install"],
+        "apt" | "apt-get" | "aptitude" => &[
+            "install", "update", "upgrade", "dist-upgrade", "full-upgrade", "source", "download", "build-dep",
+        ],
+        "yum" | "dnf" => &["install", "update", "upgrade", "makecache", "download"],
+        "apk" => &["add", "update", "upgrade", "fetch"],
+        "zypper" => &["install", "in", "update", "up", "refresh", "ref"],
+        "brew" => &["install", "update", "upgrade", "fetch", "tap", "reinstall"],
+        "gem" => &["install", "update", "fetch", "push"],
+        "bundle" => &["install", "update"],
+        "composer" => &["install", "require", "update", "create-project"],
+        "conda" | "mamba" => &["install", "create", "update"],
+        "snap" | "flatpak" => &["install", "refresh", "update"],
+        "docker" | "podman" => &["pull", "push", "login"],
+        "rustup" => &["update", "install", "toolchain", "target", "component"],
+        _ => &[],
+    }
+}
+
+/// Why `name args` needs the network, if it does.
+pub fn network(name: &str, args: &[Word]) -> Option<String> {
+    if NETWORK_COMMANDS.contains(&name) {
+        return Some(format!("`{name}` talks to the network"));
+    }
+    let sub = match name {
+        "git" => git_subcommand(args).map(|(sub, _)| sub),
+        _ => args
+            .iter()
+            .find(|w| !w.starts_with("-"))
+            .and_then(|w| w.text.clone()),
+    };
+    let subs = network_subcommands(name);
+    match sub.as_deref() {
+        Some(s) if subs.contains(&s) => Some(format!("`{name} {s}` downloads or uploads")),
+        // `yarn` alone installs.
+        None if name == "yarn" => Some("`yarn` installs packages".to_string()),
+        Some("mod") if name == "go" && args.iter().any(|w| w.is("download")) => {
+            Some("`go mod download` downloads".to_string())
+        }
+        Some("pip") if name == "uv" && args.iter().any(|w| w.is("install") || w.is("sync")) => {
+            Some("`uv pip install` downloads".to_string())
+        }
+        _ if name == "pacman" && args.iter().any(|w| w.starts_with("-S") || w.starts_with("-U")) => {
+            Some("`pacman -S` downloads packages".to_string())
+        }
+        _ if name.starts_with("python") && pip_module_install(args) => {
+            Some("`python -m pip install` downloads".to_string())
+        }
+        _ => None,
+    }
+}
+
+fn pip_module_install(args: &[Word]) -> bool {
+    let texts: Vec<&str> = args.iter().filter_map(|w| w.text.as_deref()).collect();
+    texts.windows(3).any(|w| w[0] == "-m" && w[1].starts_with("pip") && w[2] == "install")
+}
+
+/// Why `name args` is destructive on its own (rm targets are judged in [`rm_targets`]).
+pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
+    match name {
+        "eval" => Some("`eval` runs text built at run time".to_string()),
+        "mkfs" | "mke2fs" | "mkswap" | "wipefs" => Some(format!("`{name}` formats a disk")),
+        _ if name.starts_with("mkfs.") => Some(format!("`{name}` formats a disk")),
+        "dd" => args.iter().find_map(|w| {
+            let target = w.text.as_deref()?.strip_prefix("of=")?;
+            is_device_write(target).then(|| format!("`dd` writes straight to the device `{target}`"))
+        }),
+        "git" => {
+            let (sub, rest) = git_subcommand(args)?;
+            let forced = rest.iter().any(|w| {
+                w.is("--force")
+                    || w.is("-f")
+                    || w.starts_with("--force-with-lease")
+                    || w.is("--mirror")
+                    || (w.starts_with("+") && !w.is("+"))
+            }) || has_short_flag(rest, 'f');
+            (sub == "push" && forced).then(|| "`git push --force` rewrites the remote's history".to_string())
+        }
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "source" | "." => args
+            .iter()
+            .any(|w| w.substitutes_command)
+            .then(|| format!("`{name}` runs a script produced by another command")),
+        _ => None,
+    }
+}
+
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"];
+const INTERPRETERS: &[&str] = &["python", "python3", "perl", "ruby", "node", "php"];
+
+/// A pipeline stage that runs its input as a script (`curl … | sh`, `| bash -s`, `| python -`).
+pub fn reads_script_from_stdin(words: &[Word]) -> Option<String> {
+    let name = words.first()?.text.as_deref().map(base_name)?;
+    let args = &words[1..];
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.starts_with("-") || w.is("-")).collect();
+    let reads_stdin = if SHELLS.contains(&name) {
+        args.iter().any(|w| w.is("-s")) || (operands.is_empty() && !args.iter().any(|w| w.is("-c")))
+    } else if INTERPRETERS.contains(&name) {
+        operands.is_empty() || operands.first().is_some_and(|w| w.is("-"))
+    } else {
+        false
+    };
+    reads_stdin.then(|| format!("pipes text into `{name}`, which runs it as a script"))
+}
+
+/// Writing to a device node other than the harmless ones.
+pub fn is_device_write(target: &str) -> bool {
+    target.starts_with("/dev/")
+        && !matches!(target, "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+        && !target.starts_with("/dev/fd/")
+        && !target.starts_with("/dev/shm/")
+}
+
+/// Reasons for each `rm` target that lands somewhere it should not.
+pub fn rm_targets(args: &[Word], cwd: Option<&Path>, scope: &Scope) -> Vec<String> {
+    let mut recursive = false;
+    let mut targets = Vec::new();
+    let mut options_done = false;
+    for word in args {
+        match word.text.as_deref() {
+            Some("--") if !options_done => options_done = true,
+            Some("--recursive") if !options_done => recursive = true,
+            Some(t) if !options_done && t.starts_with("--") => {}
+            Some(t) if !options_done && t.starts_with('-') && t.len() > 1 => {
+                recursive |= t.contains('r') || t.contains('R');
+            }
+            _ => targets.push(word),
+        }
+    }
+    let mut reasons = Vec::new();
+    for word in targets {
+        if let Some(reason) = rm_target(word, recursive, cwd, scope) {
+            reasons.push(reason);
+        }
+    }
+    reasons
+}
+
+fn rm_target(word: &Word, recursive: bool, cwd: Option<&Path>, scope: &Scope) -> Option<String> {
+    let shown = &word.raw;
+    let Some(text) = word.text.as_deref() else {
+        return recursive.then(|| format!("`rm -r` deletes `{shown}`, a path known only at run time"));
+    };
+    if text.starts_with('~') {
+        let rest = text.trim_start_matches('~').trim_matches('/');
+        return Some(if rest.is_empty() || rest == "*" {
+            format!("`rm` wipes the home directory (`{shown}`)")
+        } else {
+            format!("`rm` deletes `{shown}` in the home directory, outside the workspace")
+        });
+    }
+    // Judge the directory a glob would expand in: `/tmp/build/*` is inside `/tmp/build`.
+    let literal: String = match text.find(['*', '?', '[']) {
+        Some(at) => text[..at].rsplit_once('/').map(|(dir, _)| format!("{dir}/")).unwrap_or_default(),
+        None => text.to_string(),
+    };
+    let base = match (Path::new(&literal).is_absolute(), cwd) {
+        (true, _) => Path::new("/").to_path_buf(),
+        (false, Some(cwd)) => cwd.to_path_buf(),
+        (false, None) => {
+            return recursive.then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
+        }
+    };
+    let abs = normalize(&base.join(&literal));
+    if abs == Path::new("/") {
+        return Some(format!("`rm` wipes the filesystem root (`{shown}`)"));
+    }
+    if text.split('/').all(|c| c == ".." || c.is_empty()) && text.contains("..") {
+        return Some(format!("`rm` deletes a parent directory (`{shown}`)"));
+    }
+    let workspace = scope.workspace;
+    let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
+    for root in roots {
+        if root.starts_with(&abs) {
+            return Some(format!(
+                "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
+            ));
+        }
+    }
+    if let Some(home) = &scope.home {
+        if home.starts_with(&abs) {
+            return Some(format!("`rm` wipes the home directory (`{shown}`)"));
+        }
+    }
+    if !workspace.is_inside(&abs) {
+        return Some(format!("`rm` deletes `{}`, outside the workspace", abs.display()));
+    }
+    None
+}

@@ -1,0 +1,113 @@
+//! The cwd fold-back: each call is its own `sh` process, so a `cd` would be lost with it. The
+//! user's command is wrapped so that, when it runs to its end, the shell prints one sentinel
+//! line with `$PWD` on stderr; codesmith strips that line and adopts the directory for the
+//! next call.
+//!
+//! Why it is built this way:
+//! - The command is grouped in `{ … }` on lines of its own. A trailing `for` loop, a comment
+//!   or a here-document cannot swallow the sentinel line, and its exit status is saved in a
+//!   variable before the sentinel runs and returned after, so `false` still exits 1.
+//! - The sentinel runs only if the group finishes: `exit` inside the command, `set -e`
+//!   tripping, a kill at the deadline all end the shell first, and then the cwd stays where it
+//!   was ("only if the command ran to the end").
+//! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
+//!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
+//!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
+//!   A command that reads its own script out of `/proc` could learn the nonce; what it would
+//!   gain is bounded by the next rule.
+//! - The reported directory is canonicalized and adopted only when it lies inside the
+//!   workspace or a trusted root; otherwise the cwd stays and a notice says why.
+
+use std::path::PathBuf;
+
+/// One run's sentinel.
+#[derive(Debug, Clone)]
+pub struct Sentinel {
+    marker: String,
+}
+
+impl Sentinel {
+    pub fn new() -> Sentinel {
+        Sentinel {
+            marker: format!("__codesmith_cwd_{}__", nonce_hex()),
+        }
+    }
+
+    /// The script `sh -c` runs: the user's command, then the sentinel.
+    pub fn wrap(&self, command: &str) -> String {
+        let m = &self.marker;
+        format!(
+            "{{\n{command}\n}}\n__codesmith_status=$?\nprintf '\\n{m}:%s:{m}\\n' \"$PWD\" >&2\n\
+             exit $__codesmith_status\n"
+        )
+    }
+
+    /// Removes the sentinel line (and the newline printed before it) from `stderr` and returns
+    /// the directory it carried, if the shell printed one.
+    pub fn extract(&self, stderr: &mut Vec<u8>) -> Option<PathBuf> {
+        let open = format!("\n{}:", self.marker);
+        let close = format!(":{}\n", self.marker);
+        let start = rfind(stderr, open.as_bytes())?;
+        let after_open = start + open.len();
+        let close_at = after_open + find(&stderr[after_open..], close.as_bytes())?;
+        let dir = stderr[after_open..close_at].to_vec();
+        stderr.drain(start..close_at + close.len());
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(dir)))
+    }
+}
+
+impl Default for Sentinel {
+    fn default() -> Sentinel {
+        Sentinel::new()
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(haystack, needle)
+}
+
+fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::rfind(haystack, needle)
+}
+
+/// 32 hex digits from the kernel's random source. Falls back to a mix of time, pid and
+/// addresses if `getrandom` fails (it does not on any supported kernel).
+pub fn nonce_hex() -> String {
+    let mut bytes = [0u8; 16];
+    // SAFETY: writes at most `bytes.len()` bytes into our buffer.
+    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if got != bytes.len() as isize {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let seed = format!("{now}:{}:{:p}", std::process::id(), &bytes);
+        let a = xxhash_rust::xxh3::xxh3_128(seed.as_bytes());
+        bytes = a.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extract_strips_only_the_real_sentinel() {
+        let sentinel = Sentinel::new();
+        let m = sentinel.marker.clone();
+        let text = format!("warn\nfake\nlast\n{m}:/ws/sub:{m}\n");
+        let mut bytes = text.into_bytes();
+        assert_eq!(sentinel.extract(&mut bytes), Some(PathBuf::from("/ws/sub")));
+        assert_eq!(bytes, b"warn\nfake\nlast");
+        let mut spoof = b"\n__codesmith_cwd_00__:/evil:__codesmith_cwd_00__\n".to_vec();
+        assert_eq!(sentinel.extract(&mut spoof), None);
+    }
+
+    #[test]
+    fn nonces_differ() {
+        assert_ne!(nonce_hex(), nonce_hex());
+        assert_eq!(nonce_hex().len(), 32);
+    }
+}

@@ -1,0 +1,295 @@
+//! Background tasks: `exec_shell` with `background=true`, and the three tools that follow one.
+//!
+//! A task outlives the codesmith invocation that started it, so nothing about it lives in
+//! memory: each task is a directory `.codesmith/tasks/<id>/` holding the command, the process
+//! group id, the two output streams as files, the exit status (written by a small supervising
+//! shell when the command ends), a `cancelled` mark, and the read cursor of `task_output`.
+//!
+//! The process is started in its own session (`setsid`), so it survives codesmith's exit and
+//! its whole group can be killed by `task_cancel`. Ids are `task-1`, `task-2`, … in order of
+//! creation within the workspace, so an output naming an id stays byte-stable for equal state.
+
+pub mod task_cancel;
+pub mod task_output;
+pub mod task_wait;
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::tools::exec_shell::classify::Class;
+use crate::tools::exec_shell::{output, probe, run};
+use crate::tools::ToolOutput;
+
+/// The supervising script: runs the command (`$1`), then records its status in `$2`
+/// (written to a temporary name and renamed, so a reader never sees half a number).
+const SUPERVISOR: &str = "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// New output shown per stream per call is capped like exec_shell's streams.
+fn tasks_dir(ctx: &Context) -> PathBuf {
+    ctx.state.dir().join("tasks")
+}
+
+/// Where a task lives; refuses ids that are not `task-N`.
+pub fn task_dir(ctx: &Context, id: &str) -> Result<PathBuf, ToolError> {
+    let valid = id
+        .strip_prefix("task-")
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let dir = tasks_dir(ctx).join(id);
+    if !valid || !dir.join("pgid").is_file() {
+        let known = list(ctx);
+        let hint = match known.last() {
+            Some(last) => format!(
+                "Known tasks: {}. For example call task_output with task_id=\"{last}\".",
+                known.join(", ")
+            ),
+            None => "No task has been started in this workspace; start one with exec_shell and \
+                     background=true."
+                .to_string(),
+        };
+        return Err(ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
+            .with("task_id", id));
+    }
+    Ok(dir)
+}
+
+/// Every task id, in order of creation.
+pub fn list(ctx: &Context) -> Vec<String> {
+    let mut ids: Vec<(u64, String)> = fs::read_dir(tasks_dir(ctx))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let n = name.strip_prefix("task-")?.parse::<u64>().ok()?;
+                    Some((n, name))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids.into_iter().map(|(_, name)| name).collect()
+}
+
+/// Starts `command` detached in the session cwd and returns at once.
+pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, ToolError> {
+    let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
+    ctx.state.ensure_dir().map_err(fail)?;
+    fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
+    let (id, dir) = allocate(ctx).map_err(fail)?;
+    fs::write(dir.join("command"), command).map_err(fail)?;
+    let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
+    let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
+    let mut cmd = run::shell_command(SUPERVISOR, ctx.workspace.cwd());
+    cmd.arg("codesmith-task")
+        .arg(command)
+        .arg(dir.join("exit"))
+        .stdout(stdout)
+        .stderr(stderr);
+    let child = cmd.spawn().map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
+    // The child is not waited for: it must outlive this process, and once we exit it is
+    // reparented and reaped by init.
+    fs::write(dir.join("pgid"), child.id().to_string()).map_err(fail)?;
+    let rel = format!(".codesmith/tasks/{id}");
+    let text = format!(
+        "started {id} in the background: {command}\nIts output goes to {rel}/stdout and {rel}/stderr. \
+         Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
+    );
+    Ok(ToolOutput::new(text)
+        .with("task_id", id.as_str())
+        .with("status", "running")
+        .with("class", class.as_str())
+        .with("stdout_path", format!("{rel}/stdout"))
+        .with("stderr_path", format!("{rel}/stderr"))
+        .with("cwd", ctx.workspace.display(ctx.workspace.cwd())))
+}
+
+/// Reserves the next `task-N` directory (`create_dir` is the atomic claim).
+fn allocate(ctx: &Context) -> std::io::Result<(String, PathBuf)> {
+    let mut next = list(ctx)
+        .last()
+        .and_then(|id| id.strip_prefix("task-")?.parse::<u64>().ok())
+        .unwrap_or(0)
+        + 1;
+    loop {
+        let id = format!("task-{next}");
+        let dir = tasks_dir(ctx).join(&id);
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok((id, dir)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Exited(i32),
+    Cancelled,
+    /// The process group is gone without an exit status (killed from outside).
+    Vanished,
+}
+
+impl Status {
+    pub fn finished(self) -> bool {
+        self != Status::Running
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Exited(_) => "exited",
+            Status::Cancelled => "cancelled",
+            Status::Vanished => "vanished",
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Status::Running => "running".to_string(),
+            Status::Exited(code) => format!("exited with code {code}"),
+            Status::Cancelled => "cancelled".to_string(),
+            Status::Vanished => "ended without an exit status (killed from outside)".to_string(),
+        }
+    }
+}
+
+pub fn pgid(dir: &Path) -> i32 {
+    fs::read_to_string(dir.join("pgid"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn exit_code(dir: &Path) -> Option<i32> {
+    fs::read_to_string(dir.join("exit")).ok()?.trim().parse().ok()
+}
+
+/// Whether any process of the group is alive. Zombies do not count: an orphan whose new
+/// parent has not reaped it yet still answers `kill(pid, 0)`, but it runs nothing.
+pub fn group_alive(pgid: i32) -> bool {
+    if pgid <= 1 {
+        return false;
+    }
+    let Ok(entries) = fs::read_dir("/proc") else {
+        // SAFETY: signal 0 only checks for existence and permission.
+        return unsafe { libc::kill(-pgid, 0) } == 0;
+    };
+    entries.filter_map(|e| e.ok()).any(|entry| {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+            return false;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
+        pgrp == Some(pgid) && state != "Z" && state != "X"
+    })
+}
+
+pub fn status(dir: &Path) -> Status {
+    if let Some(code) = exit_code(dir) {
+        return Status::Exited(code);
+    }
+    if dir.join("cancelled").exists() {
+        return Status::Cancelled;
+    }
+    if group_alive(pgid(dir)) {
+        return Status::Running;
+    }
+    // It may have ended between the two looks.
+    exit_code(dir).map_or(Status::Vanished, Status::Exited)
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cursor {
+    stdout: u64,
+    stderr: u64,
+}
+
+/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
+pub fn report(ctx: &Context, id: &str, dir: &Path, status: Status, lead: &str) -> Result<ToolOutput, ToolError> {
+    let cursor_path = dir.join("cursor.json");
+    let mut cursor: Cursor = fs::read(&cursor_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let (new_out, out_end) = read_from(&dir.join("stdout"), cursor.stdout);
+    let (new_err, err_end) = read_from(&dir.join("stderr"), cursor.stderr);
+    cursor.stdout = out_end;
+    cursor.stderr = err_end;
+    let _ = fs::write(&cursor_path, serde_json::to_vec(&cursor).unwrap_or_default());
+
+    let spill = |stream: &'static str| move |text: &str| ctx.state.spill(&format!("task-{stream}"), text).ok();
+    let out = output::cap(&String::from_utf8_lossy(&new_out), "new stdout", spill("stdout"));
+    let err = output::cap(&String::from_utf8_lossy(&new_err), "new stderr", spill("stderr"));
+    let mut text = format!("{lead}{id}: {}\n", status.describe());
+    for (name, capped) in [("stdout", &out), ("stderr", &err)] {
+        if !capped.text.is_empty() {
+            text.push_str(&format!("{name} (new):\n{}", capped.text));
+            if !capped.text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+    if out.text.is_empty() && err.text.is_empty() {
+        text.push_str("(no new output)\n");
+    }
+    let rel = format!(".codesmith/tasks/{id}");
+    if status == Status::Running {
+        text.push_str(&format!(
+            "Call task_output with task_id=\"{id}\" for more, task_wait with task_id=\"{id}\" to wait \
+             for the end, or task_cancel with task_id=\"{id}\" to stop it. The whole output is in \
+             {rel}/stdout and {rel}/stderr.\n"
+        ));
+    }
+    let mut result = ToolOutput::new(text)
+        .with("task_id", id)
+        .with("status", status.as_str())
+        .with("finished", status.finished())
+        .with(
+            "exit_code",
+            match status {
+                Status::Exited(code) => serde_json::Value::from(code),
+                _ => serde_json::Value::Null,
+            },
+        )
+        .with("stdout_path", format!("{rel}/stdout"))
+        .with("stderr_path", format!("{rel}/stderr"))
+        .with("new_stdout_bytes", new_out.len())
+        .with("new_stderr_bytes", new_err.len());
+    if status.finished() {
+        if let Some(notice) = probe::probe(&ctx.state, ctx.workspace.root()) {
+            result = result.notice(notice);
+        }
+    }
+    Ok(result)
+}
+
+fn read_from(path: &Path, offset: u64) -> (Vec<u8>, u64) {
+    let Ok(mut file) = fs::File::open(path) else {
+        return (Vec::new(), offset);
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // A file that shrank (truncated by the command) is read from its start again.
+    let offset = if offset > len { 0 } else { offset };
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(offset)).is_ok() {
+        let _ = file.take(len - offset).read_to_end(&mut bytes);
+    }
+    let end = offset + bytes.len() as u64;
+    (bytes, end)
+}

@@ -1,0 +1,137 @@
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::exec_shell::{assert_gone, kill_all, marker};
+use crate::harness::{Outcome, Ws};
+
+fn start(ws: &Ws, command: &str) -> String {
+    let started = Instant::now();
+    let out = ws
+        .call("exec_shell", json!({"command": command, "background": true}))
+        .ok();
+    assert!(started.elapsed() < Duration::from_secs(3), "background start must return at once");
+    out.data()["task_id"].as_str().expect("task_id").to_string()
+}
+
+fn wait(ws: &Ws, id: &str, timeout_ms: u64) -> Outcome {
+    ws.call("task_wait", json!({"task_id": id, "timeout_ms": timeout_ms})).ok()
+}
+
+#[test]
+fn a_background_task_runs_detached_and_reports_its_end() {
+    let ws = Ws::new();
+    let id = start(&ws, "sleep 0.3; echo done; echo oops >&2; exit 3");
+    assert_eq!(id, "task-1");
+    let out = wait(&ws, &id, 10_000);
+    assert_eq!(out.data()["status"], "exited");
+    assert_eq!(out.data()["exit_code"], 3);
+    assert_eq!(
+        out.output(),
+        "task-1: exited with code 3\nstdout (new):\ndone\nstderr (new):\noops\n"
+    );
+    assert_eq!(ws.read_string(".codesmith/tasks/task-1/stdout"), "done\n");
+    // Nothing new since.
+    let out = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(out.output(), "task-1: exited with code 3\n(no new output)\n");
+    assert_eq!(start(&ws, "true"), "task-2");
+}
+
+#[test]
+fn task_output_returns_only_new_output() {
+    let ws = Ws::new();
+    let id = start(&ws, "echo one; while [ ! -e go ]; do sleep 0.05; done; echo two");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let out = ws.run(&["task_output", &id]).ok();
+        if out.output().contains("one") {
+            assert_eq!(out.data()["status"], "running");
+            assert!(out.output().contains("task_wait with task_id=\"task-1\""));
+            break;
+        }
+        assert!(Instant::now() < deadline, "no output: {}", out.output());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ws.write("go", "");
+    let out = wait(&ws, &id, 10_000);
+    assert_eq!(out.output(), "task-1: exited with code 0\nstdout (new):\ntwo\n");
+}
+
+#[test]
+fn task_wait_returns_at_its_timeout_without_stopping_the_task() {
+    let ws = Ws::new();
+    let mark = marker("wait");
+    ws.write(&format!("{mark}.sh"), "sleep 30\n");
+    let id = start(&ws, &format!("sh ./{mark}.sh"));
+    let started = Instant::now();
+    let out = wait(&ws, &id, 300);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(out.data()["finished"], false);
+    assert!(out.output().starts_with("still running after 300 ms: task-1: running"), "{}", out.output());
+    assert!(!super::exec_shell::procs_with(&mark).is_empty(), "the task keeps running");
+    let out = ws.call("task_cancel", json!({"task_id": id})).ok();
+    assert_eq!(out.output(), "task-1: cancelled\n");
+    assert_gone(&mark);
+    let out = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(out.data()["status"], "cancelled");
+}
+
+#[test]
+fn task_cancel_kills_the_whole_group_and_all_stops_every_task() {
+    let ws = Ws::new();
+    let mark = marker("cancel");
+    ws.write(&format!("{mark}.sh"), "sleep 60 &\nsleep 60 &\nwait\n");
+    let first = start(&ws, &format!("sh ./{mark}.sh"));
+    let second = start(&ws, &format!("sh ./{mark}.sh"));
+    let third = start(&ws, "true");
+    wait(&ws, &third, 5000);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while super::exec_shell::procs_with(&mark).len() < 6 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = ws.call("task_cancel", json!({"all": true})).ok();
+    assert_eq!(out.output(), format!("{first}: cancelled\n{second}: cancelled\n"));
+    assert_gone(&mark);
+    let out = ws.call("task_cancel", json!({"task_id": third})).ok();
+    assert!(out.output().contains("already exited"));
+    kill_all(&mark);
+}
+
+#[test]
+fn unknown_tasks_and_bad_arguments_name_the_way_out() {
+    let ws = Ws::new();
+    let out = ws.call("task_output", json!({"task_id": "task-9"})).err("not_found");
+    assert!(out.message().contains("background=true"), "{}", out.message());
+    start(&ws, "true");
+    let out = ws.call("task_wait", json!({"task_id": "nope"})).err("not_found");
+    assert!(out.message().contains("task_output with task_id=\"task-1\""), "{}", out.message());
+    let out = ws.call("task_cancel", json!({})).err("invalid_arguments");
+    assert!(out.message().contains("all=true"));
+    ws.call("task_cancel", json!({"task_id": "task-1", "all": true}))
+        .err("invalid_arguments");
+    let out = ws
+        .call("task_wait", json!({"task_id": "task-1", "timeout_ms": 700000}))
+        .err("invalid_arguments");
+    assert!(out.message().contains("timeout_ms=600000"));
+}
+
+#[test]
+fn the_probe_runs_when_a_task_is_seen_finished() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\n");
+    ws.read_via_tool("a.txt");
+    let id = start(&ws, "while [ ! -e go ]; do sleep 0.05; done; echo two >> a.txt");
+    let out = ws.call("task_output", json!({"task_id": id})).ok();
+    assert!(out.notices().is_empty());
+    ws.write("go", "");
+    let out = wait(&ws, &id, 10_000);
+    assert_eq!(out.data()["finished"], true);
+    assert!(out.notices().iter().any(|n| n.contains("a.txt (changed)")), "{:?}", out.notices());
+}
+
+#[test]
+fn background_tasks_need_the_same_approvals() {
+    let ws = Ws::new();
+    ws.call("exec_shell", json!({"command": "curl --version", "background": true}))
+        .err("approval_required");
+}
