@@ -22,6 +22,9 @@ _codesmith() {
             codesmith,call)
                 cmd="codesmith__subcmd__call"
                 ;;
+            codesmith,exec_shell)
+                cmd="codesmith__subcmd__shell"
+                ;;
             codesmith,help)
                 cmd="codesmith__subcmd__help"
                 ;;
@@ -36,6 +39,18 @@ _codesmith() {
                 ;;
             codesmith,read_file)
                 cmd="codesmith__subcmd__read"
+                ;;
+            codesmith,shell)
+                cmd="codesmith__subcmd__shell"
+                ;;
+            codesmith,task_cancel)
+                cmd="codesmith__subcmd__task_cancel"
+                ;;
+            codesmith,task_output)
+                cmd="codesmith__subcmd__task_output"
+                ;;
+            codesmith,task_wait)
+                cmd="codesmith__subcmd__task_wait"
                 ;;
             codesmith,tools)
                 cmd="codesmith__subcmd__tools"
@@ -58,6 +73,18 @@ _codesmith() {
             codesmith__subcmd__help,read)
                 cmd="codesmith__subcmd__help__subcmd__read"
                 ;;
+            codesmith__subcmd__help,shell)
+                cmd="codesmith__subcmd__help__subcmd__shell"
+                ;;
+            codesmith__subcmd__help,task_cancel)
+                cmd="codesmith__subcmd__help__subcmd__task_cancel"
+                ;;
+            codesmith__subcmd__help,task_output)
+                cmd="codesmith__subcmd__help__subcmd__task_output"
+                ;;
+            codesmith__subcmd__help,task_wait)
+                cmd="codesmith__subcmd__help__subcmd__task_wait"
+                ;;
             codesmith__subcmd__help,tools)
                 cmd="codesmith__subcmd__help__subcmd__tools"
                 ;;
@@ -71,7 +98,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file ls list_dir call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file ls list_dir shell exec_shell task_output task_wait task_cancel call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -133,7 +160,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read ls call tools trust approve help"
+            opts="read ls shell task_output task_wait task_cancel call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,6 +230,62 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__shell)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__task_cancel)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__task_output)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__task_wait)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -290,6 +373,110 @@ _codesmith() {
                     return 0
                     ;;
                 --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__shell)
+            opts="-h --json --command --timeout-ms --background --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --background)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__task_cancel)
+            opts="-h --json --task-id --all --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__task_output)
+            opts="-h --json --task-id --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__task_wait)
+            opts="-h --json --task-id --timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

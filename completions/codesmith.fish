@@ -36,6 +36,11 @@ complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "read" -d 'Read 
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "read_file" -d 'Read a text file, one page at a time, with line numbers.'
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "ls" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "list_dir" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "shell" -d 'Run a shell command (`sh -c`) in the session\'s working directory and get its exit code, stdout and stderr.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "exec_shell" -d 'Run a shell command (`sh -c`) in the session\'s working directory and get its exit code, stdout and stderr.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "task_output" -d 'Show the output a background task (started with exec_shell and background=true) wrote since the last task_output or task_wait call, and its status: running, exited with its exit code, or cancelled.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "task_wait" -d 'Wait until a background task (started with exec_shell and background=true) ends, or timeout_ms passes, then show its status and the output it wrote since the last task_output or task_wait call.'
+complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "task_cancel" -d 'Stop a background task started with exec_shell and background=true: the task and every process it started in its process group get SIGTERM, and SIGKILL if they have not ended a second later. Pass all=true instead of task_id to stop every running task of the workspace.'
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "call" -d 'Run a model\'s tool call verbatim: stdin {"name": TOOL, "arguments": {...}}'
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "tools" -d 'Print the tool catalog: names, descriptions, input schemas'
 complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "trust" -d 'Manage trusted paths outside the workspace'
@@ -59,6 +64,27 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l json -d
 complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l path -d 'The directory to list, relative to the session cwd or absolute inside the workspace.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -l depth -d 'How many levels to list: 1 is the directory itself, 2 adds its subdirectories, up to 10.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l background -d 'Run detached and return a task_id at once (for servers, watchers, long builds); follow it' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l background -d 'Run detached and return a task_id at once (for servers, watchers, long builds); follow it' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -l timeout-ms -d 'The longest wait in milliseconds, 0 to 600000 (default 30000).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l all -d 'Stop every running task instead of one.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand call" -l json -d 'The call as JSON instead of stdin' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand tools" -l format -d 'The catalog\'s shape' -r -f -a "json\t''
@@ -70,10 +96,14 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand tools" -s h -l help 
 complete -c codesmith -n "__fish_codesmith_using_subcommand trust" -s h -l help -d 'Print help'
 complete -c codesmith -n "__fish_codesmith_using_subcommand approve" -l persist -d 'Record it for the workspace (for network: add the host to the allow list)'
 complete -c codesmith -n "__fish_codesmith_using_subcommand approve" -s h -l help -d 'Print help'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "read" -d 'Read a text file, one page at a time, with line numbers.'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "ls" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "call" -d 'Run a model\'s tool call verbatim: stdin {"name": TOOL, "arguments": {...}}'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "tools" -d 'Print the tool catalog: names, descriptions, input schemas'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "trust" -d 'Manage trusted paths outside the workspace'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "approve" -d 'Grant a pending approval for this session'
-complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls call tools trust approve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "read" -d 'Read a text file, one page at a time, with line numbers.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "ls" -d 'List a directory\'s entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "shell" -d 'Run a shell command (`sh -c`) in the session\'s working directory and get its exit code, stdout and stderr.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "task_output" -d 'Show the output a background task (started with exec_shell and background=true) wrote since the last task_output or task_wait call, and its status: running, exited with its exit code, or cancelled.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "task_wait" -d 'Wait until a background task (started with exec_shell and background=true) ends, or timeout_ms passes, then show its status and the output it wrote since the last task_output or task_wait call.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "task_cancel" -d 'Stop a background task started with exec_shell and background=true: the task and every process it started in its process group get SIGTERM, and SIGKILL if they have not ended a second later. Pass all=true instead of task_id to stop every running task of the workspace.'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "call" -d 'Run a model\'s tool call verbatim: stdin {"name": TOOL, "arguments": {...}}'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "tools" -d 'Print the tool catalog: names, descriptions, input schemas'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "trust" -d 'Manage trusted paths outside the workspace'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "approve" -d 'Grant a pending approval for this session'
+complete -c codesmith -n "__fish_codesmith_using_subcommand help; and not __fish_seen_subcommand_from read ls shell task_output task_wait task_cancel call tools trust approve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

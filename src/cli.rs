@@ -210,17 +210,14 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
     if spec.alias != spec.name {
         cmd = cmd.visible_alias(spec.name);
     }
-    let mut cmd = cmd
-        .about(first_line)
-        .long_about(spec.description)
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .value_name("TEXT")
-                .num_args(0..=1)
-                .default_missing_value("")
-                .help("All arguments as one JSON object (no value: read it from stdin)"),
-        );
+    let mut cmd = cmd.about(first_line).long_about(spec.description).arg(
+        Arg::new("json")
+            .long("json")
+            .value_name("TEXT")
+            .num_args(0..=1)
+            .default_missing_value("")
+            .help("All arguments as one JSON object (no value: read it from stdin)"),
+    );
     let properties = schema["properties"].as_object().cloned().unwrap_or_default();
     for (name, prop) in &properties {
         let help = prop["description"].as_str().unwrap_or_default().to_string();

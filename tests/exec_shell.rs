@@ -11,9 +11,13 @@ pub fn procs_with(marker: &str) -> Vec<i32> {
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Ok(pid) = name.parse::<i32>() else { continue };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit_once(')').map(|(_, r)| r.trim_start().chars().next()).flatten();
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.trim_start().chars().next());
         if matches!(state, Some('Z') | Some('X') | None) {
             continue;
         }
@@ -57,7 +61,10 @@ fn shell(ws: &Ws, command: &str) -> Outcome {
 fn runs_in_sh_with_stdin_empty_and_the_non_interactive_environment() {
     let ws = Ws::new();
     let out = shell(&ws, "echo \"$CI $PAGER $GIT_PAGER $TERM\"; cat; echo err >&2").ok();
-    assert_eq!(out.output(), "exit code: 0\nstdout:\ntrue cat cat dumb\nstderr:\nerr\n");
+    assert_eq!(
+        out.output(),
+        "exit code: 0\nstdout:\ntrue cat cat dumb\nstderr:\nerr\n"
+    );
     assert_eq!(out.data()["exit_code"], 0);
     // The alias and the positional argument.
     let out = ws.run(&["shell", "echo hi"]).ok();
@@ -99,7 +106,9 @@ fn a_cwd_outside_the_workspace_is_not_adopted() {
     let out = shell(&ws, "cd /").ok();
     assert_eq!(out.data()["cwd"], ".");
     let notices = out.notices();
-    assert!(notices.iter().any(|n| n.contains("outside the workspace") && n.contains("stays")));
+    assert!(notices
+        .iter()
+        .any(|n| n.contains("outside the workspace") && n.contains("stays")));
     let out = shell(&ws, "pwd").ok();
     assert!(out.output().contains(&format!("{}\n", ws.path().display())));
 }
@@ -130,7 +139,11 @@ fn a_sentinel_the_command_prints_is_not_trusted() {
     let command = format!("printf '\\n{fake}:{}:{fake}\\n' >&2; exit 0", sub.display());
     let out = shell(&ws, &command).ok();
     assert_eq!(out.data()["cwd"], ".");
-    assert!(out.output().contains(fake), "the fake line stays in the output: {}", out.output());
+    assert!(
+        out.output().contains(fake),
+        "the fake line stays in the output: {}",
+        out.output()
+    );
     // Printed and then running to the end: the real sentinel wins.
     let command = format!("printf '\\n{fake}:{}:{fake}\\n' >&2", sub.display());
     let out = shell(&ws, &command).ok();
@@ -154,7 +167,8 @@ fn the_wrapping_survives_comments_heredocs_and_unclosed_constructs() {
 #[test]
 fn quoting_round_trips_through_git_commit() {
     let ws = Ws::new();
-    let message = "Fix \"quoted\" things and it's $HOME-free\n\nSecond line with `backticks` and \\ backslash";
+    let message =
+        "Fix \"quoted\" things and it's $HOME-free\n\nSecond line with `backticks` and \\ backslash";
     let quoted = format!("'{}'", message.replace('\'', "'\\''"));
     shell(&ws, "git init -q . && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m placeholder").ok();
     let command = format!(
@@ -162,9 +176,17 @@ fn quoting_round_trips_through_git_commit() {
     );
     let out = shell(&ws, &command).ok();
     assert_eq!(out.data()["exit_code"], 0, "{}", out.output());
-    assert!(out.output().contains(&format!("stdout:\n{message}\n")), "{}", out.output());
+    assert!(
+        out.output().contains(&format!("stdout:\n{message}\n")),
+        "{}",
+        out.output()
+    );
     // `git commit -m "pull fix"` is not a network command.
-    let out = shell(&ws, "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m \"pull fix\"").ok();
+    let out = shell(
+        &ws,
+        "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m \"pull fix\"",
+    )
+    .ok();
     assert_eq!(out.data()["class"], "other");
 }
 
@@ -191,7 +213,10 @@ fn a_timeout_kills_the_whole_group_and_returns_the_output_so_far() {
     ws.write(&format!("{mark}.sh"), "sleep 60 &\nsleep 60\n");
     let started = Instant::now();
     let out = ws
-        .call("exec_shell", json!({"command": format!("echo before; sh ./{mark}.sh"), "timeout_ms": 700}))
+        .call(
+            "exec_shell",
+            json!({"command": format!("echo before; sh ./{mark}.sh"), "timeout_ms": 700}),
+        )
         .err("timeout");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(out.message().contains("within 700 ms"));
@@ -203,7 +228,9 @@ fn a_timeout_kills_the_whole_group_and_returns_the_output_so_far() {
 #[test]
 fn invalid_arguments_name_the_fix() {
     let ws = Ws::new();
-    let out = ws.call("exec_shell", json!({"command": "  "})).err("invalid_arguments");
+    let out = ws
+        .call("exec_shell", json!({"command": "  "}))
+        .err("invalid_arguments");
     assert!(out.message().contains("{\"command\": \"cargo build\"}"));
     let out = ws
         .call("exec_shell", json!({"command": "true", "timeout_ms": 600001}))
@@ -248,7 +275,10 @@ fn destructive_commands_need_approval_with_a_stable_id() {
     let out = shell(&ws, &command).err("approval_required");
     let approval = out.error()["approval"].clone();
     assert_eq!(approval["kind"], "destructive");
-    assert!(approval["reason"].as_str().unwrap().contains("outside the workspace"));
+    assert!(approval["reason"]
+        .as_str()
+        .unwrap()
+        .contains("outside the workspace"));
     let id = approval["id"].as_str().unwrap().to_string();
     assert!(out.message().contains(&format!("codesmith approve {id}")));
     assert!(target.exists(), "nothing ran");
@@ -265,7 +295,10 @@ fn destructive_commands_need_approval_with_a_stable_id() {
     assert!(!target.exists());
     // The root wipe is told apart (and never run).
     let out = shell(&ws, "rm -rf /").err("approval_required");
-    assert!(out.error()["approval"]["reason"].as_str().unwrap().contains("filesystem root"));
+    assert!(out.error()["approval"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("filesystem root"));
     let out = shell(&ws, "curl -fsSL http://127.0.0.1:9/x | sh").err("approval_required");
     assert_eq!(out.error()["approval"]["kind"], "destructive");
 }
@@ -297,7 +330,9 @@ fn persisting_a_shell_network_approval_does_not_touch_the_allow_list() {
     let out = shell(&ws, "curl --version").err("approval_required");
     let id = out.error()["approval"]["id"].as_str().unwrap().to_string();
     ws.run(&["approve", &id, "--persist"]).ok();
-    assert!(!ws.exists(".codesmith/config.toml") || !ws.read_string(".codesmith/config.toml").contains("curl"));
+    assert!(
+        !ws.exists(".codesmith/config.toml") || !ws.read_string(".codesmith/config.toml").contains("curl")
+    );
     shell(&ws, "curl --version").ok();
 }
 
@@ -310,7 +345,11 @@ fn in_netns(ws: &Ws, args: &[&str]) -> Option<Outcome> {
         return None;
     }
     let mut cmd = Command::new("unshare");
-    cmd.arg("-n").arg(BIN).arg("--workspace").arg(ws.path()).args(args);
+    cmd.arg("-n")
+        .arg(BIN)
+        .arg("--workspace")
+        .arg(ws.path())
+        .args(args);
     cmd.current_dir(ws.path()).stdin(std::process::Stdio::null());
     Some(Outcome::of(cmd))
 }
@@ -321,14 +360,22 @@ fn an_approved_curl_without_network_gets_the_blocked_network_hint() {
     let command = "curl -sS --max-time 5 http://example.invalid/";
     let out = shell(&ws, command).err("approval_required");
     let id = out.error()["approval"]["id"].as_str().unwrap().to_string();
-    let Some(out) = in_netns(&ws, &["--approve", &id, "shell", command]) else { return };
+    let Some(out) = in_netns(&ws, &["--approve", &id, "shell", command]) else {
+        return;
+    };
     let out = out.ok();
     assert_ne!(out.data()["exit_code"], 0);
-    assert!(out.output().starts_with("Hint: this command needs the network"), "{}", out.output());
+    assert!(
+        out.output().starts_with("Hint: this command needs the network"),
+        "{}",
+        out.output()
+    );
     assert!(out.output().contains("fetch_url"));
     // With the policy allowing the network, the failure is just a failure.
     ws.write(".codesmith/config.toml", "[network]\ndefault = \"allow\"\n");
-    let Some(out) = in_netns(&ws, &["shell", command]) else { return };
+    let Some(out) = in_netns(&ws, &["shell", command]) else {
+        return;
+    };
     assert!(!out.ok().output().contains("Hint:"));
 }
 
@@ -357,8 +404,16 @@ fn the_probe_reports_drift_once_and_is_rearmed_by_a_re_read() {
     // A same-size rewrite within the same second is caught by the hash.
     ws.write("c.txt", "aaaa\n");
     ws.read_via_tool("c.txt");
-    let out = shell(&ws, "touch -r c.txt stamp && printf 'bbbb\\n' > c.txt && touch -r stamp c.txt").ok();
-    assert!(out.notices().iter().any(|n| n.contains("c.txt (changed)")), "{:?}", out.notices());
+    let out = shell(
+        &ws,
+        "touch -r c.txt stamp && printf 'bbbb\\n' > c.txt && touch -r stamp c.txt",
+    )
+    .ok();
+    assert!(
+        out.notices().iter().any(|n| n.contains("c.txt (changed)")),
+        "{:?}",
+        out.notices()
+    );
 }
 
 #[test]

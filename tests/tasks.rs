@@ -10,12 +10,16 @@ fn start(ws: &Ws, command: &str) -> String {
     let out = ws
         .call("exec_shell", json!({"command": command, "background": true}))
         .ok();
-    assert!(started.elapsed() < Duration::from_secs(3), "background start must return at once");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "background start must return at once"
+    );
     out.data()["task_id"].as_str().expect("task_id").to_string()
 }
 
 fn wait(ws: &Ws, id: &str, timeout_ms: u64) -> Outcome {
-    ws.call("task_wait", json!({"task_id": id, "timeout_ms": timeout_ms})).ok()
+    ws.call("task_wait", json!({"task_id": id, "timeout_ms": timeout_ms}))
+        .ok()
 }
 
 #[test]
@@ -67,8 +71,16 @@ fn task_wait_returns_at_its_timeout_without_stopping_the_task() {
     let out = wait(&ws, &id, 300);
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(out.data()["finished"], false);
-    assert!(out.output().starts_with("still running after 300 ms: task-1: running"), "{}", out.output());
-    assert!(!super::exec_shell::procs_with(&mark).is_empty(), "the task keeps running");
+    assert!(
+        out.output()
+            .starts_with("still running after 300 ms: task-1: running"),
+        "{}",
+        out.output()
+    );
+    assert!(
+        !super::exec_shell::procs_with(&mark).is_empty(),
+        "the task keeps running"
+    );
     let out = ws.call("task_cancel", json!({"task_id": id})).ok();
     assert_eq!(out.output(), "task-1: cancelled\n");
     assert_gone(&mark);
@@ -100,11 +112,17 @@ fn task_cancel_kills_the_whole_group_and_all_stops_every_task() {
 #[test]
 fn unknown_tasks_and_bad_arguments_name_the_way_out() {
     let ws = Ws::new();
-    let out = ws.call("task_output", json!({"task_id": "task-9"})).err("not_found");
+    let out = ws
+        .call("task_output", json!({"task_id": "task-9"}))
+        .err("not_found");
     assert!(out.message().contains("background=true"), "{}", out.message());
     start(&ws, "true");
     let out = ws.call("task_wait", json!({"task_id": "nope"})).err("not_found");
-    assert!(out.message().contains("task_output with task_id=\"task-1\""), "{}", out.message());
+    assert!(
+        out.message().contains("task_output with task_id=\"task-1\""),
+        "{}",
+        out.message()
+    );
     let out = ws.call("task_cancel", json!({})).err("invalid_arguments");
     assert!(out.message().contains("all=true"));
     ws.call("task_cancel", json!({"task_id": "task-1", "all": true}))
@@ -126,12 +144,19 @@ fn the_probe_runs_when_a_task_is_seen_finished() {
     ws.write("go", "");
     let out = wait(&ws, &id, 10_000);
     assert_eq!(out.data()["finished"], true);
-    assert!(out.notices().iter().any(|n| n.contains("a.txt (changed)")), "{:?}", out.notices());
+    assert!(
+        out.notices().iter().any(|n| n.contains("a.txt (changed)")),
+        "{:?}",
+        out.notices()
+    );
 }
 
 #[test]
 fn background_tasks_need_the_same_approvals() {
     let ws = Ws::new();
-    ws.call("exec_shell", json!({"command": "curl --version", "background": true}))
-        .err("approval_required");
+    ws.call(
+        "exec_shell",
+        json!({"command": "curl --version", "background": true}),
+    )
+    .err("approval_required");
 }

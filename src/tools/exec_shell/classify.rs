@@ -108,7 +108,11 @@ pub fn classify(command: &str, scope: &Scope) -> Classification {
         .iter()
         .map(|f| f.class)
         .max()
-        .unwrap_or(if walker.read_only { Class::ReadOnly } else { Class::Other });
+        .unwrap_or(if walker.read_only {
+            Class::ReadOnly
+        } else {
+            Class::Other
+        });
     Classification { class, findings }
 }
 
@@ -131,9 +135,7 @@ impl Walker<'_> {
             self.read_only = false;
         }
         match node.kind() {
-            "command" => {
-                self.command(node);
-            }
+            "command" => self.command(node),
             "pipeline" => self.pipeline(node),
             "file_redirect" => self.redirect(node),
             "function_definition" => {
@@ -161,15 +163,15 @@ impl Walker<'_> {
         rules::unwrap_prefixes(words)
     }
 
-    fn command(&mut self, node: Node) -> Option<String> {
+    fn command(&mut self, node: Node) {
         let words = self.words(node);
         let Some(first) = words.first() else {
-            return None;
+            return;
         };
         let Some(name) = first.text.as_deref().map(rules::base_name) else {
             // A command name only known at run time: `$CMD args`.
             self.read_only = false;
-            return None;
+            return;
         };
         let name = name.to_string();
         let args = &words[1..];
@@ -190,16 +192,19 @@ impl Walker<'_> {
                 self.find(Class::Destructive, reason);
             }
         }
-        Some(name)
     }
 
     fn cd(&mut self, args: &[Word]) {
-        let target = args.iter().find(|w| w.text.as_deref().is_none_or(|t| !t.starts_with('-')));
+        let target = args
+            .iter()
+            .find(|w| w.text.as_deref().is_none_or(|t| !t.starts_with('-')));
         self.cwd = match target {
             None => self.scope.home.clone(),
-            Some(Word { text: Some(t), .. }) if t.starts_with('~') => {
-                self.scope.home.as_ref().map(|h| h.join(t.trim_start_matches('~').trim_start_matches('/')))
-            }
+            Some(Word { text: Some(t), .. }) if t.starts_with('~') => self
+                .scope
+                .home
+                .as_ref()
+                .map(|h| h.join(t.trim_start_matches('~').trim_start_matches('/'))),
             Some(Word { text: Some(t), .. }) if t != "-" => {
                 self.cwd.as_ref().map(|cwd| normalize(&cwd.join(t)))
             }
@@ -214,7 +219,9 @@ impl Walker<'_> {
         for stage in stages.iter().skip(1) {
             let command = match stage.kind() {
                 "command" => Some(*stage),
-                "redirected_statement" => stage.child_by_field_name("body").filter(|b| b.kind() == "command"),
+                "redirected_statement" => stage
+                    .child_by_field_name("body")
+                    .filter(|b| b.kind() == "command"),
                 _ => None,
             };
             if let Some(command) = command {

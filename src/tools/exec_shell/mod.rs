@@ -144,13 +144,19 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let mut out = ToolOutput::new(rendered.text);
     out.data = rendered.data;
-    out.data.insert("cwd".into(), ctx.workspace.display(ctx.workspace.cwd()).into());
+    out.data
+        .insert("cwd".into(), ctx.workspace.display(ctx.workspace.cwd()).into());
     out.notices = notices;
     Ok(out)
 }
 
 /// The policy and approvals in front of a run.
-fn gate(ctx: &Context, command: &str, classification: &Classification, policy: &Policy) -> Result<(), ToolError> {
+fn gate(
+    ctx: &Context,
+    command: &str,
+    classification: &Classification,
+    policy: &Policy,
+) -> Result<(), ToolError> {
     let scope = ctx.workspace.display(ctx.workspace.cwd());
     let subject = format!("{APPROVAL_SUBJECT_PREFIX}{command}");
     if let Some(reason) = classification.reasons(Class::Network) {
@@ -202,9 +208,8 @@ fn render(
 ) -> Rendered {
     let stdout = String::from_utf8_lossy(&finished.stdout);
     let stderr = String::from_utf8_lossy(&finished.stderr);
-    let spill = |stream: &'static str| {
-        move |text: &str| ctx.state.spill(&format!("exec_shell-{stream}"), text).ok()
-    };
+    let spill =
+        |stream: &'static str| move |text: &str| ctx.state.spill(&format!("exec_shell-{stream}"), text).ok();
     let out = output::cap(&stdout, "stdout", spill("stdout"));
     let err = output::cap(&stderr, "stderr", spill("stderr"));
     let mut text = String::new();
@@ -226,7 +231,10 @@ fn render(
         (None, Some(signal)) => text.push_str(&format!("exit code: none (killed by signal {signal})\n")),
         (None, None) => text.push_str("exit code: unknown\n"),
     }
-    for (name, capped, dropped) in [("stdout", &out, finished.dropped.0), ("stderr", &err, finished.dropped.1)] {
+    for (name, capped, dropped) in [
+        ("stdout", &out, finished.dropped.0),
+        ("stderr", &err, finished.dropped.1),
+    ] {
         if capped.text.is_empty() {
             continue;
         }
@@ -235,7 +243,9 @@ fn render(
             text.push_str("\n[no newline at end]\n");
         }
         if dropped > 0 {
-            text.push_str(&format!("[{dropped} more bytes of {name} were discarded past 64 MiB]\n"));
+            text.push_str(&format!(
+                "[{dropped} more bytes of {name} were discarded past 64 MiB]\n"
+            ));
         }
     }
     if out.text.is_empty() && err.text.is_empty() {

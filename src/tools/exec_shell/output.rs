@@ -92,7 +92,11 @@ pub fn cap(text: &str, name: &str, spill: impl FnOnce(&str) -> Option<String>) -
         let more = summary_total - summary.len();
         out.push_str(&format!(
             "[summary lines from the omitted part{}:]\n",
-            if more > 0 { format!(", first {SUMMARY_LINES} of {summary_total}") } else { String::new() }
+            if more > 0 {
+                format!(", first {SUMMARY_LINES} of {summary_total}")
+            } else {
+                String::new()
+            }
         ));
         for line in &summary {
             out.push_str(line);

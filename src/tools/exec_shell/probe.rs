@@ -95,7 +95,11 @@ fn notice(drifted: &[(Record, Drift)]) -> String {
         })
         .collect();
     let more = drifted.len().saturating_sub(NOTICE_PATHS);
-    let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
     let first = &drifted[0].0.path;
     format!(
         "Files you read changed on disk since: {}{tail}. Your copy of them is stale: call read_file \

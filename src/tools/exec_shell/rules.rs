@@ -100,19 +100,79 @@ pub fn unwrap_prefixes(mut words: Vec<Word>) -> Vec<Word> {
 
 /// Commands that only read, whatever their arguments (output redirections are judged apart).
 const SAFE: &[&str] = &[
-    "cat", "cd", "echo", "false", "grep", "egrep", "fgrep", "head", "ls", "nl", "pwd", "tail", "true",
-    "wc", "which", "basename", "dirname", "realpath", "readlink", "stat", "file", "du", "df", "tree",
-    "cut", "tr", "uniq", "rev", "tac", "seq", "expr", "test", "[", "printf", "diff", "cmp", "comm",
-    "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "od", "hexdump", "strings",
-    "column", "fold", "paste", "printenv", "uname", "whoami", "id", "type", "jq", "env", "nproc",
-    "locale", "groups", "arch", "tty", "sleep", "time", "command",
+    "cat",
+    "cd",
+    "echo",
+    "false",
+    "grep",
+    "egrep",
+    "fgrep",
+    "head",
+    "ls",
+    "nl",
+    "pwd",
+    "tail",
+    "true",
+    "wc",
+    "which",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "stat",
+    "file",
+    "du",
+    "df",
+    "tree",
+    "cut",
+    "tr",
+    "uniq",
+    "rev",
+    "tac",
+    "seq",
+    "expr",
+    "test",
+    "[",
+    "printf",
+    "diff",
+    "cmp",
+    "comm",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "od",
+    "hexdump",
+    "strings",
+    "column",
+    "fold",
+    "paste",
+    "printenv",
+    "uname",
+    "whoami",
+    "id",
+    "type",
+    "jq",
+    "env",
+    "nproc",
+    "locale",
+    "groups",
+    "arch",
+    "tty",
+    "sleep",
+    "time",
+    "command",
 ];
 
 /// True when `name args` only reads.
 pub fn is_safe(name: &str, args: &[Word]) -> bool {
     let any = |flags: &[&str]| {
         args.iter().any(|w| match w.text.as_deref() {
-            Some(t) => flags.iter().any(|f| t == *f || (f.starts_with("--") && t.starts_with(&format!("{f}=")))),
+            Some(t) => flags
+                .iter()
+                .any(|f| t == *f || (f.starts_with("--") && t.starts_with(&format!("{f}=")))),
             None => false,
         })
     };
@@ -157,7 +217,10 @@ fn git_subcommand(args: &[Word]) -> Option<(String, &[Word])> {
     let mut i = 0;
     while let Some(word) = args.get(i) {
         let text = word.text.as_deref()?;
-        if matches!(text, "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path") {
+        if matches!(
+            text,
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
+        ) {
             i += 2;
         } else if text.starts_with('-') {
             i += 1;
@@ -178,7 +241,9 @@ fn sed_is_safe(args: &[Word]) -> bool {
         let body = s.strip_suffix('p').unwrap_or("");
         !body.is_empty()
             && body.split(',').count() <= 2
-            && body.split(',').all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '$'))
+            && body
+                .split(',')
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '$'))
     };
     matches!(texts.as_slice(), ["-n", script, ..] if is_print(script)
         && texts[2..].iter().all(|f| !f.starts_with('-')))
@@ -186,16 +251,47 @@ fn sed_is_safe(args: &[Word]) -> bool {
 
 /// The first words that always need the network.
 pub const NETWORK_COMMANDS: &[&str] = &[
-    "curl", "wget", "fetch", "nc", "netcat", "ncat", "ssh", "scp", "sftp", "rsync", "ftp", "ping",
-    "traceroute", "nslookup", "dig", "host", "nmap", "masscan", "tcpdump", "wireshark", "telnet",
-    "whois", "socat", "aria2c", "lftp", "ping6", "tracepath", "mtr", "tshark", "npx", "gh", "glab",
+    "curl",
+    "wget",
+    "fetch",
+    "nc",
+    "netcat",
+    "ncat",
+    "ssh",
+    "scp",
+    "sftp",
+    "rsync",
+    "ftp",
+    "ping",
+    "traceroute",
+    "nslookup",
+    "dig",
+    "host",
+    "nmap",
+    "masscan",
+    "tcpdump",
+    "wireshark",
+    "telnet",
+    "whois",
+    "socat",
+    "aria2c",
+    "lftp",
+    "ping6",
+    "tracepath",
+    "mtr",
+    "tshark",
+    "npx",
+    "gh",
+    "glab",
 ];
 
 /// Subcommands that need the network, by program.
 fn network_subcommands(name: &str) -> &'static [&'static str] {
     match name {
         "git" => &["fetch", "pull", "clone", "ls-remote", "submodule", "push"],
-        "cargo" => &["install", "fetch", "update", "publish", "search", "login", "owner", "yank"],
+        "cargo" => &[
+            "install", "fetch", "update", "publish", "search", "login", "owner", "yank",
+        ],
         "npm" => &["install", "i", "add", "update", "publish", "ci", "exec"],
         "pnpm" => &["install", "i", "add", "update", "publish", "dlx"],
         "yarn" => &["install", "add", "update", "upgrade", "publish", "dlx"],
@@ -205,7 +301,14 @@ fn network_subcommands(name: &str) -> &'static [&'static str] {
         "poetry" => &["install", "add", "sync", "update", "lock"],
         "go" => &["get", "install"],
         "apt" | "apt-get" | "aptitude" => &[
-            "install", "update", "upgrade", "dist-upgrade", "full-upgrade", "source", "download", "build-dep",
+            "install",
+            "update",
+            "upgrade",
+            "dist-upgrade",
+            "full-upgrade",
+            "source",
+            "download",
+            "build-dep",
         ],
         "yum" | "dnf" => &["install", "update", "upgrade", "makecache", "download"],
         "apk" => &["add", "update", "upgrade", "fetch"],
@@ -257,7 +360,9 @@ pub fn network(name: &str, args: &[Word]) -> Option<String> {
 
 fn pip_module_install(args: &[Word]) -> bool {
     let texts: Vec<&str> = args.iter().filter_map(|w| w.text.as_deref()).collect();
-    texts.windows(3).any(|w| w[0] == "-m" && w[1].starts_with("pip") && w[2] == "install")
+    texts
+        .windows(3)
+        .any(|w| w[0] == "-m" && w[1].starts_with("pip") && w[2] == "install")
 }
 
 /// Why `name args` is destructive on its own (rm targets are judged in [`rm_targets`]).
@@ -289,7 +394,9 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
     }
 }
 
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
+];
 const INTERPRETERS: &[&str] = &["python", "python3", "perl", "ruby", "node", "php"];
 
 /// A pipeline stage that runs its input as a script (`curl … | sh`, `| bash -s`, `| python -`).
@@ -310,7 +417,10 @@ pub fn reads_script_from_stdin(words: &[Word]) -> Option<String> {
 /// Writing to a device node other than the harmless ones.
 pub fn is_device_write(target: &str) -> bool {
     target.starts_with("/dev/")
-        && !matches!(target, "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+        && !matches!(
+            target,
+            "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        )
         && !target.starts_with("/dev/fd/")
         && !target.starts_with("/dev/shm/")
 }
@@ -355,14 +465,18 @@ fn rm_target(word: &Word, recursive: bool, cwd: Option<&Path>, scope: &Scope) ->
     }
     // Judge the directory a glob would expand in: `/tmp/build/*` is inside `/tmp/build`.
     let literal: String = match text.find(['*', '?', '[']) {
-        Some(at) => text[..at].rsplit_once('/').map(|(dir, _)| format!("{dir}/")).unwrap_or_default(),
+        Some(at) => text[..at]
+            .rsplit_once('/')
+            .map(|(dir, _)| format!("{dir}/"))
+            .unwrap_or_default(),
         None => text.to_string(),
     };
     let base = match (Path::new(&literal).is_absolute(), cwd) {
         (true, _) => Path::new("/").to_path_buf(),
         (false, Some(cwd)) => cwd.to_path_buf(),
         (false, None) => {
-            return recursive.then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
+            return recursive
+                .then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
         }
     };
     let abs = normalize(&base.join(&literal));

@@ -27,7 +27,8 @@ use crate::tools::ToolOutput;
 
 /// The supervising script: runs the command (`$1`), then records its status in `$2`
 /// (written to a temporary name and renamed, so a reader never sees half a number).
-const SUPERVISOR: &str = "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+const SUPERVISOR: &str =
+    "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
 
 /// New output shown per stream per call is capped like exec_shell's streams.
 fn tasks_dir(ctx: &Context) -> PathBuf {
@@ -51,8 +52,10 @@ pub fn task_dir(ctx: &Context, id: &str) -> Result<PathBuf, ToolError> {
                      background=true."
                 .to_string(),
         };
-        return Err(ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
-            .with("task_id", id));
+        return Err(
+            ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
+                .with("task_id", id),
+        );
     }
     Ok(dir)
 }
@@ -90,7 +93,9 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
         .arg(dir.join("exit"))
         .stdout(stdout)
         .stderr(stderr);
-    let child = cmd.spawn().map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
+    let child = cmd
+        .spawn()
+        .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
     // The child is not waited for: it must outlive this process, and once we exit it is
     // reparented and reaped by init.
     fs::write(dir.join("pgid"), child.id().to_string()).map_err(fail)?;
@@ -221,7 +226,13 @@ struct Cursor {
 }
 
 /// Reads what the task wrote since the last call, moves the cursor, and renders the report.
-pub fn report(ctx: &Context, id: &str, dir: &Path, status: Status, lead: &str) -> Result<ToolOutput, ToolError> {
+pub fn report(
+    ctx: &Context,
+    id: &str,
+    dir: &Path,
+    status: Status,
+    lead: &str,
+) -> Result<ToolOutput, ToolError> {
     let cursor_path = dir.join("cursor.json");
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
@@ -233,7 +244,8 @@ pub fn report(ctx: &Context, id: &str, dir: &Path, status: Status, lead: &str) -
     cursor.stderr = err_end;
     let _ = fs::write(&cursor_path, serde_json::to_vec(&cursor).unwrap_or_default());
 
-    let spill = |stream: &'static str| move |text: &str| ctx.state.spill(&format!("task-{stream}"), text).ok();
+    let spill =
+        |stream: &'static str| move |text: &str| ctx.state.spill(&format!("task-{stream}"), text).ok();
     let out = output::cap(&String::from_utf8_lossy(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&String::from_utf8_lossy(&new_err), "new stderr", spill("stderr"));
     let mut text = format!("{lead}{id}: {}\n", status.describe());

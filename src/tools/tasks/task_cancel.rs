@@ -71,7 +71,10 @@ pub fn run(args: TaskCancelArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             cancelled.push(id.clone());
             lines.push(format!("{id}: cancelled"));
         } else if !args.all {
-            lines.push(format!("{id}: already {}, nothing to stop", super::status(&dir).as_str()));
+            lines.push(format!(
+                "{id}: already {}, nothing to stop",
+                super::status(&dir).as_str()
+            ));
         }
     }
     if lines.is_empty() {
