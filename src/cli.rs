@@ -67,18 +67,20 @@ fn command_for(invoked: Option<&str>, schema: Option<&Value>) -> Command {
     }
 }
 
+/// The global options that take a value (the peeks below skip it).
+const GLOBALS_WITH_VALUE: [&str; 4] = ["--workspace", "--session", "--format", "--approve"];
+
 /// The first argument past the global options: the subcommand clap will see. `None` when an
 /// option other than the globals comes first (`--help`, `--version`, a typo), which the full
 /// tree handles.
 fn invoked_name(argv: &[OsString]) -> Option<&str> {
-    const WITH_VALUE: [&str; 4] = ["--workspace", "--session", "--format", "--approve"];
     let mut args = argv.iter().skip(1);
     while let Some(arg) = args.next() {
         let arg = arg.to_str()?;
-        if WITH_VALUE.contains(&arg) {
+        if GLOBALS_WITH_VALUE.contains(&arg) {
             args.next();
         } else if arg == "--yolo"
-            || WITH_VALUE
+            || GLOBALS_WITH_VALUE
                 .iter()
                 .any(|flag| arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
         {
@@ -90,6 +92,24 @@ fn invoked_name(argv: &[OsString]) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether `--format text` is among the global options, so that a command line clap refuses
+/// is still answered in the format asked for.
+fn asks_for_text(argv: &[OsString]) -> bool {
+    let mut args = argv.iter().skip(1).map(|a| a.to_str().unwrap_or_default());
+    while let Some(arg) = args.next() {
+        match arg {
+            "--format" => return args.next() == Some("text"),
+            "--format=text" => return true,
+            _ if GLOBALS_WITH_VALUE.contains(&arg) => {
+                args.next();
+            }
+            _ if !arg.starts_with('-') => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn base_command() -> Command {
@@ -296,6 +316,7 @@ fn flag_kind(prop: &Value) -> FlagKind {
 /// Parses the command line.
 pub fn parse(argv: Vec<OsString>) -> Invocation {
     let invoked = invoked_name(&argv).map(String::from);
+    let text_format = asks_for_text(&argv);
     let schema = invoked
         .as_deref()
         .and_then(tools::find)
@@ -313,6 +334,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
                 _ => Invocation::Usage {
                     global: Global {
                         session: "default".into(),
+                        text_format,
                         ..Global::default()
                     },
                     tool: usage_tool_name(invoked.as_deref()),

@@ -268,6 +268,11 @@ fn format_text_prints_only_the_output() {
         .starts_with("`missing.txt` does not exist."));
     let raw = ws.raw(&["--format", "text", "nope"]);
     assert_eq!(raw.status.code(), Some(2));
+    let raw = ws.raw(&["--format", "text", "read", "a.txt", "--bogus"]);
+    assert_eq!(raw.status.code(), Some(2));
+    assert!(String::from_utf8(raw.stdout)
+        .unwrap()
+        .starts_with("unexpected argument '--bogus' found."));
 }
 
 #[test]

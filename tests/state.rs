@@ -118,3 +118,16 @@ fn a_torn_or_foreign_session_file_does_not_break_a_call() {
     );
     ws.run(&["read", "a.txt"]).ok();
 }
+
+#[test]
+fn a_read_that_cannot_be_recorded_still_shows_the_page_with_a_notice() {
+    let ws = Ws::new();
+    ws.write("a.txt", "content\n");
+    // .codesmith/ cannot be created: a plain file holds its name.
+    ws.write(".codesmith", "not a directory");
+    let out = ws.run(&["read", "a.txt"]).ok();
+    assert_eq!(out.output(), "     1│ content");
+    let notices = out.notices();
+    assert!(notices[0].contains("could not be recorded"), "{notices:?}");
+    assert!(notices[0].contains("as not read"));
+}

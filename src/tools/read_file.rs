@@ -109,7 +109,15 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         }
         fingerprint
     };
-    freshness::record(&ctx.state, &path, fingerprint)?;
+    // The page is what was asked for; failing to note the read (a read-only checkout, a full
+    // disk) must not hide it. The edit tools will then ask for a read again, which is safe.
+    if let Err(err) = freshness::record(&ctx.state, &path, fingerprint) {
+        notices.push(format!(
+            "This read could not be recorded ({}), so edit_file and apply_patch will treat `{}` \
+             as not read.",
+            err.message, path.display
+        ));
+    }
     let mut out = page.finish(&args.path);
     out.notices.extend(notices);
     Ok(out.with("path", path.display))
