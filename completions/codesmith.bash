@@ -16,6 +16,9 @@ _codesmith() {
             ",$1")
                 cmd="codesmith"
                 ;;
+            codesmith,apply_patch)
+                cmd="codesmith__subcmd__patch"
+                ;;
             codesmith,approve)
                 cmd="codesmith__subcmd__approve"
                 ;;
@@ -33,6 +36,9 @@ _codesmith() {
                 ;;
             codesmith,ls)
                 cmd="codesmith__subcmd__ls"
+                ;;
+            codesmith,patch)
+                cmd="codesmith__subcmd__patch"
                 ;;
             codesmith,read)
                 cmd="codesmith__subcmd__read"
@@ -70,6 +76,9 @@ _codesmith() {
             codesmith__subcmd__help,ls)
                 cmd="codesmith__subcmd__help__subcmd__ls"
                 ;;
+            codesmith__subcmd__help,patch)
+                cmd="codesmith__subcmd__help__subcmd__patch"
+                ;;
             codesmith__subcmd__help,read)
                 cmd="codesmith__subcmd__help__subcmd__read"
                 ;;
@@ -98,7 +107,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file ls list_dir shell exec_shell task_output task_wait task_cancel call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,7 +169,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read ls shell task_output task_wait task_cancel call tools trust approve help"
+            opts="read patch ls shell task_output task_wait task_cancel call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,6 +225,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__patch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -343,6 +366,32 @@ _codesmith() {
                     return 0
                     ;;
                 --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__patch)
+            opts="-h --json --patch --dry-run --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --patch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,5 +1,7 @@
 mod harness;
 
+mod apply_patch;
+mod apply_patch_conformance;
 mod envelope;
 mod exec_shell;
 mod generated;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::error::ToolError;
 
+pub mod apply_patch;
 pub mod exec_shell;
 pub mod list_dir;
 pub mod read_file;
@@ -86,6 +87,7 @@ pub struct ToolSpec {
 /// Every registered tool, in catalog order.
 pub const REGISTRY: &[ToolSpec] = &[
     read_file::SPEC,
+    apply_patch::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
     tasks::task_output::SPEC,

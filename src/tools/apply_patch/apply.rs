@@ -1,0 +1,490 @@
+//! Applying one file's hunks to its text, keeping every byte the patch does not change.
+//!
+//! The file is split into lines that keep their own endings. Context lines are copied from
+//! the file (so a fuzzy match never rewrites them), removed lines are dropped, and added lines
+//! take the file's dominant line ending — or, when the patch spells endings out (a `git diff`
+//! of a CRLF file carries the `\r`), the patch's. Whether the file ends with a newline changes
+//! only where a hunk at the end of the file says so with `\ No newline at end of file`.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use super::locate::{self, best_effort, find_line, Fuzz, Located, Search, MAX_WINDOW};
+use super::model::{FilePatch, Hunk, Tag};
+use super::unified::clip;
+use crate::error::{ErrorCode, ToolError};
+
+/// A file's text as lines.
+pub struct FileText<'a> {
+    /// Each line without its ending.
+    pub contents: Vec<&'a str>,
+    /// Each line's ending: `"\n"`, `"\r\n"` or `""` (only the last line).
+    pub endings: Vec<&'a str>,
+    /// The ending most lines use; what added lines get.
+    pub ending: &'static str,
+    pub final_newline: bool,
+}
+
+impl<'a> FileText<'a> {
+    pub fn new(text: &'a str) -> FileText<'a> {
+        let mut contents = Vec::with_capacity(text.len() / 32 + 1);
+        let mut endings = Vec::with_capacity(text.len() / 32 + 1);
+        let (mut crlf, mut lf) = (0usize, 0usize);
+        let mut start = 0;
+        for pos in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            let line = &text[start..pos];
+            if let Some(content) = line.strip_suffix('\r') {
+                contents.push(content);
+                endings.push(&text[pos - 1..=pos]);
+                crlf += 1;
+            } else {
+                contents.push(line);
+                endings.push(&text[pos..=pos]);
+                lf += 1;
+            }
+            start = pos + 1;
+        }
+        if start < text.len() {
+            contents.push(&text[start..]);
+            endings.push("");
+        }
+        FileText {
+            contents,
+            endings,
+            ending: if crlf > lf { "\r\n" } else { "\n" },
+            final_newline: text.is_empty() || text.ends_with('\n'),
+        }
+    }
+}
+
+/// What applying one file's hunks produced.
+pub struct Applied {
+    pub text: String,
+    pub hunks: Vec<HunkResult>,
+    /// The unified diff of the change (hunk bodies only; the caller adds the file header).
+    pub diff: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct HunkResult {
+    /// 1-based line the hunk was applied at in the old file.
+    pub line: usize,
+    /// How far that is from where the header said (0 for `*** Begin Patch` chunks).
+    pub offset: isize,
+    pub fuzz: Fuzz,
+}
+
+/// Who the hunks belong to, for messages.
+pub struct Target<'p> {
+    pub display: &'p str,
+    pub patch: &'p FilePatch,
+}
+
+struct OutLine<'a> {
+    text: Cow<'a, str>,
+    ending: &'a str,
+}
+
+/// Applies `target.patch`'s hunks to `text`.
+pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
+    let file = FileText::new(text);
+    let patch = target.patch;
+    let n = file.contents.len();
+    let mut out: Vec<OutLine> = Vec::with_capacity(n + 16);
+    let mut results = Vec::with_capacity(patch.hunks.len());
+    let mut diff = String::new();
+    let mut final_newline = file.final_newline;
+    let mut cursor = 0usize;
+    let mut offset: isize = 0;
+    let mut pattern: Vec<&str> = Vec::new();
+    for (index, hunk) in patch.hunks.iter().enumerate() {
+        pattern.clear();
+        pattern.extend(hunk.old_lines().map(|l| l.text.as_str()));
+        let (at, fuzz) = place(&file, hunk, &pattern, cursor, offset)
+            .map_err(|failure| failure.into_error(&file, target, index, &pattern))?;
+        out.extend((cursor..at).map(|i| OutLine {
+            text: Cow::Borrowed(file.contents[i]),
+            ending: file.endings[i],
+        }));
+        let new_at = out.len();
+        let mut j = at;
+        for line in &hunk.body {
+            match line.tag {
+                Tag::Context => {
+                    out.push(OutLine {
+                        text: Cow::Borrowed(file.contents[j]),
+                        ending: file.endings[j],
+                    });
+                    j += 1;
+                }
+                Tag::Remove => j += 1,
+                Tag::Add => out.push(OutLine {
+                    text: Cow::Borrowed(line.text.as_str()),
+                    ending: added_ending(patch, line.cr, file.ending),
+                }),
+            }
+        }
+        if j == n && hunk.new_no_newline {
+            final_newline = false;
+        } else if j == n && hunk.old_no_newline {
+            final_newline = true;
+        }
+        render_hunk(&mut diff, &file, hunk, at, new_at);
+        if let Some(start) = hunk.old_start {
+            let expected = if pattern.is_empty() {
+                start
+            } else {
+                start.saturating_sub(1)
+            };
+            offset = at as isize - expected as isize;
+        }
+        results.push(HunkResult {
+            line: at + 1,
+            offset: hunk.old_start.map_or(0, |_| offset),
+            fuzz,
+        });
+        cursor = j;
+    }
+    out.extend((cursor..n).map(|i| OutLine {
+        text: Cow::Borrowed(file.contents[i]),
+        ending: file.endings[i],
+    }));
+    let mut text = String::with_capacity(text.len() + text.len() / 8 + 64);
+    let last = out.len().saturating_sub(1);
+    for (i, line) in out.iter().enumerate() {
+        text.push_str(&line.text);
+        if i < last || final_newline {
+            text.push_str(if line.ending.is_empty() {
+                file.ending
+            } else {
+                line.ending
+            });
+        }
+    }
+    Ok(Applied {
+        text,
+        hunks: results,
+        diff,
+    })
+}
+
+fn added_ending(patch: &FilePatch, cr: bool, file_ending: &'static str) -> &'static str {
+    match (patch.explicit_endings, cr) {
+        (true, true) => "\r\n",
+        (true, false) => "\n",
+        (false, _) => file_ending,
+    }
+}
+
+/// Why a hunk could not be placed.
+enum Failure {
+    NotFound { search: Search },
+    Ambiguous { first: usize, second: usize, fuzz: Fuzz },
+    Anchor { anchor: String, from: usize },
+}
+
+/// Where `hunk` goes: its old lines located, or (for a pure addition) its insertion point.
+fn place(
+    file: &FileText,
+    hunk: &Hunk,
+    pattern: &[&str],
+    cursor: usize,
+    offset: isize,
+) -> Result<(usize, Fuzz), Failure> {
+    let n = file.contents.len();
+    let search = match hunk.old_start {
+        Some(start) => {
+            let base = if pattern.is_empty() {
+                start
+            } else {
+                start.saturating_sub(1)
+            };
+            let expected = (base as isize + offset).max(0) as usize;
+            if pattern.is_empty() {
+                return Ok((expected.clamp(cursor.min(n), n), Fuzz::Exact));
+            }
+            Search::Near {
+                expected,
+                min: cursor,
+            }
+        }
+        None => {
+            let mut from = cursor;
+            for (k, anchor) in hunk.anchors.iter().enumerate() {
+                let Some((i, _)) = find_line(&file.contents, anchor, from) else {
+                    return Err(Failure::Anchor {
+                        anchor: anchor.clone(),
+                        from,
+                    });
+                };
+                // The chunk may start at the anchor line itself (models often repeat it as
+                // the first context line), so the last anchor does not move past itself.
+                from = if k + 1 == hunk.anchors.len() { i } else { i + 1 };
+            }
+            if pattern.is_empty() {
+                let at = if hunk.anchors.is_empty() || hunk.at_eof {
+                    n
+                } else {
+                    (from + 1).min(n)
+                };
+                return Ok((at, Fuzz::Exact));
+            }
+            if hunk.at_eof {
+                Search::AtEnd { min: from }
+            } else {
+                Search::Forward {
+                    from,
+                    first: !hunk.anchors.is_empty(),
+                }
+            }
+        }
+    };
+    match locate::locate(&file.contents, pattern, search) {
+        Located::Found { at, fuzz } => Ok((at, fuzz)),
+        Located::Ambiguous { first, second, fuzz } => Err(Failure::Ambiguous { first, second, fuzz }),
+        Located::NotFound => Err(Failure::NotFound { search }),
+    }
+}
+
+impl Failure {
+    fn into_error(self, file: &FileText, target: &Target, index: usize, pattern: &[&str]) -> ToolError {
+        let hunk = &target.patch.hunks[index];
+        let total = target.patch.hunks.len();
+        let display = target.display;
+        let head = format!(
+            "hunk {} of {total} for `{display}` (patch line {}) did not apply, so nothing was written.",
+            index + 1,
+            hunk.line
+        );
+        let read_call = |line: usize| {
+            format!(
+                "read_file with path=\"{display}\" start_line={}",
+                line.saturating_sub(5).max(1)
+            )
+        };
+        let mut message = head;
+        let error = ToolError::new(ErrorCode::PatchFailed, String::new())
+            .with("path", display)
+            .with("hunk", index + 1)
+            .with("hunks", total)
+            .with("patch_line", hunk.line);
+        match self {
+            Failure::Ambiguous { first, second, fuzz } => {
+                let level = if fuzz == Fuzz::Exact {
+                    String::new()
+                } else {
+                    format!(" (at level {})", fuzz.as_str())
+                };
+                let _ = write!(
+                    message,
+                    " Its context matches equally well at line {} and at line {}{level}; applying it at either \
+                     would be a guess.\n{}\nHints: add more context lines so the hunk matches one place only{}. \
+                     To see both places, call {} and {}.",
+                    first + 1,
+                    second + 1,
+                    expected_block(pattern),
+                    if hunk.old_start.is_none() { ", or put an `@@ <a line above the change>` header on the chunk" } else { "" },
+                    read_call(first + 1),
+                    read_call(second + 1)
+                );
+                error
+                    .with("candidates", vec![first + 1, second + 1])
+                    .with_message(message)
+            }
+            Failure::Anchor { anchor, from } => {
+                let _ = write!(
+                    message,
+                    " Its header `@@ {}` names a line that does not occur in the file after line {from}.\n\
+                     Hints: the `@@` line must repeat a line of the file above the change exactly (for example \
+                     the enclosing `fn` or `class` line); chunks must follow the file's order. Call {} to see \
+                     the file.",
+                    clip(&anchor),
+                    read_call(from + 1)
+                );
+                error.with_message(message)
+            }
+            Failure::NotFound { search } => {
+                let n = file.contents.len();
+                let (lo, hi, expected) = match search {
+                    Search::Near { expected, min } => (
+                        expected.saturating_sub(MAX_WINDOW).max(min),
+                        expected + MAX_WINDOW,
+                        expected,
+                    ),
+                    Search::Forward { from, .. } => (from, n, from),
+                    Search::AtEnd { min } => (min, n, n.saturating_sub(pattern.len())),
+                };
+                let (best, score) = best_effort(&file.contents, pattern, lo, hi, expected);
+                let _ = write!(message, "\n{}\n", expected_block(pattern));
+                message.push_str(&nearby(file, pattern, best, score));
+                let mut hints = Vec::new();
+                if score == 0 {
+                    hints.push(
+                        "no line of the hunk's context occurs near that position; check the file path and \
+                         that the patch was made against this version of the file"
+                            .to_string(),
+                    );
+                } else {
+                    hints.push(
+                        "the lines marked `!` differ from the hunk; context and removed lines must match the \
+                         file (whitespace and typographic punctuation are forgiven, other differences are not)"
+                            .to_string(),
+                    );
+                }
+                if already_applied(file, hunk, lo, hi) {
+                    hints.push(
+                        "the hunk's new text is already in the file: this change may already be applied"
+                            .into(),
+                    );
+                }
+                if let Search::Near { .. } = search {
+                    hints.push(format!(
+                        "hunks are searched up to {MAX_WINDOW} lines either way from the line in their `@@` header"
+                    ));
+                }
+                if let Search::AtEnd { .. } = search {
+                    hints.push(
+                        "the chunk is marked `*** End of File`, so it must match the file's last lines"
+                            .into(),
+                    );
+                }
+                if let Search::Forward { .. } = search {
+                    hints.push(
+                        "`*** Begin Patch` chunks are searched from the previous chunk on, in file order"
+                            .into(),
+                    );
+                }
+                let _ = write!(
+                    message,
+                    "Hints: {}. Call {} to see the current text, then regenerate the patch against it.",
+                    hints.join("; "),
+                    read_call(best + 1)
+                );
+                error.with("best_line", best + 1).with_message(message)
+            }
+        }
+    }
+}
+
+trait WithMessage {
+    fn with_message(self, message: String) -> ToolError;
+}
+
+impl WithMessage for ToolError {
+    fn with_message(mut self, message: String) -> ToolError {
+        self.message = message;
+        self
+    }
+}
+
+/// The first four lines the hunk expected to find.
+fn expected_block(pattern: &[&str]) -> String {
+    let mut block = format!(
+        "Expected context (first {} of {} lines):",
+        pattern.len().min(4),
+        pattern.len()
+    );
+    for line in pattern.iter().take(4) {
+        let _ = write!(block, "\n  | {}", clip(line));
+    }
+    block
+}
+
+/// The file's text around the best position, numbered, with differing lines marked.
+fn nearby(file: &FileText, pattern: &[&str], best: usize, score: usize) -> String {
+    let n = file.contents.len();
+    if n == 0 {
+        return "The file is empty.\n".to_string();
+    }
+    let shown = pattern.len().clamp(1, 4);
+    let lo = best.saturating_sub(2);
+    let hi = (best + shown + 2).min(n);
+    let mut text = format!(
+        "Actual text near line {} ({score} of {} hunk lines match there):",
+        best + 1,
+        pattern.len()
+    );
+    let mut differing = Vec::new();
+    for i in lo..hi {
+        let in_hunk = i >= best && i - best < pattern.len();
+        let differs = in_hunk && !Fuzz::Punctuation.same(file.contents[i], pattern[i - best]);
+        if differs {
+            differing.push(format!("{} (hunk line {})", i + 1, i - best + 1));
+        }
+        let mark = if differs { '!' } else { ' ' };
+        let _ = write!(text, "\n{mark}{:>6}│ {}", i + 1, clip(file.contents[i]));
+    }
+    let past = (best..(best + pattern.len()).min(n))
+        .filter(|&i| !Fuzz::Punctuation.same(file.contents[i], pattern[i - best]))
+        .count();
+    if differing.is_empty() && past == 0 && best + pattern.len() > n {
+        text.push_str("\nThe hunk runs past the end of the file.");
+    } else if past > 0 {
+        let _ = write!(
+            text,
+            "\nDiffering lines: {}{}.",
+            differing.join(", "),
+            if past > differing.len() {
+                format!(" and {} more", past - differing.len())
+            } else {
+                String::new()
+            }
+        );
+    }
+    text.push('\n');
+    text
+}
+
+fn already_applied(file: &FileText, hunk: &Hunk, lo: usize, hi: usize) -> bool {
+    let new: Vec<&str> = hunk
+        .body
+        .iter()
+        .filter(|l| l.tag != Tag::Remove)
+        .map(|l| l.text.as_str())
+        .collect();
+    if new.is_empty() || !hunk.body.iter().any(|l| l.tag != Tag::Context) {
+        return false;
+    }
+    let n = file.contents.len();
+    let mid = (lo + hi.min(n)) / 2;
+    matches!(
+        locate::locate(
+            &file.contents,
+            &new,
+            Search::Near {
+                expected: mid,
+                min: lo.min(n)
+            }
+        ),
+        Located::Found { .. }
+    )
+}
+
+/// One `@@` section of the diff shown in the result, with the file's actual lines.
+fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_at: usize) {
+    let old_len = hunk.old_len();
+    let new_len = hunk.new_len();
+    let start = |pos: usize, len: usize| if len == 0 { pos } else { pos + 1 };
+    let _ = writeln!(
+        diff,
+        "@@ -{},{old_len} +{},{new_len} @@",
+        start(at, old_len),
+        start(new_at, new_len)
+    );
+    let mut j = at;
+    for line in &hunk.body {
+        match line.tag {
+            Tag::Context => {
+                let _ = writeln!(diff, " {}", file.contents[j]);
+                j += 1;
+            }
+            Tag::Remove => {
+                let _ = writeln!(diff, "-{}", file.contents[j]);
+                j += 1;
+            }
+            Tag::Add => {
+                let _ = writeln!(diff, "+{}", line.text);
+            }
+        }
+    }
+}

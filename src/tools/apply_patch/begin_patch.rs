@@ -1,0 +1,347 @@
+//! The `*** Begin Patch` format GPT-family models write natively:
+//!
+//! ```text
+//! *** Begin Patch
+//! *** Add File: path        (every content line starts with `+`)
+//! *** Delete File: path
+//! *** Update File: path
+//! *** Move to: new/path     (optional, right after Update File)
+//! @@ fn context_line()      (optional; several may stack; a bare `@@` separates chunks)
+//!  context / -removed / +added
+//! *** End of File           (optional: the chunk ends at the end of the file)
+//! *** End Patch
+//! ```
+//!
+//! Models get the frame slightly wrong often enough that it is forgiven: whitespace around
+//! markers, a first chunk without `@@`, a heredoc (`apply_patch <<'EOF'` … `EOF`) or a markdown
+//! fence around the whole patch, `*** Begin Patch ***`, and a missing `*** End Patch`.
+
+use super::model::{body_line, patch_lines, FilePatch, Hunk, Op, ParseError, Tag};
+
+const FORMS: &str = "Legal lines: `*** Add File: PATH`, `*** Delete File: PATH`, `*** Update File: PATH` \
+     (optionally followed by `*** Move to: PATH`), `@@` or `@@ <a line above the change>`, body lines \
+     starting with ` ` (context), `-` (removed) or `+` (added), `*** End of File`, `*** End Patch`.";
+
+/// True when the text's first meaningful line is `*** Begin Patch`.
+pub fn detect(text: &str) -> bool {
+    let lines = patch_lines(text);
+    let (start, _) = frame(&lines);
+    lines.get(start).is_some_and(|l| is_begin(l))
+}
+
+fn is_begin(line: &str) -> bool {
+    let t = line.trim();
+    t == "*** Begin Patch" || t == "*** Begin Patch ***"
+}
+
+fn is_end(line: &str) -> bool {
+    let t = line.trim();
+    t == "*** End Patch" || t == "*** End Patch ***"
+}
+
+/// The range of lines inside any heredoc wrapper or markdown fence, skipping blank lines.
+fn frame(lines: &[&str]) -> (usize, usize) {
+    let mut start = 0;
+    let mut end = lines.len();
+    while start < end && lines[start].trim().is_empty() {
+        start += 1;
+    }
+    while end > start && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    if start < end {
+        if let Some(delimiter) = heredoc_delimiter(lines[start]) {
+            if lines[end - 1].trim() == delimiter {
+                return frame_inner(lines, start + 1, end - 1);
+            }
+        }
+        if lines[start].trim().starts_with("```") && end - start >= 2 && lines[end - 1].trim() == "```" {
+            return frame_inner(lines, start + 1, end - 1);
+        }
+    }
+    (start, end)
+}
+
+fn frame_inner(lines: &[&str], mut start: usize, mut end: usize) -> (usize, usize) {
+    while start < end && lines[start].trim().is_empty() {
+        start += 1;
+    }
+    while end > start && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    (start, end)
+}
+
+/// `apply_patch <<'EOF'`, `<<"EOF"`, `<<EOF`, `<<-EOF` → `EOF`.
+fn heredoc_delimiter(line: &str) -> Option<&str> {
+    let (_, after) = line.split_once("<<")?;
+    let word = after.trim_start_matches('-').trim();
+    let word = word.trim_matches(|c| c == '\'' || c == '"');
+    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(word)
+}
+
+enum Marker<'a> {
+    Add(&'a str),
+    Delete(&'a str),
+    Update(&'a str),
+    MoveTo(&'a str),
+    EndOfFile,
+    End,
+}
+
+fn marker(line: &str) -> Option<Marker<'_>> {
+    let t = line.trim();
+    if is_end(t) {
+        return Some(Marker::End);
+    }
+    let rest = t.strip_prefix("***")?.trim_start();
+    let path = |p: &'static str| rest.strip_prefix(p).map(|v| v.trim_start_matches(':').trim());
+    if let Some(p) = path("Add File") {
+        Some(Marker::Add(p))
+    } else if let Some(p) = path("Delete File") {
+        Some(Marker::Delete(p))
+    } else if let Some(p) = path("Update File") {
+        Some(Marker::Update(p))
+    } else if let Some(p) = path("Move to") {
+        Some(Marker::MoveTo(p))
+    } else if rest.trim_end_matches('*').trim() == "End of File" {
+        Some(Marker::EndOfFile)
+    } else {
+        None
+    }
+}
+
+/// Parses a `*** Begin Patch` patch. Line numbers in errors are 1-based lines of `text`.
+pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
+    let lines = patch_lines(text);
+    let (start, end) = frame(&lines);
+    if !lines.get(start).is_some_and(|l| is_begin(l)) {
+        return Err(ParseError::new(
+            start + 1,
+            format!("the patch must start with `*** Begin Patch`. {FORMS}"),
+        ));
+    }
+    let mut files: Vec<FilePatch> = Vec::new();
+    let mut i = start + 1;
+    while i < end {
+        let line = lines[i];
+        match marker(line) {
+            Some(Marker::End) => {
+                i += 1;
+                break;
+            }
+            Some(Marker::Add(path)) => {
+                let path = need_path(path, i, "Add File")?;
+                let mut hunk = Hunk {
+                    old_start: Some(0),
+                    line: i + 1,
+                    ..Hunk::default()
+                };
+                i += 1;
+                let mut trailing_bare = 0;
+                while i < end && marker(lines[i]).is_none() {
+                    let l = lines[i];
+                    match l.strip_prefix('+') {
+                        Some(rest) => {
+                            hunk.body.push(body_line(Tag::Add, rest));
+                            trailing_bare = 0;
+                        }
+                        // A blank line between content lines is an empty line whose `+` was
+                        // forgotten; blank lines before the next marker are separators.
+                        None if l.trim().is_empty() => {
+                            hunk.body.push(body_line(Tag::Add, ""));
+                            trailing_bare += 1;
+                        }
+                        None => {
+                            return Err(ParseError::new(
+                                i + 1,
+                                format!(
+                                    "in `*** Add File: {path}` every content line must start with `+`, \
+                                     but this one is `{}`. {FORMS}",
+                                    super::unified::clip(l)
+                                ),
+                            ))
+                        }
+                    }
+                    i += 1;
+                }
+                hunk.body.truncate(hunk.body.len() - trailing_bare);
+                let mut file = FilePatch::new(Op::Add, path, hunk.line);
+                file.hunks.push(hunk);
+                files.push(file);
+            }
+            Some(Marker::Delete(path)) => {
+                files.push(FilePatch::new(
+                    Op::Delete,
+                    need_path(path, i, "Delete File")?,
+                    i + 1,
+                ));
+                i += 1;
+            }
+            Some(Marker::Update(path)) => {
+                let mut file = FilePatch::new(Op::Update, need_path(path, i, "Update File")?, i + 1);
+                i += 1;
+                if let Some(Marker::MoveTo(to)) = lines.get(i).and_then(|l| marker(l)) {
+                    file.move_to = Some(need_path(to, i, "Move to")?);
+                    i += 1;
+                }
+                i = parse_chunks(&lines, i, end, &mut file)?;
+                if file.hunks.is_empty() && file.move_to.is_none() {
+                    return Err(ParseError::new(
+                        file.line,
+                        format!(
+                            "`*** Update File: {}` has no changes under it. Add a chunk of ` `/`-`/`+` \
+                             lines, or remove the section. {FORMS}",
+                            file.path
+                        ),
+                    ));
+                }
+                files.push(file);
+            }
+            Some(Marker::MoveTo(_)) => {
+                return Err(ParseError::new(
+                    i + 1,
+                    format!("`*** Move to:` must come right after its `*** Update File:` line. {FORMS}"),
+                ))
+            }
+            Some(Marker::EndOfFile) | None if line.trim().is_empty() => i += 1,
+            _ => {
+                return Err(ParseError::new(
+                    i + 1,
+                    format!(
+                        "expected a file section, found `{}`. {FORMS}",
+                        super::unified::clip(line)
+                    ),
+                ))
+            }
+        }
+    }
+    if let Some(extra) = (i..end).find(|&j| !lines[j].trim().is_empty()) {
+        return Err(ParseError::new(
+            extra + 1,
+            format!(
+                "text after `*** End Patch`: `{}`. Remove it.",
+                super::unified::clip(lines[extra])
+            ),
+        ));
+    }
+    if files.is_empty() {
+        return Err(ParseError::new(
+            start + 1,
+            format!("the patch changes no file. {FORMS}"),
+        ));
+    }
+    Ok(files)
+}
+
+fn need_path(path: &str, i: usize, what: &str) -> Result<String, ParseError> {
+    if path.is_empty() {
+        return Err(ParseError::new(
+            i + 1,
+            format!("`*** {what}:` needs a path after the colon. {FORMS}"),
+        ));
+    }
+    Ok(path.to_string())
+}
+
+/// The chunks of one `*** Update File:` section, up to the next file marker.
+fn parse_chunks(lines: &[&str], mut i: usize, end: usize, file: &mut FilePatch) -> Result<usize, ParseError> {
+    let mut chunk = Hunk {
+        line: i + 1,
+        ..Hunk::default()
+    };
+    let finish = |chunk: &mut Hunk, file: &mut FilePatch, next_line: usize| {
+        let done = std::mem::replace(
+            chunk,
+            Hunk {
+                line: next_line,
+                ..Hunk::default()
+            },
+        );
+        if !done.body.is_empty() {
+            file.hunks.push(done);
+        } else if !done.anchors.is_empty() {
+            // Stacked `@@` headers with nothing under them yet: keep them for the next chunk.
+            chunk.anchors = done.anchors;
+            chunk.line = done.line;
+        }
+    };
+    let mut trailing_bare = 0;
+    while i < end {
+        let line = lines[i];
+        match marker(line) {
+            Some(Marker::EndOfFile) => {
+                chunk
+                    .body
+                    .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
+                chunk.at_eof = true;
+                finish(&mut chunk, file, i + 2);
+                trailing_bare = 0;
+                i += 1;
+                continue;
+            }
+            Some(_) => break,
+            None => {}
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("@@") {
+            if !chunk.body.is_empty() {
+                chunk
+                    .body
+                    .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
+                finish(&mut chunk, file, i + 1);
+            }
+            trailing_bare = 0;
+            if chunk.body.is_empty() && chunk.anchors.is_empty() {
+                chunk.line = i + 1;
+            }
+            let anchor = trimmed.trim_start_matches('@').trim();
+            let anchor = anchor.strip_suffix("@@").map_or(anchor, str::trim_end);
+            if !anchor.is_empty() && !is_line_range(anchor) {
+                chunk.anchors.push(anchor.to_string());
+            }
+            i += 1;
+            continue;
+        }
+        let (tag, rest) = match line.as_bytes().first() {
+            Some(b' ') => (Tag::Context, &line[1..]),
+            Some(b'-') => (Tag::Remove, &line[1..]),
+            Some(b'+') => (Tag::Add, &line[1..]),
+            None => (Tag::Context, ""),
+            Some(_) if line.trim().is_empty() => (Tag::Context, ""),
+            Some(_) => {
+                return Err(ParseError::new(
+                    i + 1,
+                    format!(
+                        "in `*** Update File: {}` this line is not a chunk line: `{}`. Every line of a \
+                         chunk starts with ` `, `-` or `+` (a context line keeps its leading space). {FORMS}",
+                        file.path,
+                        super::unified::clip(line)
+                    ),
+                ))
+            }
+        };
+        // A bare empty line is an empty context line whose space was stripped, unless it is
+        // only a separator before the next marker.
+        trailing_bare = if line.is_empty() { trailing_bare + 1 } else { 0 };
+        chunk.body.push(body_line(tag, rest));
+        i += 1;
+    }
+    chunk
+        .body
+        .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
+    finish(&mut chunk, file, i + 1);
+    Ok(i)
+}
+
+/// `-12,4 +12,5` (a unified hunk header written inside a `*** Begin Patch` chunk header).
+fn is_line_range(text: &str) -> bool {
+    let mut parts = text.split_whitespace();
+    let ok = |p: Option<&str>, sign: char| {
+        p.and_then(|p| p.strip_prefix(sign)).is_some_and(|r| {
+            r.split(',')
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    ok(parts.next(), '-') && ok(parts.next(), '+') && parts.next().is_none()
+}

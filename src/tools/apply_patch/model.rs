@@ -1,0 +1,164 @@
+//! What a parsed patch is, whichever format it came in: a list of file changes, each a list of
+//! hunks. Both parsers produce these; locating, applying and the transaction consume them.
+
+/// One line of a hunk body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyLine {
+    pub tag: Tag,
+    /// The line's text without its line ending (and without a `\r` before it).
+    pub text: String,
+    /// The line carried a `\r` before its `\n` in the patch (a CRLF line in a `git diff`).
+    pub cr: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tag {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One hunk (unified) or chunk (`*** Begin Patch`).
+#[derive(Debug, Clone, Default)]
+pub struct Hunk {
+    /// The 1-based line the old side starts at, from `@@ -a,b ...`; `None` in the
+    /// `*** Begin Patch` format, where position comes from context alone.
+    pub old_start: Option<usize>,
+    /// `@@ <context line>` headers (`*** Begin Patch`): lines to find, in order, before the hunk.
+    pub anchors: Vec<String>,
+    pub body: Vec<BodyLine>,
+    /// `\ No newline at end of file` followed the old side's last line.
+    pub old_no_newline: bool,
+    /// `\ No newline at end of file` followed the new side's last line.
+    pub new_no_newline: bool,
+    /// `*** End of File`: the hunk must end at the end of the file.
+    pub at_eof: bool,
+    /// The patch line the hunk starts on (1-based), for messages.
+    pub line: usize,
+}
+
+impl Hunk {
+    /// The lines the hunk expects to find (context and removed), in order.
+    pub fn old_lines(&self) -> impl Iterator<Item = &BodyLine> {
+        self.body.iter().filter(|l| l.tag != Tag::Add)
+    }
+
+    pub fn old_len(&self) -> usize {
+        self.old_lines().count()
+    }
+
+    pub fn new_len(&self) -> usize {
+        self.body.iter().filter(|l| l.tag != Tag::Remove).count()
+    }
+}
+
+/// What happens to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Create `path` (it must not exist, unless it is being deleted or moved away by the same patch).
+    Add,
+    /// Delete `path`.
+    Delete,
+    /// Change `path` in place, or move it to `move_to` (keeping the source when `copy`).
+    Update,
+}
+
+/// One file's part of a patch.
+#[derive(Debug, Clone)]
+pub struct FilePatch {
+    pub op: Op,
+    /// The file the change reads (for `Add`: the file created).
+    pub path: String,
+    /// Rename (`rename to`, `*** Move to:`) or copy target.
+    pub move_to: Option<String>,
+    /// `copy from/to`: the source stays.
+    pub copy: bool,
+    pub hunks: Vec<Hunk>,
+    /// The file's new permission bits (`new mode`, `new file mode`), octal as git writes it.
+    pub new_mode: Option<u32>,
+    /// Added lines take their line ending from the patch (it carries CRLF lines explicitly,
+    /// as `git diff` of a CRLF file does) rather than from the file.
+    pub explicit_endings: bool,
+    /// The patch line of the file's header, for messages.
+    pub line: usize,
+}
+
+impl FilePatch {
+    pub fn new(op: Op, path: String, line: usize) -> FilePatch {
+        FilePatch {
+            op,
+            path,
+            move_to: None,
+            copy: false,
+            hunks: Vec::new(),
+            new_mode: None,
+            explicit_endings: false,
+            line,
+        }
+    }
+}
+
+/// Which format a patch was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Unified,
+    BeginPatch,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Unified => "unified",
+            Format::BeginPatch => "begin_patch",
+        }
+    }
+}
+
+/// A parse failure: the patch line it is about, what is wrong, and the legal forms.
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl ParseError {
+    pub fn new(line: usize, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Splits patch text into lines, each without its `\n`; a `\r` before the `\n` stays, because
+/// in a `git diff` of a CRLF file it belongs to the line's content. A patch whose every line
+/// ends in `\r\n` was itself converted to CRLF in transit; those `\r` are dropped.
+pub fn patch_lines(text: &str) -> Vec<&str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if body.is_empty() {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = body.split('\n').collect();
+    let all_crlf = lines.iter().all(|l| l.ends_with('\r')) && (text.ends_with("\r\n") || lines.len() > 1);
+    if all_crlf {
+        lines.iter().map(|l| &l[..l.len() - 1]).collect()
+    } else {
+        lines
+    }
+}
+
+/// A body line from its text after the tag character.
+pub fn body_line(tag: Tag, rest: &str) -> BodyLine {
+    match rest.strip_suffix('\r') {
+        Some(text) => BodyLine {
+            tag,
+            text: text.to_string(),
+            cr: true,
+        },
+        None => BodyLine {
+            tag,
+            text: rest.to_string(),
+            cr: false,
+        },
+    }
+}

@@ -1,0 +1,522 @@
+//! All or nothing. Every file a patch touches is resolved through the workspace boundary,
+//! checked for freshness, and its new bytes computed and passed through the syntax gate
+//! before the first byte is written. Then each write is atomic, and if one still fails (disk
+//! full, a permission), the files already written are put back in reverse order — created
+//! files removed, replaced and deleted ones restored with their old bytes and mode — so the
+//! tree is left as it was found.
+
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::apply::{self, Applied, Target};
+use super::locate::Fuzz;
+use super::model::{FilePatch, Op};
+use crate::atomic::{write_atomically, WriteOptions};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::file_change::{self, LoadedFile};
+use crate::freshness::{self, Fingerprint};
+use crate::workspace::WsPath;
+
+/// A file's text after the operations so far.
+struct Current {
+    text: String,
+    /// The slot whose loaded file this text derives from: it gives the encoding and BOM to
+    /// write in and the "before" the syntax gate compares with. `None` for a new file.
+    origin: Option<usize>,
+}
+
+/// One path the patch touches, in the order first touched.
+struct Slot {
+    path: WsPath,
+    /// The file as it was on disk before the patch (gated by freshness), if it existed.
+    loaded: Option<LoadedFile>,
+    old_mode: u32,
+    /// `None` when the file is absent after the operations so far.
+    current: Option<Current>,
+    /// Permission bits to set when written.
+    mode: Option<u32>,
+}
+
+/// One entry of the result: what happened to one file of the patch.
+pub struct FileReport {
+    pub status: &'static str,
+    pub path: String,
+    pub from: Option<String>,
+    pub hunks: Vec<apply::HunkResult>,
+}
+
+impl FileReport {
+    pub fn fuzz(&self) -> Option<Fuzz> {
+        self.hunks.iter().map(|h| h.fuzz).max()
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut value = json!({
+            "path": self.path,
+            "status": self.status,
+            "hunks": self.hunks.len(),
+            "fuzz": self.fuzz().map(Fuzz::as_str),
+            "hunk_positions": self.hunks.iter().map(|h| json!({
+                "line": h.line, "offset": h.offset, "fuzz": h.fuzz.as_str()
+            })).collect::<Vec<_>>(),
+        });
+        if let (Some(from), Value::Object(map)) = (&self.from, &mut value) {
+            map.insert("from".into(), Value::String(from.clone()));
+        }
+        value
+    }
+}
+
+/// The computed change, not yet written: every file's final bytes, already past the gates.
+pub struct Plan {
+    steps: Vec<Step>,
+    pub reports: Vec<FileReport>,
+    pub diff: String,
+}
+
+/// Computes every file's new content. Nothing is written.
+pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
+    let mut plan = Planning {
+        slots: Vec::new(),
+        reports: Vec::new(),
+        diff: String::new(),
+    };
+    let mut index: HashMap<PathBuf, usize> = HashMap::new();
+    for file in files {
+        let source = if file.op == Op::Add {
+            new_slot(ctx, &mut plan.slots, &mut index, file)?
+        } else {
+            slot(ctx, &mut plan.slots, &mut index, &file.path, file)?
+        };
+        let display = plan.slots[source].path.display.clone();
+        match file.op {
+            Op::Add => {
+                if plan.slots[source].current.is_some() {
+                    return Err(already_exists(&display, file));
+                }
+                let applied = run_hunks("", &display, file)?;
+                push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
+                let slot = &mut plan.slots[source];
+                slot.current = Some(Current {
+                    text: applied.text,
+                    origin: None,
+                });
+                slot.mode = file.new_mode;
+                plan.reports.push(report("added", &display, None, applied.hunks));
+            }
+            Op::Delete => {
+                let current = existing(ctx, &plan.slots[source], file)?;
+                let mut hunks = Vec::new();
+                if !file.hunks.is_empty() {
+                    let applied = run_hunks(current, &display, file)?;
+                    if !applied.text.trim().is_empty() {
+                        return Err(ToolError::new(
+                            ErrorCode::PatchFailed,
+                            format!(
+                                "the patch deletes `{display}` (patch line {}), but its hunks do not remove \
+                                 every line of the file, so the patch was made against other content and \
+                                 nothing was written. Call read_file with path=\"{display}\" to see the file, \
+                                 then regenerate the patch.",
+                                file.line
+                            ),
+                        )
+                        .with("path", display));
+                    }
+                    hunks = applied.hunks;
+                }
+                let lines = current.lines().count();
+                plan.diff.push_str(&format!(
+                    "--- a/{display}\n+++ /dev/null\n(deleted, {lines} line{})\n",
+                    if lines == 1 { "" } else { "s" }
+                ));
+                plan.slots[source].current = None;
+                plan.reports.push(report("deleted", &display, None, hunks));
+            }
+            Op::Update => {
+                let current = existing(ctx, &plan.slots[source], file)?;
+                let applied = run_hunks(current, &display, file)?;
+                let content = Current {
+                    text: applied.text,
+                    origin: plan.slots[source].current.as_ref().and_then(|c| c.origin),
+                };
+                let dest = match &file.move_to {
+                    Some(to) => slot(ctx, &mut plan.slots, &mut index, to, file)?,
+                    None => source,
+                };
+                let dest_display = plan.slots[dest].path.display.clone();
+                if dest == source {
+                    push_diff(&mut plan.diff, Some(&display), Some(&display), &applied.diff);
+                    let slot = &mut plan.slots[source];
+                    slot.current = Some(content);
+                    slot.mode = file.new_mode.or(slot.mode);
+                    plan.reports
+                        .push(report("modified", &display, None, applied.hunks));
+                } else {
+                    push_diff(&mut plan.diff, Some(&display), Some(&dest_display), &applied.diff);
+                    let source_mode = plan.slots[source].mode.or(Some(plan.slots[source].old_mode));
+                    if !file.copy {
+                        plan.slots[source].current = None;
+                    }
+                    let slot = &mut plan.slots[dest];
+                    slot.current = Some(content);
+                    slot.mode = file.new_mode.or(source_mode);
+                    let status = if file.copy { "copied" } else { "renamed" };
+                    plan.reports
+                        .push(report(status, &dest_display, Some(display), applied.hunks));
+                }
+            }
+        }
+    }
+    Ok(Plan {
+        steps: steps(plan.slots)?,
+        reports: plan.reports,
+        diff: plan.diff,
+    })
+}
+
+/// The plan while it is being built.
+struct Planning {
+    slots: Vec<Slot>,
+    reports: Vec<FileReport>,
+    diff: String,
+}
+
+fn report(
+    status: &'static str,
+    path: &str,
+    from: Option<String>,
+    hunks: Vec<apply::HunkResult>,
+) -> FileReport {
+    FileReport {
+        status,
+        path: path.to_string(),
+        from,
+        hunks,
+    }
+}
+
+fn push_diff(diff: &mut String, old: Option<&str>, new: Option<&str>, body: &str) {
+    let side =
+        |prefix: &str, path: Option<&str>| path.map_or("/dev/null".to_string(), |p| format!("{prefix}{p}"));
+    diff.push_str(&format!("--- {}\n+++ {}\n", side("a/", old), side("b/", new)));
+    diff.push_str(body);
+}
+
+fn run_hunks(text: &str, display: &str, file: &FilePatch) -> Result<Applied, ToolError> {
+    apply::apply(text, &Target { display, patch: file })
+}
+
+/// The current content of a file the patch expects to exist.
+fn existing<'s>(ctx: &Context, slot: &'s Slot, file: &FilePatch) -> Result<&'s str, ToolError> {
+    match &slot.current {
+        Some(current) => Ok(&current.text),
+        None if slot.loaded.is_some() => Err(ToolError::new(
+            ErrorCode::PatchFailed,
+            format!(
+                "patch line {} changes `{}`, which an earlier part of the same patch deletes or moves away; \
+                 nothing was written. Order the patch so each file is changed before it is removed.",
+                file.line, slot.path.display
+            ),
+        )
+        .with("path", slot.path.display.clone())),
+        None => {
+            let err = crate::tools::read_file::not_found(ctx, &slot.path, &file.path);
+            let message = format!(
+                "{} (The patch changes it at patch line {}; nothing was written. To create a file, use \
+                 `*** Add File:` or a diff from /dev/null.)",
+                err.message, file.line
+            );
+            Err(ToolError { message, ..err })
+        }
+    }
+}
+
+fn already_exists(display: &str, file: &FilePatch) -> ToolError {
+    ToolError::new(
+        ErrorCode::PatchFailed,
+        format!(
+            "the patch adds `{display}` (patch line {}), but that file already exists, so nothing was \
+             written. To change it, patch it as an update (`*** Update File:` or a diff with \
+             `--- a/{display}`); to replace it whole, call write_file with path=\"{display}\".",
+            file.line
+        ),
+    )
+    .with("path", display)
+}
+
+/// The slot for a file the patch creates: an existing file there is an error (reported before
+/// any freshness gate, which would otherwise ask for a pointless read).
+fn new_slot(
+    ctx: &Context,
+    slots: &mut Vec<Slot>,
+    index: &mut HashMap<PathBuf, usize>,
+    file: &FilePatch,
+) -> Result<usize, ToolError> {
+    let path = ctx.resolve_for_write(&file.path)?;
+    if !index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
+        return Err(already_exists(&path.display, file));
+    }
+    slot(ctx, slots, index, &file.path, file)
+}
+
+/// The slot for `given`, loading the file (with the freshness gate) on first touch.
+fn slot(
+    ctx: &Context,
+    slots: &mut Vec<Slot>,
+    index: &mut HashMap<PathBuf, usize>,
+    given: &str,
+    file: &FilePatch,
+) -> Result<usize, ToolError> {
+    let path = ctx.resolve_for_write(given)?;
+    if let Some(&i) = index.get(&path.abs) {
+        return Ok(i);
+    }
+    let (loaded, old_mode) = match fs::symlink_metadata(&path.abs) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, 0),
+        _ => {
+            let loaded = file_change::load(ctx, &path, given).map_err(|err| at_line(err, file))?;
+            let mode = fs::metadata(&path.abs)
+                .map(|m| m.permissions().mode() & 0o7777)
+                .map_err(|err| ToolError::io(&path.display, "inspect", &err))?;
+            (Some(loaded), mode)
+        }
+    };
+    let i = slots.len();
+    index.insert(path.abs.clone(), i);
+    slots.push(Slot {
+        current: loaded.as_ref().map(|l| Current {
+            text: l.text.clone(),
+            origin: Some(i),
+        }),
+        path,
+        loaded,
+        old_mode,
+        mode: None,
+    });
+    Ok(i)
+}
+
+/// Adds the patch line to a gate's message, and says nothing was written.
+fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
+    let message = format!(
+        "{} (The patch touches it at patch line {}; nothing was written.)",
+        err.message, file.line
+    );
+    ToolError { message, ..err }
+}
+
+enum Step {
+    Create {
+        path: WsPath,
+        bytes: Vec<u8>,
+        mode: Option<u32>,
+    },
+    Replace {
+        path: WsPath,
+        bytes: Vec<u8>,
+        mode: Option<u32>,
+        old: Vec<u8>,
+        old_mode: u32,
+    },
+    Delete {
+        path: WsPath,
+        old: Vec<u8>,
+        old_mode: u32,
+    },
+}
+
+/// Turns the plan into byte-level steps: each final text encoded in its file's encoding and
+/// passed through the syntax gate (`file_change::prepare`). Files whose bytes and mode end up
+/// unchanged are skipped.
+fn steps(slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
+    let mut steps = Vec::new();
+    let mut prepared = Vec::with_capacity(slots.len());
+    for slot in &slots {
+        let bytes = match &slot.current {
+            Some(current) => {
+                let origin = current.origin.and_then(|o| slots[o].loaded.as_ref());
+                Some(file_change::prepare(&slot.path, origin, &current.text)?.bytes)
+            }
+            None => None,
+        };
+        prepared.push(bytes);
+    }
+    for (slot, bytes) in slots.into_iter().zip(prepared) {
+        match (slot.loaded, bytes) {
+            (None, None) => {}
+            (None, Some(bytes)) => steps.push(Step::Create {
+                path: slot.path,
+                bytes,
+                mode: slot.mode,
+            }),
+            (Some(old), Some(bytes)) => {
+                if bytes != old.bytes || slot.mode.is_some_and(|m| m != slot.old_mode) {
+                    steps.push(Step::Replace {
+                        path: slot.path,
+                        bytes,
+                        mode: slot.mode,
+                        old: old.bytes,
+                        old_mode: slot.old_mode,
+                    });
+                }
+            }
+            (Some(old), None) => steps.push(Step::Delete {
+                path: slot.path,
+                old: old.bytes,
+                old_mode: slot.old_mode,
+            }),
+        }
+    }
+    Ok(steps)
+}
+
+/// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
+/// reverse order. Refreshes the session's fingerprints of every file written.
+pub fn commit(ctx: &Context, plan: Plan) -> Result<(), ToolError> {
+    let steps = plan.steps;
+    let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        match perform(ctx, step) {
+            Ok(created_dirs) => done.push((i, created_dirs)),
+            Err(err) => {
+                let mut unrestored = Vec::new();
+                for (j, dirs) in done.iter().rev() {
+                    if let Err(path) = undo(ctx, &steps[*j], dirs) {
+                        unrestored.push(path);
+                    }
+                }
+                let restored = if unrestored.is_empty() {
+                    format!(
+                        "The {} file change{} already made {} undone, so the tree is as it was.",
+                        done.len(),
+                        if done.len() == 1 { "" } else { "s" },
+                        if done.len() == 1 { "was" } else { "were" }
+                    )
+                } else {
+                    format!(
+                        "Restoring failed for {}; check those files.",
+                        unrestored.join(", ")
+                    )
+                };
+                let message = format!(
+                    "{} {restored} Fix the cause, then retry the same call.",
+                    err.message
+                );
+                return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
+            }
+        }
+    }
+    for step in &steps {
+        match step {
+            Step::Create { path, .. } | Step::Replace { path, .. } => {
+                if let Ok(fingerprint) = Fingerprint::of_file(&path.abs) {
+                    freshness::record(&ctx.state, path, fingerprint)?;
+                }
+            }
+            Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
+        }
+    }
+    Ok(())
+}
+
+/// Directories that writing `path` would create, deepest first.
+fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.exists() {
+            break;
+        }
+        dirs.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    dirs
+}
+
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))
+}
+
+fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
+    match step {
+        Step::Create { path, bytes, mode } => {
+            let dirs = missing_dirs(&path.abs);
+            let write = || -> std::io::Result<()> {
+                write_atomically(&path.abs, bytes, WriteOptions::USER_FILE)?;
+                if let Some(mode) = mode {
+                    set_mode(&path.abs, *mode)?;
+                }
+                Ok(())
+            };
+            if let Err(err) = write() {
+                let _ = fs::remove_file(&path.abs);
+                remove_dirs(&dirs);
+                return Err(ToolError::io(&path.display, "create", &err));
+            }
+            Ok(dirs)
+        }
+        Step::Replace {
+            path, bytes, mode, ..
+        } => {
+            write_atomically(&path.abs, bytes, WriteOptions::USER_FILE)
+                .and_then(|()| mode.map_or(Ok(()), |m| set_mode(&path.abs, m)))
+                .map_err(|err| ToolError::io(&path.display, "write", &err))?;
+            Ok(Vec::new())
+        }
+        Step::Delete { path, .. } => {
+            fs::remove_file(&path.abs).map_err(|err| ToolError::io(&path.display, "delete", &err))?;
+            prune_empty_parents(ctx, &path.abs);
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Removes directories a delete left empty, up to (not including) the workspace root — as
+/// `git apply` does, so a patch that moves the last file out of a directory leaves no husk.
+fn prune_empty_parents(ctx: &Context, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == ctx.workspace.root() || d == ctx.workspace.cwd() || !ctx.workspace.is_inside(d) {
+            break;
+        }
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+fn remove_dirs(dirs: &[PathBuf]) {
+    for dir in dirs {
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Undoes one step; on failure returns the path that could not be restored. A restored file
+/// holds the bytes the session read, so its fingerprint is refreshed to the new mtime.
+fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), String> {
+    match step {
+        Step::Create { path, .. } => {
+            fs::remove_file(&path.abs).map_err(|_| path.display.clone())?;
+            remove_dirs(created_dirs);
+            Ok(())
+        }
+        Step::Replace {
+            path, old, old_mode, ..
+        }
+        | Step::Delete { path, old, old_mode } => {
+            write_atomically(&path.abs, old, WriteOptions::USER_FILE)
+                .and_then(|()| set_mode(&path.abs, *old_mode))
+                .map_err(|_| path.display.clone())?;
+            if let Ok(fingerprint) = Fingerprint::of_file(&path.abs) {
+                let _ = freshness::record(&ctx.state, path, fingerprint);
+            }
+            Ok(())
+        }
+    }
+}

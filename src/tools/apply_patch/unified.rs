@@ -1,0 +1,587 @@
+//! Unified diffs as `git diff` and `diff -u` write them.
+//!
+//! Lines outside file headers and hunks are skipped (`index` lines, `diff -u` command lines,
+//! commit messages), as `git apply` and GNU patch do. Inside a hunk nothing is guessed: the
+//! body must hold exactly the line counts its `@@` header announces.
+
+use super::model::{body_line, patch_lines, BodyLine, FilePatch, Hunk, Op, ParseError, Tag};
+
+const HUNK_FORMS: &str = "A hunk header looks like `@@ -12,4 +12,5 @@` (`-start,count +start,count`; \
+     a count of 1 may be left out); body lines start with ` ` (context), `-` (removed), `+` (added) \
+     or `\\` (`\\ No newline at end of file`).";
+
+/// What a `diff --git` block says before its hunks.
+#[derive(Debug, Default)]
+struct GitHeader {
+    line: usize,
+    names: Option<(String, String)>,
+    new_file_mode: Option<u32>,
+    deleted: bool,
+    new_mode: Option<u32>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy_from: Option<String>,
+    copy_to: Option<String>,
+}
+
+/// Parses a unified diff. `exists` tells whether a workspace-relative path exists; it decides
+/// whether leading `a/` `b/` style components are prefixes to strip.
+pub fn parse(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<Vec<FilePatch>, ParseError> {
+    let lines = patch_lines(text);
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            let (header, next) = parse_git_header(&lines, i, rest)?;
+            let (old, new, hunks, next) = parse_file_body(&lines, next, Some(&header))?;
+            files.push(settle_git(header, old, new, hunks, exists)?);
+            i = next;
+        } else if line.starts_with("--- ") && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ ")) {
+            let (old, new, hunks, next) = parse_file_body(&lines, i, None)?;
+            files.push(settle_plain(i + 1, old, new, hunks, exists)?);
+            i = next;
+        } else if line.starts_with("@@ ") || line == "@@" {
+            return Err(ParseError::new(
+                i + 1,
+                format!(
+                    "hunk header `{}` comes before any file header. Put `--- a/PATH` and `+++ b/PATH` \
+                     lines (or a `diff --git a/PATH b/PATH` line) above the first hunk of each file. {HUNK_FORMS}",
+                    clip(line)
+                ),
+            ));
+        } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+            return Err(binary(i + 1));
+        } else {
+            i += 1;
+        }
+    }
+    if files.is_empty() {
+        return Err(ParseError::new(
+            1,
+            "no file changes found. A unified diff needs `--- a/PATH`, `+++ b/PATH` and `@@ -a,b +c,d @@` \
+             lines (as `git diff` or `diff -u` print them); the other format starts with `*** Begin Patch`.",
+        ));
+    }
+    Ok(files)
+}
+
+fn binary(line: usize) -> ParseError {
+    ParseError::new(
+        line,
+        "binary patches are not supported; apply_patch changes text files. Regenerate the diff without \
+         the binary file, and write that file another way.",
+    )
+}
+
+fn parse_git_header(lines: &[&str], start: usize, rest: &str) -> Result<(GitHeader, usize), ParseError> {
+    let mut header = GitHeader {
+        line: start + 1,
+        names: split_git_names(rest),
+        ..GitHeader::default()
+    };
+    let mut i = start + 1;
+    while i < lines.len() {
+        let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
+        let path_of = |value: &str| unquote_path(value, i + 1);
+        if let Some(v) = line.strip_prefix("new file mode ") {
+            header.new_file_mode = Some(mode(v, i + 1)?);
+        } else if line.starts_with("deleted file mode ") {
+            header.deleted = true;
+        } else if let Some(v) = line.strip_prefix("new mode ") {
+            header.new_mode = Some(mode(v, i + 1)?);
+        } else if line.starts_with("old mode ")
+            || line.starts_with("index ")
+            || line.starts_with("similarity index ")
+            || line.starts_with("dissimilarity index ")
+        {
+        } else if let Some(v) = line
+            .strip_prefix("rename from ")
+            .or(line.strip_prefix("rename old "))
+        {
+            header.rename_from = Some(path_of(v)?);
+        } else if let Some(v) = line
+            .strip_prefix("rename to ")
+            .or(line.strip_prefix("rename new "))
+        {
+            header.rename_to = Some(path_of(v)?);
+        } else if let Some(v) = line.strip_prefix("copy from ") {
+            header.copy_from = Some(path_of(v)?);
+        } else if let Some(v) = line.strip_prefix("copy to ") {
+            header.copy_to = Some(path_of(v)?);
+        } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+            return Err(binary(i + 1));
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    Ok((header, i))
+}
+
+type FileBody = (Option<Option<String>>, Option<Option<String>>, Vec<Hunk>, usize);
+
+/// The `---`/`+++` lines (if present at `start`) and the hunks after them.
+fn parse_file_body(lines: &[&str], start: usize, git: Option<&GitHeader>) -> Result<FileBody, ParseError> {
+    let mut i = start;
+    let (mut old, mut new) = (None, None);
+    if lines.get(i).is_some_and(|l| l.starts_with("--- "))
+        && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ "))
+    {
+        old = Some(header_path(&lines[i][4..], i + 1)?);
+        new = Some(header_path(&lines[i + 1][4..], i + 2)?);
+        i += 2;
+    } else if git.is_none() {
+        return Err(ParseError::new(
+            start + 1,
+            "expected `--- PATH` followed by `+++ PATH`.",
+        ));
+    }
+    let mut hunks: Vec<Hunk> = Vec::new();
+    while let Some(line) = lines.get(i) {
+        if !(line.starts_with("@@ ") || *line == "@@" || line.starts_with("@@@")) {
+            break;
+        }
+        let (hunk, next) = parse_hunk(lines, i, hunks.len() + 1)?;
+        hunks.push(hunk);
+        i = next;
+    }
+    if hunks.is_empty() && git.is_none() {
+        return Err(ParseError::new(
+            i + 1,
+            format!(
+                "the file header at patch line {} has no hunks after it. {HUNK_FORMS}",
+                start + 1
+            ),
+        ));
+    }
+    Ok((old, new, hunks, i))
+}
+
+/// `@@ -a,b +c,d @@ section` and exactly the body lines it counts.
+fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usize), ParseError> {
+    let header = lines[start].strip_suffix('\r').unwrap_or(lines[start]);
+    let bad_header = || {
+        ParseError::new(
+            start + 1,
+            format!(
+                "hunk {number} has a malformed header `{}`. {HUNK_FORMS}",
+                clip(header)
+            ),
+        )
+    };
+    if header.starts_with("@@@") {
+        return Err(ParseError::new(
+            start + 1,
+            format!(
+                "`{}` is a combined (merge) diff hunk, which cannot be applied. Diff against one parent \
+                 (`git diff A B`) instead. {HUNK_FORMS}",
+                clip(header)
+            ),
+        ));
+    }
+    let inner = header
+        .strip_prefix("@@ ")
+        .and_then(|r| {
+            r.split_once(" @@")
+                .map(|(ranges, _)| ranges)
+                .or(r.strip_suffix(" @@"))
+        })
+        .ok_or_else(bad_header)?;
+    let mut parts = inner.split_whitespace();
+    let (old_start, old_count) = parts
+        .next()
+        .and_then(|p| p.strip_prefix('-'))
+        .and_then(range)
+        .ok_or_else(bad_header)?;
+    let (_, new_count) = parts
+        .next()
+        .and_then(|p| p.strip_prefix('+'))
+        .and_then(range)
+        .ok_or_else(bad_header)?;
+    if parts.next().is_some() {
+        return Err(bad_header());
+    }
+    let mut hunk = Hunk {
+        old_start: Some(old_start),
+        line: start + 1,
+        ..Hunk::default()
+    };
+    let (mut old_seen, mut new_seen) = (0usize, 0usize);
+    let mut i = start + 1;
+    let announced = format!("`{}` ({old_count} old and {new_count} new)", clip(header));
+    while old_seen < old_count || new_seen < new_count {
+        let Some(&line) = lines.get(i) else {
+            return Err(short_hunk(number, start, &announced, old_seen, new_seen, None));
+        };
+        let (tag, rest) = match line.as_bytes().first() {
+            Some(b' ') => (Tag::Context, &line[1..]),
+            Some(b'-') => (Tag::Remove, &line[1..]),
+            Some(b'+') => (Tag::Add, &line[1..]),
+            // Some tools strip the single space of an empty context line.
+            None => (Tag::Context, ""),
+            Some(b'\r') if line == "\r" => (Tag::Context, "\r"),
+            Some(b'\\') => {
+                mark_no_newline(&mut hunk);
+                i += 1;
+                continue;
+            }
+            Some(_) => {
+                return Err(short_hunk(
+                    number,
+                    start,
+                    &announced,
+                    old_seen,
+                    new_seen,
+                    Some((i, line)),
+                ));
+            }
+        };
+        if tag != Tag::Add {
+            old_seen += 1;
+        }
+        if tag != Tag::Remove {
+            new_seen += 1;
+        }
+        if old_seen > old_count || new_seen > new_count {
+            return Err(ParseError::new(
+                i + 1,
+                format!(
+                    "hunk {number} (patch line {}) has more {} lines than its header `{}` announces. \
+                     Fix the counts in the header to match the body. {HUNK_FORMS}",
+                    start + 1,
+                    if old_seen > old_count {
+                        "old (` ` and `-`)"
+                    } else {
+                        "new (` ` and `+`)"
+                    },
+                    clip(header)
+                ),
+            ));
+        }
+        hunk.body.push(body_line(tag, rest));
+        i += 1;
+    }
+    if lines.get(i).is_some_and(|l| l.starts_with('\\')) {
+        mark_no_newline(&mut hunk);
+        i += 1;
+    }
+    if let Some(&next) = lines.get(i) {
+        let continues = (next.starts_with('+') && !next.starts_with("+++ "))
+            || (next.starts_with('-') && !next.starts_with("--- ") && next != "-- ")
+            || next.starts_with(' ');
+        if continues {
+            return Err(ParseError::new(
+                i + 1,
+                format!(
+                    "hunk {number} (patch line {}) is longer than its header `{}` announces: line {} `{}` \
+                     still looks like a body line. Fix the counts in the header to match the body. {HUNK_FORMS}",
+                    start + 1,
+                    clip(header),
+                    i + 1,
+                    clip(next)
+                ),
+            ));
+        }
+    }
+    Ok((hunk, i))
+}
+
+fn short_hunk(
+    number: usize,
+    start: usize,
+    announced: &str,
+    old_seen: usize,
+    new_seen: usize,
+    at: Option<(usize, &str)>,
+) -> ParseError {
+    let (line, found) = match at {
+        Some((i, text)) => (
+            i + 1,
+            format!("line {} `{}` is not a body line", i + 1, clip(text)),
+        ),
+        None => (start + 1, "the patch ends".to_string()),
+    };
+    ParseError::new(
+        line,
+        format!(
+            "hunk {number} (patch line {}) ends early: its header {announced} announces more lines; after \
+             {old_seen} old and {new_seen} new lines {found}. Fix the counts in the header, or prefix \
+             every body line. {HUNK_FORMS}",
+            start + 1
+        ),
+    )
+}
+
+fn mark_no_newline(hunk: &mut Hunk) {
+    match hunk.body.last().map(|l| l.tag) {
+        Some(Tag::Remove) => hunk.old_no_newline = true,
+        Some(Tag::Add) => hunk.new_no_newline = true,
+        Some(Tag::Context) => {
+            hunk.old_no_newline = true;
+            hunk.new_no_newline = true;
+        }
+        None => {}
+    }
+}
+
+/// `12` or `12,4` → (12, 4); a missing count is 1.
+fn range(text: &str) -> Option<(usize, usize)> {
+    match text.split_once(',') {
+        Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
+        None => Some((text.parse().ok()?, 1)),
+    }
+}
+
+fn mode(text: &str, line: usize) -> Result<u32, ParseError> {
+    u32::from_str_radix(text.trim(), 8)
+        .map(|m| m & 0o7777)
+        .map_err(|_| {
+            ParseError::new(
+                line,
+                format!("`{}` is not an octal file mode such as 100644.", clip(text)),
+            )
+        })
+}
+
+/// The path of a `---`/`+++` line: quoted, or up to a tab (after which `diff -u` writes a
+/// timestamp and git a bare tab for names with spaces). `None` is `/dev/null`.
+fn header_path(text: &str, line: usize) -> Result<Option<String>, ParseError> {
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let path = if text.starts_with('"') {
+        unquote_path(text, line)?
+    } else {
+        text.split('\t').next().unwrap_or(text).trim_end().to_string()
+    };
+    if path == "/dev/null" {
+        return Ok(None);
+    }
+    if path.is_empty() {
+        return Err(ParseError::new(
+            line,
+            "the file header names no path. Write `--- a/PATH` / `+++ b/PATH`.",
+        ));
+    }
+    Ok(Some(path))
+}
+
+/// Undoes git's C-style quoting (`"dir/caf\303\251 x.txt"`); unquoted text is returned as is.
+pub fn unquote_path(text: &str, line: usize) -> Result<String, ParseError> {
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let Some(inner) = text.strip_prefix('"') else {
+        return Ok(text.to_string());
+    };
+    let bad = |why: &str| {
+        ParseError::new(
+            line,
+            format!(
+                "the quoted path `{}` {why}. git quotes paths as \"dir/na\\303\\257ve.txt\".",
+                clip(text)
+            ),
+        )
+    };
+    let mut bytes = Vec::new();
+    let mut chars = inner.bytes().peekable();
+    loop {
+        match chars.next() {
+            None => return Err(bad("has no closing quote")),
+            Some(b'"') => break,
+            Some(b'\\') => match chars.next() {
+                Some(b'n') => bytes.push(b'\n'),
+                Some(b't') => bytes.push(b'\t'),
+                Some(b'r') => bytes.push(b'\r'),
+                Some(b'a') => bytes.push(7),
+                Some(b'b') => bytes.push(8),
+                Some(b'f') => bytes.push(12),
+                Some(b'v') => bytes.push(11),
+                Some(c @ (b'"' | b'\\')) => bytes.push(c),
+                Some(d @ b'0'..=b'3') => {
+                    let mut value = u32::from(d - b'0');
+                    for _ in 0..2 {
+                        match chars.next() {
+                            Some(o @ b'0'..=b'7') => value = value * 8 + u32::from(o - b'0'),
+                            _ => return Err(bad("has a malformed octal escape")),
+                        }
+                    }
+                    bytes.push(value as u8);
+                }
+                _ => return Err(bad("has an unknown escape")),
+            },
+            Some(c) => bytes.push(c),
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| bad("is not valid UTF-8 once unquoted"))
+}
+
+/// The two names of `diff --git A B`. Quoted names are unambiguous; unquoted ones may contain
+/// spaces, so the split that gives two equal names after their prefixes wins (git's own rule).
+fn split_git_names(rest: &str) -> Option<(String, String)> {
+    let rest = rest.strip_suffix('\r').unwrap_or(rest);
+    if rest.starts_with('"') {
+        let close = quoted_len(rest)?;
+        let a = unquote_path(&rest[..close], 0).ok()?;
+        let b = unquote_path(rest[close..].trim_start(), 0).ok()?;
+        return Some((a, b));
+    }
+    if let Some(pos) = rest.find(" \"") {
+        let b = unquote_path(&rest[pos + 1..], 0).ok()?;
+        return Some((rest[..pos].to_string(), b));
+    }
+    let spaces: Vec<usize> = rest.match_indices(' ').map(|(i, _)| i).collect();
+    for &pos in &spaces {
+        let (a, b) = (&rest[..pos], &rest[pos + 1..]);
+        if strip_one(a) == strip_one(b) {
+            return Some((a.to_string(), b.to_string()));
+        }
+    }
+    let pos = rest.find(" b/").or(spaces.first().copied())?;
+    Some((rest[..pos].to_string(), rest[pos + 1..].to_string()))
+}
+
+fn quoted_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn strip_one(path: &str) -> &str {
+    path.split_once('/').map_or(path, |(_, rest)| rest)
+}
+
+/// How many leading components to strip: the `a/`/`b/` convention (any one-letter prefix,
+/// as with git's mnemonic prefixes) is tried first; otherwise the names as written, then one
+/// component stripped (`diff -ru old/ new/`). The first level at which a named file exists
+/// wins; when none exists (new files), the preferred level.
+fn strip_level(names: &[&str], exists: &dyn Fn(&str) -> bool) -> usize {
+    let prefixed = !names.is_empty()
+        && names.iter().all(|n| {
+            n.split_once('/')
+                .is_some_and(|(first, rest)| first.len() == 1 && !rest.is_empty())
+        });
+    let order: [usize; 2] = if prefixed { [1, 0] } else { [0, 1] };
+    for level in order {
+        if names.iter().any(|n| {
+            let stripped = if level == 1 { strip_one(n) } else { n };
+            !stripped.is_empty() && exists(stripped)
+        }) {
+            return level;
+        }
+    }
+    order[0]
+}
+
+fn strip(name: &str, level: usize) -> String {
+    if level == 1 {
+        strip_one(name).to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+fn with_endings(mut file: FilePatch) -> FilePatch {
+    file.explicit_endings = file.hunks.iter().any(|h| h.body.iter().any(|l: &BodyLine| l.cr));
+    file
+}
+
+fn settle_git(
+    header: GitHeader,
+    old: Option<Option<String>>,
+    new: Option<Option<String>>,
+    hunks: Vec<Hunk>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Result<FilePatch, ParseError> {
+    // Names from `---`/`+++` beat the `diff --git` line, which is ambiguous with spaces.
+    let (old, new) = match (old, new) {
+        (Some(old), Some(new)) => (old, new),
+        _ => match &header.names {
+            Some((a, b)) => (Some(a.clone()), Some(b.clone())),
+            None => {
+                return Err(ParseError::new(
+                    header.line,
+                    "the `diff --git` line names no files. It should read `diff --git a/PATH b/PATH`.",
+                ))
+            }
+        },
+    };
+    let names: Vec<&str> = [old.as_deref(), new.as_deref()].into_iter().flatten().collect();
+    let level = strip_level(&names, exists);
+    let old = old.map(|n| strip(&n, level));
+    let new = new.map(|n| strip(&n, level));
+    let line = header.line;
+    let mut file = if header.new_file_mode.is_some() || old.is_none() {
+        let path = new.ok_or_else(|| ParseError::new(line, "a new file needs a name on its `+++` line."))?;
+        let mut file = FilePatch::new(Op::Add, path, line);
+        file.new_mode = header.new_file_mode;
+        file
+    } else if header.deleted || new.is_none() {
+        let path =
+            old.ok_or_else(|| ParseError::new(line, "a deleted file needs a name on its `---` line."))?;
+        FilePatch::new(Op::Delete, path, line)
+    } else if let (Some(from), Some(to)) = (&header.rename_from, &header.rename_to) {
+        let mut file = FilePatch::new(Op::Update, from.clone(), line);
+        file.move_to = Some(to.clone());
+        file
+    } else if let (Some(from), Some(to)) = (&header.copy_from, &header.copy_to) {
+        let mut file = FilePatch::new(Op::Update, from.clone(), line);
+        file.move_to = Some(to.clone());
+        file.copy = true;
+        file
+    } else {
+        let path = old.or(new).unwrap_or_default();
+        FilePatch::new(Op::Update, path, line)
+    };
+    if file.new_mode.is_none() {
+        file.new_mode = header.new_mode;
+    }
+    file.hunks = hunks;
+    Ok(with_endings(file))
+}
+
+fn settle_plain(
+    line: usize,
+    old: Option<Option<String>>,
+    new: Option<Option<String>>,
+    hunks: Vec<Hunk>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Result<FilePatch, ParseError> {
+    let (old, new) = (old.flatten(), new.flatten());
+    let names: Vec<&str> = [old.as_deref(), new.as_deref()].into_iter().flatten().collect();
+    let level = strip_level(&names, exists);
+    let old = old.map(|n| strip(&n, level));
+    let new = new.map(|n| strip(&n, level));
+    let file = match (old, new) {
+        (None, Some(new)) => FilePatch::new(Op::Add, new, line),
+        (Some(old), None) => FilePatch::new(Op::Delete, old, line),
+        (Some(old), Some(new)) => {
+            // A plain diff never renames: it changes whichever of its two names exists.
+            let path = if exists(&old) || !exists(&new) { old } else { new };
+            FilePatch::new(Op::Update, path, line)
+        }
+        (None, None) => {
+            return Err(ParseError::new(
+                line,
+                "both `---` and `+++` name /dev/null; one must name the file.",
+            ))
+        }
+    };
+    Ok(with_endings(FilePatch { hunks, ..file }))
+}
+
+/// A line shortened for quoting in a message.
+pub fn clip(text: &str) -> String {
+    const MAX: usize = 80;
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    if text.chars().count() <= MAX {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut}…")
+    }
+}
