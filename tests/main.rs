@@ -1,9 +1,11 @@
 mod harness;
+mod net_support;
 
 mod apply_patch;
 mod apply_patch_conformance;
 mod envelope;
 mod exec_shell;
+mod fetch_url;
 mod generated;
 mod invocation;
 mod list_dir;

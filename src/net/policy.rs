@@ -182,6 +182,12 @@ impl Policy {
         self.narrowed(decision)
     }
 
+    /// Whether `host` is refused by the deny list itself (rather than by the default).
+    pub fn on_deny_list(&self, host: &str) -> bool {
+        let host = normalize_host(host);
+        self.deny.iter().any(|p| p.matches(&host))
+    }
+
     /// The decision for a host on neither list.
     pub fn default_decision(&self) -> Decision {
         self.narrowed(self.default)

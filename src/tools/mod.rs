@@ -12,6 +12,7 @@ use crate::error::ToolError;
 
 pub mod apply_patch;
 pub mod exec_shell;
+pub mod fetch_url;
 pub mod list_dir;
 pub mod read_file;
 pub mod tasks;
@@ -93,6 +94,7 @@ pub const REGISTRY: &[ToolSpec] = &[
     tasks::task_output::SPEC,
     tasks::task_wait::SPEC,
     tasks::task_cancel::SPEC,
+    fetch_url::SPEC,
 ];
 
 /// Finds a tool by canonical name or alias.

@@ -1,0 +1,305 @@
+//! One fetch: hop by hop through the gates, redirects followed by hand, the body read under
+//! its byte cap, every hop written to the audit log.
+//!
+//! ureq is told never to follow a redirect itself: a redirect is a new request to a new host,
+//! and it must pass the same gates (and the same policy, and the same approvals) as the first.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::net::audit::{self, Entry};
+use crate::net::body::{self, Format, Rendered};
+use crate::net::gates::{self, Admission, Admitted};
+use crate::net::policy::Policy;
+
+/// Redirects followed per call; the sixth is refused.
+pub const MAX_REDIRECTS: usize = 5;
+
+const USER_AGENT: &str = concat!("codesmith/", env!("CARGO_PKG_VERSION"), " (fetch_url)");
+const ACCEPT: &str = "text/html, text/markdown, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5";
+
+pub struct Request {
+    pub url: Url,
+    pub max_bytes: usize,
+    pub timeout: Duration,
+    pub format: Format,
+}
+
+pub struct Fetched {
+    pub final_url: Url,
+    pub status: u16,
+    pub reason: String,
+    pub content_type: Option<String>,
+    pub rendered: Rendered,
+    pub bytes_read: usize,
+    pub truncated: bool,
+    pub redirects: Vec<String>,
+    pub address: SocketAddr,
+    pub admission: Admission,
+    /// Side observations for the caller's notices (e.g. an audit log that could not be written).
+    pub notices: Vec<String>,
+}
+
+pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetched, ToolError> {
+    let deadline = Instant::now() + request.timeout;
+    let mut notices = Vec::new();
+    let mut log = |entry: Entry| {
+        if let Some(notice) = audit::record(ctx, &entry) {
+            if !notices.contains(&notice) {
+                notices.push(notice);
+            }
+        }
+    };
+    let mut url = request.url.clone();
+    let mut redirects: Vec<String> = Vec::new();
+    loop {
+        let host = gates::policy_host(&url);
+        let admitted = match gates::admit(&url, policy, ctx, deadline) {
+            Ok(admitted) => admitted,
+            Err(refusal) => {
+                log(Entry {
+                    url: url.as_str(),
+                    host: &host,
+                    address: refusal.address,
+                    decision: "deny",
+                    error: Some(refusal.error.code.as_str()),
+                    ..Entry::default()
+                });
+                return Err(as_timeout(refusal.error, request));
+            }
+        };
+        let hop = Entry {
+            url: url.as_str(),
+            host: &host,
+            address: Some(admitted.addr.ip()),
+            decision: admitted.admission.as_str(),
+            trusted_cidr: admitted.trusted_range.map(|range| range.to_string()),
+            ..Entry::default()
+        };
+        let mut response = match send(&url, &admitted, deadline) {
+            Ok(response) => response,
+            Err(err) => {
+                let error = transport_error(err, &url, &admitted, request);
+                log(Entry {
+                    error: Some(error.code.as_str()),
+                    ..hop
+                });
+                return Err(error);
+            }
+        };
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get("location")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        if matches!(status, 301 | 302 | 303 | 307 | 308) {
+            if let Some(location) = location {
+                log(Entry {
+                    status: Some(status),
+                    ..hop
+                });
+                if redirects.len() == MAX_REDIRECTS {
+                    return Err(too_many_redirects(&request.url, &location));
+                }
+                let next = gates::check_redirect(&url, &location).inspect_err(|error| {
+                    log(Entry {
+                        url: &location,
+                        host: "",
+                        decision: "deny",
+                        error: Some(error.code.as_str()),
+                        ..Entry::default()
+                    })
+                })?;
+                redirects.push(next.to_string());
+                url = next;
+                continue;
+            }
+        }
+        let reason = response
+            .status()
+            .canonical_reason()
+            .unwrap_or_default()
+            .to_string();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        let body = response.body_mut();
+        let mime = body.mime_type().map(str::to_string);
+        let charset = body.charset().map(str::to_string);
+        let (bytes, truncated) = match read_capped(body.as_reader(), request.max_bytes) {
+            Ok(read) => read,
+            Err(err) => {
+                let error = transport_error(ureq::Error::from(err), &url, &admitted, request);
+                log(Entry {
+                    status: Some(status),
+                    error: Some(error.code.as_str()),
+                    ..hop
+                });
+                return Err(error);
+            }
+        };
+        log(Entry {
+            status: Some(status),
+            bytes: Some(bytes.len()),
+            ..hop
+        });
+        let rendered = body::render(
+            &bytes,
+            mime.as_deref(),
+            charset.as_deref(),
+            !truncated,
+            request.format,
+        );
+        return Ok(Fetched {
+            final_url: url,
+            status,
+            reason,
+            content_type,
+            rendered,
+            bytes_read: bytes.len(),
+            truncated,
+            redirects,
+            address: admitted.addr,
+            admission: admitted.admission,
+            notices,
+        });
+    }
+}
+
+/// One GET on a connection pinned to the admitted address.
+fn send(
+    url: &Url,
+    admitted: &Admitted,
+    deadline: Instant,
+) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    if remaining.is_zero() {
+        return Err(ureq::Error::Timeout(ureq::Timeout::Global));
+    }
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        // An environment proxy would carry the request past every gate.
+        .proxy(None)
+        .timeout_global(Some(remaining))
+        .user_agent(USER_AGENT)
+        .accept(ACCEPT)
+        .max_idle_connections(0)
+        .build();
+    let resolver = gates::PinnedResolver {
+        host: admitted.host.clone(),
+        addr: admitted.addr,
+    };
+    let agent = ureq::Agent::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::new(),
+        resolver,
+    );
+    let mut target = url.clone();
+    target.set_fragment(None);
+    agent.get(target.as_str()).call()
+}
+
+/// Reads at most `max_bytes` of the body, plus one byte to learn whether more was there. The
+/// cap is applied while reading, so a 10 GB response costs `max_bytes`, not 10 GB.
+fn read_capped(reader: impl Read, max_bytes: usize) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut bytes = Vec::with_capacity(max_bytes.min(256 * 1024));
+    reader.take(max_bytes as u64 + 1).read_to_end(&mut bytes)?;
+    let truncated = bytes.len() > max_bytes;
+    bytes.truncate(max_bytes);
+    Ok((bytes, truncated))
+}
+
+fn timeout_error(url: &Url, request: &Request) -> ToolError {
+    let ms = request.timeout.as_millis();
+    let way_out = if ms < u128::from(super::MAX_TIMEOUT_MS) {
+        format!(
+            "If the server is just slow, call fetch_url with url=\"{url}\" timeout_ms={}.",
+            (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS))
+        )
+    } else {
+        "That is the longest wait allowed; the server is too slow or unreachable, try again later \
+         or another source."
+            .to_string()
+    };
+    ToolError::new(
+        ErrorCode::Timeout,
+        format!("fetching `{url}` did not finish within timeout_ms={ms}. {way_out}"),
+    )
+    .with("timeout_ms", ms as u64)
+}
+
+fn as_timeout(error: ToolError, request: &Request) -> ToolError {
+    if error.code == ErrorCode::Timeout {
+        timeout_error(&request.url, request)
+    } else {
+        error
+    }
+}
+
+/// A transport failure in plain words, with what to do about it.
+fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &Request) -> ToolError {
+    use std::io::ErrorKind;
+    let target = format!("{} ({})", admitted.host, admitted.addr);
+    let what = match err {
+        ureq::Error::Timeout(_) => return timeout_error(url, request),
+        ureq::Error::Io(ref io) => match io.kind() {
+            ErrorKind::TimedOut | ErrorKind::WouldBlock => return timeout_error(url, request),
+            ErrorKind::ConnectionRefused => {
+                format!("the connection to {target} was refused: nothing is listening on that port")
+            }
+            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
+                format!("{target} closed the connection abruptly")
+            }
+            ErrorKind::UnexpectedEof => {
+                format!("{target} closed the connection before the response was complete")
+            }
+            ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
+                format!("{target} cannot be reached from here (no route to it)")
+            }
+            _ => format!("the connection to {target} failed: {io}"),
+        },
+        ureq::Error::HostNotFound => format!("`{}` could not be resolved", admitted.host),
+        ureq::Error::Tls(what) => format!("the TLS handshake with {target} failed: {what}"),
+        ureq::Error::Rustls(ref tls) => format!(
+            "the TLS handshake with {target} failed ({tls}); the certificate may be invalid, \
+             expired or issued for another name"
+        ),
+        ureq::Error::Protocol(ref proto) => {
+            format!("{target} did not answer with valid HTTP ({proto})")
+        }
+        ureq::Error::ConnectionFailed => format!("the connection to {target} failed"),
+        other => format!("the request failed: {other}"),
+    };
+    ToolError::new(
+        ErrorCode::IoError,
+        format!(
+            "could not fetch `{url}`: {what}. Check the URL; if it is right, the server is down or \
+             unreachable, so try again later or use another source."
+        ),
+    )
+    .with("url", url.as_str())
+}
+
+fn too_many_redirects(start: &Url, next: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::IoError,
+        format!(
+            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`; fetch_url \
+             follows at most {MAX_REDIRECTS} redirects, so it stopped there. The chain may be a \
+             loop. If the last location is what you want, call fetch_url with url=\"{next}\" \
+             (relative locations must be made absolute first)."
+        ),
+    )
+    .with("redirects", MAX_REDIRECTS as u64)
+    .with("location", next)
+}

@@ -1,0 +1,342 @@
+//! The gates every hop of a fetch passes, in order, before a single packet leaves:
+//!
+//! 1. scheme: http or https, judged on the URL as the `url` crate (a WHATWG parser, as
+//!    browsers and clients use) understands it, so `HTTP://`, surrounding whitespace, tabs and
+//!    backslashes are judged on what a client would actually connect to;
+//! 2. the network policy (deny → `network_denied`; prompt → `approval_required` unless
+//!    granted);
+//! 3. `localhost` names, which resolve to loopback without asking DNS;
+//! 4. IP literals, in every spelling the parser accepts (decimal `2130706433`, octal `0177.1`,
+//!    hex `0x7f.1`, short `127.1`, bracketed IPv6), checked against the restricted table;
+//! 5. names resolved, and every answer checked: one restricted answer refuses the request,
+//!    because which answer a client uses is not ours to predict;
+//! 6. the connection pinned to the checked address through [`PinnedResolver`], so nothing
+//!    resolves the name a second time (no DNS rebinding between check and connect).
+//!
+//! The seventh gate, redirects, lives in `fetch`: each Location goes through all of these again.
+//! `trusted_cidrs` exempts a restricted address only when the policy names its range.
+
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use url::{Host, Url};
+
+use crate::approval::ApprovalRequest;
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::net::policy::{normalize_host, Decision, Policy};
+use crate::net::restricted;
+
+/// Names that mean this machine without asking DNS (RFC 6761 and the usual /etc/hosts aliases).
+const LOCAL_NAMES: &[&str] = &[
+    "localhost",
+    "localhost.localdomain",
+    "ip6-localhost",
+    "ip6-loopback",
+];
+
+/// How a hop was let through, for the audit log. A policy approval outranks the exemption
+/// (which is recorded beside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Allow,
+    Approved,
+    TrustedCidr,
+}
+
+impl Admission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Admission::Allow => "allow",
+            Admission::Approved => "approved",
+            Admission::TrustedCidr => "trusted-cidr",
+        }
+    }
+}
+
+/// A hop that passed every gate: where to connect, and why it was allowed.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub host: String,
+    pub addr: SocketAddr,
+    pub admission: Admission,
+    /// The `trusted_cidrs` range that exempted a restricted answer, if one did.
+    pub trusted_range: Option<ipnet::IpNet>,
+}
+
+/// A refused hop: the error, and the address that was judged (when one was).
+#[derive(Debug)]
+pub struct Refusal {
+    pub error: ToolError,
+    pub address: Option<IpAddr>,
+}
+
+impl From<ToolError> for Refusal {
+    fn from(error: ToolError) -> Refusal {
+        Refusal { error, address: None }
+    }
+}
+
+/// Gate 1 for the URL the model passed: parses it and checks scheme, host and userinfo.
+pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
+    let url = Url::parse(text).map_err(|err| {
+        ToolError::invalid(format!(
+            "`{text}` is not an absolute URL ({err}). Pass a full http or https URL, e.g. \
+             call fetch_url with url=\"https://docs.rs/regex\"."
+        ))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        let hint = if url.scheme() == "file" {
+            " To read a local file call read_file with its path instead."
+        } else {
+            ""
+        };
+        return Err(ToolError::invalid(format!(
+            "fetch_url fetches http and https URLs only, not `{}:`.{hint} Nothing was fetched.",
+            url.scheme()
+        )));
+    }
+    check_shape(&url).map_err(|reason| ToolError::invalid(format!("{reason} Nothing was fetched.")))?;
+    Ok(url)
+}
+
+/// Gate 1 for a redirect target: the same checks, reported as a refused redirect.
+pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
+    let refuse = |reason: String| {
+        ToolError::new(
+            ErrorCode::NetworkDenied,
+            format!(
+                "`{from}` redirected to `{location}`, which fetch_url does not follow: {reason} \
+                 Nothing more was fetched; do not retry this URL expecting another result."
+            ),
+        )
+        .with("location", location)
+    };
+    let url = from
+        .join(location)
+        .map_err(|err| refuse(format!("it is not a valid URL ({err}).")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refuse(format!("`{}:` is not http or https.", url.scheme())));
+    }
+    check_shape(&url).map_err(refuse)?;
+    Ok(url)
+}
+
+fn check_shape(url: &Url) -> Result<(), String> {
+    if url.host().is_none() {
+        return Err("the URL has no host.".to_string());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        // Credentials in a URL end up in logs and transcripts, and `a.com@b.com` tricks a
+        // reader about where the request goes.
+        return Err(
+            "the URL carries a user name or password before `@`; fetch_url sends no credentials. \
+             Remove the `user:password@` part."
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// The host as the policy and approvals see it: lowercase, no trailing dot, no brackets.
+pub fn policy_host(url: &Url) -> String {
+    normalize_host(url.host_str().unwrap_or_default())
+}
+
+/// Gates 2 to 6 for one hop.
+pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Result<Admitted, Refusal> {
+    let host = policy_host(url);
+    // Gate 2: the policy.
+    let mut admission = match policy.decide(&host) {
+        Decision::Allow => Admission::Allow,
+        Decision::Deny => return Err(denied(&host, policy).into()),
+        Decision::Prompt => {
+            let request = approval_request(&host);
+            ctx.require_approval(&request)?;
+            Admission::Approved
+        }
+    };
+    let port = url.port_or_known_default().unwrap_or(80);
+    let addresses = match url.host() {
+        // Gate 3: names of this machine.
+        Some(Host::Domain(name)) => {
+            let name = normalize_host(name);
+            if LOCAL_NAMES.contains(&name.as_str()) || name.ends_with(".localhost") {
+                return Err(blocked_name(&host).into());
+            }
+            // Gate 5: resolve, then judge every answer.
+            resolve(&host, port, deadline)?
+        }
+        // Gate 4: literals, already normalized by the parser from whichever spelling was used.
+        Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+        Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+        None => return Err(ToolError::invalid("the URL has no host. Nothing was fetched.").into()),
+    };
+    let literal = !matches!(url.host(), Some(Host::Domain(_)));
+    for &address in &addresses {
+        if let Some(restricted) = restricted::check(address) {
+            if !policy.trusted(address) {
+                return Err(Refusal {
+                    error: blocked(&host, literal, addresses.len(), &restricted),
+                    address: Some(address),
+                });
+            }
+        }
+    }
+    // Gate 6: the first answer, all of them being good, is the one and only address used.
+    let Some(&pinned) = addresses.first() else {
+        return Err(unresolved(&host, "no address").into());
+    };
+    let trusted_range = restricted::check(pinned).and(policy.trusted_range(pinned));
+    if admission == Admission::Allow && trusted_range.is_some() {
+        admission = Admission::TrustedCidr;
+    }
+    Ok(Admitted {
+        host,
+        addr: SocketAddr::new(pinned, port),
+        admission,
+        trusted_range,
+    })
+}
+
+/// The approval a prompt host needs.
+pub fn approval_request(host: &str) -> ApprovalRequest {
+    ApprovalRequest {
+        kind: crate::net::APPROVAL_KIND,
+        subject: host.to_string(),
+        reason: format!(
+            "fetch_url wants to connect to `{host}`, which the network policy ([network] in \
+             .codesmith/config.toml) does not allow without asking"
+        ),
+        scope: String::new(),
+    }
+}
+
+fn denied(host: &str, policy: &Policy) -> ToolError {
+    let why = if policy.on_deny_list(host) {
+        "The host is on the deny list of [network] in .codesmith/config.toml (deny wins over allow)."
+    } else {
+        "The policy's default is deny and the host is not on the allow list of [network] in \
+         .codesmith/config.toml."
+    };
+    ToolError::new(
+        ErrorCode::NetworkDenied,
+        format!(
+            "network call to '{host}' blocked by network policy. {why} Do not retry it or another \
+             spelling of it; if the user wants this host reachable, they can add it to `allow`."
+        ),
+    )
+    .with("host", host)
+}
+
+fn blocked_name(host: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::BlockedAddress,
+        format!(
+            "`{host}` names this machine (localhost), and fetch_url never connects to local \
+             services. Do not retry with another spelling; to talk to a local server the user \
+             runs, use exec_shell, or ask the user to list its address in trusted_cidrs of \
+             [network] in .codesmith/config.toml and fetch that address."
+        ),
+    )
+    .with("host", host)
+    .with("range", "localhost")
+}
+
+fn blocked(host: &str, literal: bool, answers: usize, restricted: &restricted::Restricted) -> ToolError {
+    let what = if literal {
+        format!("the address {}", restricted.describe())
+    } else if answers > 1 {
+        format!(
+            "`{host}` resolves to {} addresses and one of them is restricted: {}",
+            answers,
+            restricted.describe()
+        )
+    } else {
+        format!("`{host}` resolves to {}", restricted.describe())
+    };
+    ToolError::new(
+        ErrorCode::BlockedAddress,
+        format!(
+            "{what}. fetch_url never connects to loopback, private, link-local, metadata or other \
+             internal addresses, so nothing was sent. Do not retry with another spelling of the \
+             address. If this is a service the user runs on purpose (a test server, a fake-ip \
+             proxy), the user can exempt its range with trusted_cidrs in [network] of \
+             .codesmith/config.toml."
+        ),
+    )
+    .with("host", host)
+    .with("address", restricted.address.to_string())
+    .with("range", restricted.range.to_string())
+    .with("range_label", restricted.label)
+}
+
+fn unresolved(host: &str, why: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::IoError,
+        format!(
+            "could not resolve `{host}`: {why}. Check the spelling of the host; if it is right, \
+             the name does not exist or DNS is unreachable from here."
+        ),
+    )
+    .with("host", host)
+}
+
+/// Resolves `host` within the deadline. The lookup runs on a thread because getaddrinfo has
+/// no timeout of its own; a lookup that outlives the deadline is abandoned.
+fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<IpAddr>, ToolError> {
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let (sender, receiver) = mpsc::sync_channel(1);
+    let name = host.to_string();
+    std::thread::spawn(move || {
+        let answer = (name.as_str(), port)
+            .to_socket_addrs()
+            .map(|addrs| addrs.map(|a| a.ip()).collect::<Vec<_>>());
+        let _ = sender.send(answer);
+    });
+    match receiver.recv_timeout(remaining) {
+        Ok(Ok(addresses)) => {
+            let mut unique: Vec<IpAddr> = Vec::new();
+            for address in addresses {
+                if !unique.contains(&address) {
+                    unique.push(address);
+                }
+            }
+            if unique.is_empty() {
+                Err(unresolved(host, "no address"))
+            } else {
+                Ok(unique)
+            }
+        }
+        Ok(Err(err)) => Err(unresolved(host, &err.to_string())),
+        Err(_) => Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!("resolving `{host}` took longer than the time left for this fetch."),
+        )),
+    }
+}
+
+/// A ureq resolver that answers with the one address the gates checked, for the one host they
+/// checked. ureq never performs a lookup of its own.
+#[derive(Debug)]
+pub struct PinnedResolver {
+    pub host: String,
+    pub addr: SocketAddr,
+}
+
+impl ureq::unversioned::resolver::Resolver for PinnedResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        _timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        if uri.host().map(normalize_host).as_deref() != Some(self.host.as_str()) {
+            return Err(ureq::Error::HostNotFound);
+        }
+        let mut addrs = self.empty();
+        addrs.push(self.addr);
+        Ok(addrs)
+    }
+}
