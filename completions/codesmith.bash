@@ -28,6 +28,12 @@ _codesmith() {
             codesmith,exec_shell)
                 cmd="codesmith__subcmd__shell"
                 ;;
+            codesmith,fetch)
+                cmd="codesmith__subcmd__fetch"
+                ;;
+            codesmith,fetch_url)
+                cmd="codesmith__subcmd__fetch"
+                ;;
             codesmith,help)
                 cmd="codesmith__subcmd__help"
                 ;;
@@ -70,6 +76,9 @@ _codesmith() {
             codesmith__subcmd__help,call)
                 cmd="codesmith__subcmd__help__subcmd__call"
                 ;;
+            codesmith__subcmd__help,fetch)
+                cmd="codesmith__subcmd__help__subcmd__fetch"
+                ;;
             codesmith__subcmd__help,help)
                 cmd="codesmith__subcmd__help__subcmd__help"
                 ;;
@@ -107,7 +116,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -168,8 +177,42 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__fetch)
+            opts="-h --json --url --max-bytes --format --timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help)
-            opts="read patch ls shell task_output task_wait task_cancel call tools trust approve help"
+            opts="read patch ls shell task_output task_wait task_cancel fetch call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +240,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__fetch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -311,9 +311,12 @@ fn files(roff: &mut Roff) {
         roff,
         [bold(".codesmith/config.toml")],
         "Optional workspace settings. A file that does not parse is an error; an unknown value never \
-         widens what is allowed. The [network] section: default = \"allow\"|\"deny\"|\"prompt\" (missing \
-         or unknown means prompt), allow and deny host lists (\".example.com\" matches subdomains only; a \
-         host on both is denied), trusted_cidrs.",
+         widens what is allowed. The [network] section: default = \"allow\"|\"deny\" (or \"block\")|\"prompt\" \
+         (missing, mistyped or unknown means prompt); allow and deny host lists, case-insensitive, trailing \
+         dot ignored (\".example.com\" and \"*.example.com\" match subdomains only; a host on both is \
+         denied; an unreadable deny entry means nothing is allowed without asking); trusted_cidrs, ranges \
+         exempted from fetch_url's restricted address table. codesmith approve ID --persist adds an \
+         approved host to allow, keeping the rest of the file.",
     );
     item(
         roff,
@@ -346,7 +349,8 @@ fn files(roff: &mut Roff) {
     item(
         roff,
         [bold(".codesmith/audit.log")],
-        "One JSON line per outbound network call.",
+        "One JSON line per fetch_url hop, sent or refused: time, session, tool, url (scrubbed), host, \
+         address, decision (allow, approved, trusted-cidr, deny), status, error, bytes, trusted_cidr.",
     );
     item(roff, [bold(".codesmith/tasks/")], "Background shell tasks.");
     heading(roff, "WORKSPACE BOUNDARY");

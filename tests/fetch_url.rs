@@ -166,7 +166,10 @@ mod netns {
                     if n == 0 {
                         html(200, "<p>end of the chain</p>")
                     } else {
-                        redirect(if n % 2 == 0 { 302 } else { 307 }, &format!("/hop/{}", n - 1))
+                        redirect(
+                            if n.is_multiple_of(2) { 302 } else { 307 },
+                            &format!("/hop/{}", n - 1),
+                        )
                     }
                 }
                 _ => html(404, "<p>no such page</p>"),

@@ -70,7 +70,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     error: Some(refusal.error.code.as_str()),
                     ..Entry::default()
                 });
-                return Err(as_timeout(refusal.error, request));
+                return Err(as_timeout(*refusal.error, request));
             }
         };
         let hop = Entry {

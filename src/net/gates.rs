@@ -68,13 +68,16 @@ pub struct Admitted {
 /// A refused hop: the error, and the address that was judged (when one was).
 #[derive(Debug)]
 pub struct Refusal {
-    pub error: ToolError,
+    pub error: Box<ToolError>,
     pub address: Option<IpAddr>,
 }
 
 impl From<ToolError> for Refusal {
     fn from(error: ToolError) -> Refusal {
-        Refusal { error, address: None }
+        Refusal {
+            error: Box::new(error),
+            address: None,
+        }
     }
 }
 
@@ -178,7 +181,7 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
         if let Some(restricted) = restricted::check(address) {
             if !policy.trusted(address) {
                 return Err(Refusal {
-                    error: blocked(&host, literal, addresses.len(), &restricted),
+                    error: Box::new(blocked(&host, literal, addresses.len(), &restricted)),
                     address: Some(address),
                 });
             }
