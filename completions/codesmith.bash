@@ -25,6 +25,12 @@ _codesmith() {
             codesmith,call)
                 cmd="codesmith__subcmd__call"
                 ;;
+            codesmith,edit)
+                cmd="codesmith__subcmd__edit"
+                ;;
+            codesmith,edit_file)
+                cmd="codesmith__subcmd__edit"
+                ;;
             codesmith,exec_shell)
                 cmd="codesmith__subcmd__shell"
                 ;;
@@ -70,11 +76,20 @@ _codesmith() {
             codesmith,trust)
                 cmd="codesmith__subcmd__trust"
                 ;;
+            codesmith,write)
+                cmd="codesmith__subcmd__write"
+                ;;
+            codesmith,write_file)
+                cmd="codesmith__subcmd__write"
+                ;;
             codesmith__subcmd__help,approve)
                 cmd="codesmith__subcmd__help__subcmd__approve"
                 ;;
             codesmith__subcmd__help,call)
                 cmd="codesmith__subcmd__help__subcmd__call"
+                ;;
+            codesmith__subcmd__help,edit)
+                cmd="codesmith__subcmd__help__subcmd__edit"
                 ;;
             codesmith__subcmd__help,fetch)
                 cmd="codesmith__subcmd__help__subcmd__fetch"
@@ -109,6 +124,9 @@ _codesmith() {
             codesmith__subcmd__help,trust)
                 cmd="codesmith__subcmd__help__subcmd__trust"
                 ;;
+            codesmith__subcmd__help,write)
+                cmd="codesmith__subcmd__help__subcmd__write"
+                ;;
             *)
                 ;;
         esac
@@ -116,7 +134,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file edit edit_file write write_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,6 +195,56 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__edit)
+            opts="-h --json --path --search --replace --replace-all --occurrence --search-start --search-end --dry-run --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replace-all)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --occurrence)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-start)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-end)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__fetch)
             opts="-h --json --url --max-bytes --format --timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -212,7 +280,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read patch ls shell task_output task_wait task_cancel fetch call tools trust approve help"
+            opts="read edit write patch ls shell task_output task_wait task_cancel fetch call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,6 +308,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -394,6 +476,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -618,6 +714,32 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__write)
+            opts="-h --json --path --content --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

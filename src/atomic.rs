@@ -48,11 +48,38 @@ pub fn write_atomically(path: &Path, bytes: &[u8], options: WriteOptions) -> io:
     if options.durable {
         temp.as_file().sync_all()?;
     }
+    if options.durable {
+        injected_fault("rename", path)?;
+    }
     temp.persist(path).map_err(|err| err.error)?;
     if options.durable {
         if let Ok(dir) = fs::File::open(dir) {
             let _ = dir.sync_all();
         }
+    }
+    Ok(())
+}
+
+/// A test hook (debug builds only): `CODESMITH_FAULT=rename` makes every user-file write fail after the
+/// temp file is written and flushed but before the rename, as a crash at that point would;
+/// `CODESMITH_FAULT=rename:NAME` fails only writes to files named NAME. Tests use it to prove
+/// that the original survives and that multi-file writes roll back.
+fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let Ok(spec) = std::env::var("CODESMITH_FAULT") else {
+        return Ok(());
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let hit = spec.split(',').any(|entry| match entry.split_once(':') {
+        Some((p, file)) => p == point && name.as_deref() == Some(file),
+        None => entry == point,
+    });
+    if hit {
+        return Err(io::Error::other(format!(
+            "injected fault before {point} (CODESMITH_FAULT)"
+        )));
     }
     Ok(())
 }

@@ -42,6 +42,9 @@ pub struct LoadedFile {
     pub encoding: &'static Encoding,
     /// The file starts with a byte-order mark (kept on write).
     pub bom: bool,
+    /// False for a legacy encoding guessed from little evidence. Such a file may still be
+    /// edited, but only with characters it already holds (see [`prepare`]).
+    pub encoding_confident: bool,
     pub endings: EndingProfile,
 }
 
@@ -85,17 +88,10 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         )
         .with("path", path.display.clone()));
     }
-    freshness::check(&ctx.state, path, ctx.tool)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
-    // The freshness check above read the file separately; make sure these bytes are the ones
-    // it approved, so a write racing this call is not silently overwritten.
-    let read_now = Fingerprint::of_content(&meta, &bytes);
-    if freshness::lookup(&ctx.state, &path.display).map(|r| r.fingerprint) != Some(read_now) {
-        freshness::check(&ctx.state, path, ctx.tool)?;
-        return Err(stale_during_call(path, ctx.tool));
-    }
+    // Binary first: read_file refuses binary files, so "read it first" would be a dead end.
     if textfile::is_binary(&bytes) {
         return Err(ToolError::new(
             ErrorCode::BinaryFile,
@@ -107,19 +103,43 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         )
         .with("path", path.display.clone()));
     }
+    freshness::check(&ctx.state, path, ctx.tool)?;
+    // The check above read the file separately; make sure these bytes are the ones it
+    // approved, so a write racing this call is not silently overwritten.
+    let read_now = Fingerprint::of_content(&meta, &bytes);
+    if freshness::lookup(&ctx.state, &path.display).map(|r| r.fingerprint) != Some(read_now) {
+        return Err(stale_during_call(path, ctx.tool));
+    }
     let decoded = textfile::decode(&bytes);
     if decoded.lossy || !round_trips(&decoded, &bytes) {
         return Err(not_utf8(path, ctx.tool, &decoded));
     }
     let endings = EndingProfile::of(&decoded.text);
+    let encoding_confident =
+        decoded.encoding == encoding_rs::UTF_8 || decoded.bom || convincing(&decoded.text);
     Ok(LoadedFile {
         path: path.clone(),
+        encoding_confident,
         text: decoded.text,
         encoding: decoded.encoding,
         bom: decoded.bom,
         endings,
         bytes,
     })
+}
+
+/// Enough evidence that a guessed legacy encoding is right: several non-ASCII characters, most
+/// of them letters (a wrong guess tends to produce symbols and box-drawing characters).
+fn convincing(text: &str) -> bool {
+    const MIN_NON_ASCII: usize = 4;
+    let (mut non_ascii, mut letters) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        non_ascii += 1;
+        if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    non_ascii >= MIN_NON_ASCII && letters * 10 >= non_ascii * 7
 }
 
 /// A legacy encoding is only safe to write back if decoding and re-encoding reproduces the
@@ -181,6 +201,11 @@ pub struct Prepared {
 /// naming it and its line, rather than writing a substitute. Nothing is written.
 pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> Result<Prepared, ToolError> {
     let (encoding, bom) = before.map_or((encoding_rs::UTF_8, false), |b| (b.encoding, b.bom));
+    if let Some(before) = before.filter(|b| !b.encoding_confident) {
+        if let Some(c) = new_character(&before.text, after_text) {
+            return Err(guessed_encoding(path, encoding, c));
+        }
+    }
     let bytes =
         textfile::encode(after_text, encoding, bom).ok_or_else(|| unencodable(path, encoding, after_text))?;
     crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), after_text)?;
@@ -189,6 +214,34 @@ pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> 
         bytes,
         created: before.is_none(),
     })
+}
+
+/// A non-ASCII character of `after` that `before` does not hold.
+fn new_character(before: &str, after: &str) -> Option<char> {
+    let known: std::collections::HashSet<char> = before.chars().filter(|c| !c.is_ascii()).collect();
+    after.chars().find(|c| !c.is_ascii() && !known.contains(c))
+}
+
+/// Refusal to add a character to a file whose encoding is only a guess: the bytes already in
+/// the file are written back as they were whatever the true encoding, and so are ASCII and
+/// characters the file already holds, but a new character would be encoded by the guess.
+fn guessed_encoding(path: &WsPath, encoding: &'static Encoding, c: char) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{path}` is not UTF-8, and there is too little text to tell its encoding for sure \
+             (it might be {enc}). The new text adds `{c}` (U+{code:04X}), which would be written \
+             in a guessed encoding, so nothing was written. Change it using only ASCII and \
+             characters the file already holds, or, if you know its encoding, convert it to UTF-8 \
+             with exec_shell (`iconv -f ENCODING -t UTF-8 {path} > {path}.utf8 && mv {path}.utf8 \
+             {path}`), then call read_file with path=\"{path}\" and retry.",
+            path = path.display,
+            enc = encoding.name(),
+            code = c as u32
+        ),
+    )
+    .with("path", path.display.clone())
+    .with("encoding_guess", encoding.name())
 }
 
 fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolError {

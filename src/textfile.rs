@@ -88,7 +88,9 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     // Mostly UTF-8 with a few bad bytes (a stray Latin-1 byte pasted into a UTF-8 file) is far
     // more common than a legacy-encoded file that happens to hold valid UTF-8 sequences; decoding
     // such a file as, say, windows-1252 would turn every correct accented letter into mojibake.
-    if holds_utf8_multibyte(bytes) {
+    // "Mostly" matters: double-byte encodings such as Shift-JIS produce accidental valid UTF-8
+    // pairs all the time, but alongside at least as many invalid bytes.
+    if mostly_utf8(bytes) {
         return Decoded {
             text: String::from_utf8_lossy(bytes).into_owned(),
             encoding: encoding_rs::UTF_8,
@@ -117,11 +119,16 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     }
 }
 
-/// True when some valid multi-byte UTF-8 character occurs in `bytes`.
-fn holds_utf8_multibyte(bytes: &[u8]) -> bool {
-    bytes
-        .utf8_chunks()
-        .any(|chunk| chunk.valid().bytes().any(|b| b >= 0x80))
+/// True when `bytes` hold valid multi-byte UTF-8 characters and at most half as many invalid
+/// bytes. (Shift-JIS, EUC and GBK text measures at well under one valid byte per invalid one.)
+fn mostly_utf8(bytes: &[u8]) -> bool {
+    let mut valid = 0;
+    let mut invalid = 0;
+    for chunk in bytes.utf8_chunks() {
+        valid += chunk.valid().bytes().filter(|b| *b >= 0x80).count();
+        invalid += chunk.invalid().len();
+    }
+    valid > 0 && valid >= 2 * invalid
 }
 
 /// Encodes `text` back into `decoded`'s encoding (and BOM). `None` when a character cannot be
@@ -203,5 +210,25 @@ mod tests {
     fn nul_means_binary() {
         assert!(is_binary(b"abc\0def"));
         assert!(!is_binary(b"abc def"));
+    }
+
+    #[test]
+    fn shift_jis_with_accidental_utf8_pairs_round_trips() {
+        // "# 設定ファイル / こんにちは、世界。..." in Shift-JIS; `\xc9\x82` etc. are valid UTF-8.
+        let bytes: [u8; 101] = [
+            35, 32, 144, 221, 146, 232, 131, 116, 131, 64, 131, 67, 131, 139, 10, 130, 177, 130, 241, 130,
+            201, 130, 191, 130, 205, 129, 65, 144, 162, 138, 69, 129, 66, 130, 177, 130, 234, 130, 205, 131,
+            101, 131, 88, 131, 103, 130, 197, 130, 183, 129, 66, 10, 147, 250, 150, 123, 140, 234, 130, 204,
+            131, 116, 131, 64, 131, 67, 131, 139, 130, 240, 149, 210, 143, 87, 130, 181, 130, 220, 130, 183,
+            129, 66, 10, 110, 97, 109, 101, 32, 61, 32, 34, 142, 82, 147, 99, 145, 190, 152, 89, 34, 10,
+        ];
+        let decoded = decode(&bytes);
+        assert!(!decoded.lossy);
+        assert_eq!(decoded.encoding, encoding_rs::SHIFT_JIS);
+        assert!(decoded.text.contains("こんにちは"));
+        assert_eq!(
+            encode(&decoded.text, decoded.encoding, decoded.bom).unwrap(),
+            bytes
+        );
     }
 }

@@ -3,6 +3,7 @@ mod net_support;
 
 mod apply_patch;
 mod apply_patch_conformance;
+mod edit_file;
 mod envelope;
 mod exec_shell;
 mod fetch_url;
@@ -14,3 +15,4 @@ mod state;
 mod tasks;
 mod trust;
 mod workspace_boundary;
+mod write_file;

@@ -11,11 +11,13 @@ use crate::context::Context;
 use crate::error::ToolError;
 
 pub mod apply_patch;
+pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
 pub mod list_dir;
 pub mod read_file;
 pub mod tasks;
+pub mod write_file;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +90,8 @@ pub struct ToolSpec {
 /// Every registered tool, in catalog order.
 pub const REGISTRY: &[ToolSpec] = &[
     read_file::SPEC,
+    edit_file::SPEC,
+    write_file::SPEC,
     apply_patch::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,

@@ -1,0 +1,314 @@
+//! Why a search did not match, worded so the next call can succeed.
+//!
+//! Three causes cover most misses: line-number prefixes pasted from read_file output, a
+//! whitespace difference inside lines or in the line breaks (which the indentation level does
+//! not forgive), and text that is simply not there any more (a stale memory of the file, or a
+//! typo). For the last, the closest real line is shown with its number. Every scan here is
+//! linear in the file, so a miss on a large file stays cheap.
+
+use std::collections::{BinaryHeap, HashSet};
+
+use super::matching::{find_exact, Family, LineIndex, Numbered, SearchLines};
+
+/// At most this many candidate lines get the (quadratic) edit-distance comparison.
+const CLOSEST_CANDIDATES: usize = 32;
+/// Below this similarity, no line is called "closest".
+const MIN_SIMILARITY: f64 = 0.4;
+/// Lines are shown cut to this many characters.
+const SHOW_CHARS: usize = 160;
+
+/// A diagnosis: what to say, and the line a re-read should start near.
+pub struct Diagnosis {
+    pub text: String,
+    pub near_line: Option<usize>,
+}
+
+/// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text).
+pub fn diagnose(hay: &str, search: &str) -> Diagnosis {
+    let index = LineIndex::new(hay);
+    if hay.is_empty() {
+        return Diagnosis {
+            text: "The file is empty.".to_string(),
+            near_line: None,
+        };
+    }
+    if let Some(numbered) = Numbered::parse(search) {
+        // One `12:`-style line is as likely prose (a time, a ratio) as a grep hit: no claim.
+        if numbered.family != Family::Grep || numbered.lines.len() > 1 {
+            return numbered_diagnosis(hay, &index, &numbered);
+        }
+    }
+    if let Some(found) = whitespace_only(hay, &index, search) {
+        return found;
+    }
+    missing_line(hay, &index, search)
+}
+
+fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered) -> Diagnosis {
+    let mut text = format!(
+        "search carries line-number prefixes like {} on every line, copied from a listing; they \
+         are not part of the file, so remove them from search (and from replace).",
+        numbered.family.example()
+    );
+    let stripped = numbered.text();
+    let elsewhere = find_exact(hay, &stripped);
+    let first = numbered.numbers[0];
+    let mut near_line = Some(first);
+    if let Some(hit) = elsewhere.first() {
+        let line = index.number_at(hit.start);
+        text.push_str(&format!(
+            " Without them the text occurs at line {line}, not at the lines the numbers name."
+        ));
+        near_line = Some(line);
+    } else if !numbered.consecutive() {
+        text.push_str(" The numbers are not consecutive, so they do not name one block of lines.");
+    } else if first == 0 || first > index.count() {
+        text.push_str(&format!(
+            " The file has {} lines, so line {first} does not exist.",
+            index.count()
+        ));
+        near_line = None;
+    } else {
+        let (line, _) = index.line(hay, first - 1);
+        text.push_str(&format!(
+            " Line {first} of the file is now {}, not {}.",
+            show(line),
+            show(&numbered.lines[0])
+        ));
+    }
+    Diagnosis { text, near_line }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Advances through `wanted` (whitespace-free bytes) from `pos` by the non-whitespace bytes of
+/// `line`; `None` at the first difference.
+fn consume(line: &[u8], wanted: &[u8], mut pos: usize) -> Option<usize> {
+    for &b in line.iter().filter(|b| !is_space(**b)) {
+        if wanted.get(pos) != Some(&b) {
+            return None;
+        }
+        pos += 1;
+    }
+    Some(pos)
+}
+
+/// The search occurs in the file if all whitespace is ignored (spaces inside lines, tabs,
+/// line breaks): say where and show the first differing pair of lines.
+fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnosis> {
+    let wanted: Vec<u8> = search.bytes().filter(|b| !is_space(*b)).collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let bytes = hay.as_bytes();
+    for i in 0..index.count() {
+        let (_, range) = index.line(hay, i);
+        let Some(mut pos) = consume(&bytes[range], &wanted, 0).filter(|p| *p > 0) else {
+            continue;
+        };
+        let mut j = i;
+        while pos < wanted.len() && j + 1 < index.count() {
+            j += 1;
+            let (_, range) = index.line(hay, j);
+            match consume(&bytes[range], &wanted, pos) {
+                Some(next) => pos = next,
+                None => break,
+            }
+        }
+        if pos != wanted.len() {
+            continue;
+        }
+        let pattern = SearchLines::new(search);
+        let file_lines: Vec<&str> = (i..=j).map(|n| index.line(hay, n).0).collect();
+        let mut text = format!(
+            "The text is in the file at line {}{}, but its whitespace differs from search (spaces \
+             inside lines, tabs, or line breaks), which edit_file does not forgive.",
+            i + 1,
+            if j > i {
+                format!("-{}", j + 1)
+            } else {
+                String::new()
+            }
+        );
+        if file_lines.len() == pattern.lines.len() {
+            for (k, (file_line, search_line)) in file_lines.iter().zip(&pattern.lines).enumerate() {
+                if file_line.trim() != search_line.trim() {
+                    text.push_str(&format!(
+                        " First difference (· is a space, → a tab): line {} of the file is {}, search has {}.",
+                        i + 1 + k,
+                        show(&visible(file_line.trim())),
+                        show(&visible(search_line.trim()))
+                    ));
+                    break;
+                }
+            }
+        } else {
+            text.push_str(&format!(
+                " The line breaks differ: search has {} lines where the file has {}.",
+                pattern.lines.len(),
+                file_lines.len()
+            ));
+        }
+        return Some(Diagnosis {
+            text,
+            near_line: Some(i + 1),
+        });
+    }
+    None
+}
+
+/// The first search line the file does not contain, and the closest line that it does.
+fn missing_line(hay: &str, index: &LineIndex, search: &str) -> Diagnosis {
+    let pattern = SearchLines::new(search);
+    let present: HashSet<&str> = (0..index.count()).map(|i| index.line(hay, i).0.trim()).collect();
+    let last = pattern.lines.len() - 1;
+    for (k, line) in pattern.lines.iter().enumerate() {
+        let wanted = line.trim();
+        if wanted.is_empty() {
+            continue;
+        }
+        // The first and last lines may be parts of file lines.
+        let found = present.contains(wanted) || ((k == 0 || k == last) && hay.contains(wanted));
+        if found {
+            continue;
+        }
+        let mut text = if pattern.lines.len() == 1 {
+            format!("search, {}, is not in the file.", show(wanted))
+        } else {
+            format!("Line {} of search, {}, is not in the file.", k + 1, show(wanted))
+        };
+        let closest = closest_line(hay, index, wanted);
+        match closest {
+            Some(n) => text.push_str(&format!(
+                " The closest line is {n}: {}.",
+                show(index.line(hay, n - 1).0.trim())
+            )),
+            None => text.push_str(" No line of the file is similar to it."),
+        }
+        return Diagnosis {
+            text,
+            near_line: closest,
+        };
+    }
+    let first = pattern
+        .lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.trim())
+        .unwrap_or_default();
+    let at: Vec<usize> = find_exact(hay, first)
+        .iter()
+        .take(5)
+        .map(|r| index.number_at(r.start))
+        .collect();
+    let lines = at.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+    Diagnosis {
+        text: format!(
+            "Every line of search is in the file, but not as one block in this order (its first \
+             line is at line {lines}). Something between them differs: re-read the region, or \
+             replace a long range with search_start and search_end."
+        ),
+        near_line: at.first().copied(),
+    }
+}
+
+/// The 1-based number of the file line most similar to `wanted`. A byte-histogram distance
+/// (linear) picks a few candidates; edit distance ranks those.
+fn closest_line(hay: &str, index: &LineIndex, wanted: &str) -> Option<usize> {
+    let mut target = [0u32; 256];
+    for &b in wanted.as_bytes() {
+        target[b as usize] += 1;
+    }
+    let mut scratch = target;
+    let mut touched: Vec<u8> = Vec::new();
+    // Max-heap of (distance, line): keeps the CLOSEST_CANDIDATES smallest distances.
+    let mut best: BinaryHeap<(usize, usize)> = BinaryHeap::new();
+    for i in 0..index.count() {
+        let line = index.line(hay, i).0.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut shared = 0;
+        for &b in line.as_bytes() {
+            if scratch[b as usize] > 0 {
+                scratch[b as usize] -= 1;
+                shared += 1;
+                touched.push(b);
+            }
+        }
+        for b in touched.drain(..) {
+            scratch[b as usize] = target[b as usize];
+        }
+        let distance = wanted.len() + line.len() - 2 * shared;
+        if best.len() < CLOSEST_CANDIDATES {
+            best.push((distance, i));
+        } else if best.peek().is_some_and(|top| distance < top.0) {
+            best.pop();
+            best.push((distance, i));
+        }
+    }
+    // Best similarity first; on a tie, the line closest in length, then the earliest.
+    let mut ranked: Vec<(f64, usize, usize)> = best
+        .into_iter()
+        .map(|(_, i)| {
+            let line = index.line(hay, i).0.trim();
+            let similarity = strsim::normalized_levenshtein(wanted, line);
+            (similarity, line.len().abs_diff(wanted.len()), i)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    ranked
+        .first()
+        .filter(|(score, _, _)| *score >= MIN_SIMILARITY)
+        .map(|(_, _, i)| i + 1)
+}
+
+fn visible(line: &str) -> String {
+    line.replace(' ', "·").replace('\t', "→")
+}
+
+/// A line in backticks, cut to [`SHOW_CHARS`] characters.
+pub fn show(line: &str) -> String {
+    let count = line.chars().count();
+    if count <= SHOW_CHARS {
+        format!("`{line}`")
+    } else {
+        let cut: String = line.chars().take(SHOW_CHARS).collect();
+        format!("`{cut}…` ({} more characters)", count - SHOW_CHARS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_inside_lines() {
+        let d = diagnose("a\nfoo(x,  y)\nb\n", "foo(x, y)");
+        assert!(d.text.contains("line 2"), "{}", d.text);
+        assert!(d.text.contains("foo(x,··y)"), "{}", d.text);
+        assert_eq!(d.near_line, Some(2));
+    }
+
+    #[test]
+    fn closest_line() {
+        let hay = "fn alpha() {}\nfn beta(x: u32) {}\nfn gamma() {}\n";
+        let d = diagnose(hay, "fn beta(x: u64) {}");
+        assert!(d.text.contains("closest line is 2"), "{}", d.text);
+    }
+
+    #[test]
+    fn pasted_numbers() {
+        let d = diagnose("a\nb\nc\n", "     5│ b");
+        assert!(d.text.contains("line-number prefixes"), "{}", d.text);
+        assert!(d.text.contains("occurs at line 2"), "{}", d.text);
+    }
+
+    #[test]
+    fn lines_present_but_not_adjacent() {
+        let d = diagnose("a\nx\nb\n", "a\nb");
+        assert!(d.text.contains("not as one block"), "{}", d.text);
+    }
+}

@@ -1,0 +1,670 @@
+//! The matching ladder: where in the file the search text is.
+//!
+//! Models copy text from read_file output and get it slightly wrong in predictable ways: the
+//! indentation (a block re-indented, tabs become spaces, trailing spaces dropped), typography
+//! (straight quotes where the file has curly ones, or the reverse; `-` for an en dash; a plain
+//! space for a non-breaking one), or the line-number prefixes pasted along with the text.
+//! Failing on these sends the model into retry loops; forgiving too much lands edits in the
+//! wrong place. So the ladder tries the levels in order and stops at the first that hits:
+//!
+//! 1. `exact` — the bytes, as given (in LF space).
+//! 2. `indentation` — whole lines compared without leading and trailing spaces/tabs (the first
+//!    line may be the end of a file line and the last line the start of one, as an exact
+//!    substring could be).
+//! 3. `punctuation` — curly quotes, dashes and exotic spaces folded to ASCII on both sides,
+//!    first as a substring, then line by line as in level 2.
+//! 4. `line_numbers` — prefixes like `    12│ `, `12→`, `cat -n`'s `    12<TAB>` or grep's
+//!    `12:`/`12-` stripped, only if *every* line carries one, the numbers are consecutive, and
+//!    the stripped lines are exactly the file's lines with those numbers. So `12:30:00 meeting`
+//!    is never read as line 12 unless line 12 really is `30:00 meeting`.
+//!
+//! Every fuzzy level only *locates* a span. The caller replaces that span and nothing else, and
+//! an ambiguous fuzzy hit is reported with its candidate lines, never guessed. Within the span,
+//! [`adapt`] keeps the file's own bytes for every line the replacement leaves unchanged, and
+//! shifts new lines by the indentation offset between the search and the file.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use regex::Regex;
+use similar::{Algorithm, DiffOp};
+
+/// Which level of the ladder located the span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Exact,
+    Indentation,
+    Punctuation,
+    LineNumbers,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Exact => "exact",
+            Level::Indentation => "indentation",
+            Level::Punctuation => "punctuation",
+            Level::LineNumbers => "line_numbers",
+        }
+    }
+
+    /// What the level forgave, for the result text.
+    pub fn forgave(self) -> &'static str {
+        match self {
+            Level::Exact => "nothing",
+            Level::Indentation => "differences in leading/trailing whitespace",
+            Level::Punctuation => "typographic punctuation (curly quotes, dashes, special spaces)",
+            Level::LineNumbers => "the line-number prefixes pasted into search",
+        }
+    }
+}
+
+/// Where the search text is, and the texts to use from here on.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub level: Level,
+    /// Candidate spans in LF space, in file order (fuzzy candidates may overlap).
+    pub hits: Vec<Range<usize>>,
+    /// The search as matched (without pasted line numbers at the `line_numbers` level).
+    pub search: String,
+    /// The replacement (line-number prefixes stripped when it carried them too).
+    pub replace: String,
+    pub replace_was_numbered: bool,
+}
+
+/// Runs the ladder over `hay` (LF text). `None` when no level hits.
+pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
+    let found = |level, hits: Vec<Range<usize>>| {
+        (!hits.is_empty()).then(|| Found {
+            level,
+            hits,
+            search: search.to_string(),
+            replace: replace.to_string(),
+            replace_was_numbered: false,
+        })
+    };
+    if let Some(f) = found(Level::Exact, find_exact(hay, search)) {
+        return Some(f);
+    }
+    let lines = LineIndex::new(hay);
+    let pattern = SearchLines::new(search);
+    if let Some(f) = found(Level::Indentation, find_lines(hay, &lines, &pattern, Norm::Trim)) {
+        return Some(f);
+    }
+    if has_punctuation(hay) || has_punctuation(search) {
+        let mut hits = find_punctuation_substring(hay, search);
+        if hits.is_empty() {
+            hits = find_lines(hay, &lines, &pattern, Norm::TrimPunctuation);
+        }
+        if let Some(f) = found(Level::Punctuation, hits) {
+            return Some(f);
+        }
+    }
+    let numbered = Numbered::parse(search)?;
+    let hit = numbered.land(hay, &lines)?;
+    let (replace, replace_was_numbered) = match Numbered::parse(replace) {
+        Some(r) if r.family == numbered.family => (r.text(), true),
+        _ => (replace.to_string(), false),
+    };
+    Some(Found {
+        level: Level::LineNumbers,
+        hits: vec![hit],
+        search: numbered.text(),
+        replace,
+        replace_was_numbered,
+    })
+}
+
+/// Every non-overlapping exact occurrence. The scan advances by whole matches.
+pub fn find_exact(hay: &str, needle: &str) -> Vec<Range<usize>> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes())
+        .map(|start| start..start + needle.len())
+        .collect()
+}
+
+/// Line starts of a text, for line-based matching and line numbers.
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if starts.last() == Some(&text.len()) && !text.is_empty() {
+            starts.pop();
+        }
+        LineIndex {
+            starts,
+            // The end of the last line's content.
+            len: text.strip_suffix('\n').map_or(text.len(), str::len),
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Line `i` (0-based) without its newline, and its byte range.
+    pub fn line<'a>(&self, text: &'a str, i: usize) -> (&'a str, Range<usize>) {
+        let start = self.starts[i];
+        let end = self.starts.get(i + 1).map_or(self.len, |next| next - 1);
+        let end = end.max(start);
+        (&text[start..end], start..end)
+    }
+
+    /// 1-based number of the line holding `offset`.
+    pub fn number_at(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+}
+
+/// The search text as lines; a final `\n` means the span ends with its last line's newline.
+pub struct SearchLines<'a> {
+    pub lines: Vec<&'a str>,
+    pub trailing_newline: bool,
+}
+
+impl<'a> SearchLines<'a> {
+    pub fn new(search: &'a str) -> SearchLines<'a> {
+        let trailing_newline = search.ends_with('\n');
+        let body = search.strip_suffix('\n').unwrap_or(search);
+        SearchLines {
+            lines: body.split('\n').collect(),
+            trailing_newline,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Norm {
+    Trim,
+    TrimPunctuation,
+}
+
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+fn normalize(line: &str, norm: Norm) -> Cow<'_, str> {
+    let trimmed = line.trim_matches(is_blank);
+    match norm {
+        Norm::Trim => Cow::Borrowed(trimmed),
+        Norm::TrimPunctuation => match fold_punctuation(trimmed) {
+            Cow::Borrowed(_) => Cow::Borrowed(trimmed),
+            Cow::Owned(folded) => Cow::Owned(folded.trim_matches(is_blank).to_string()),
+        },
+    }
+}
+
+/// Candidate spans where the search lines match consecutive file lines under `norm`.
+fn find_lines(hay: &str, index: &LineIndex, pattern: &SearchLines, norm: Norm) -> Vec<Range<usize>> {
+    let wanted: Vec<Cow<str>> = pattern.lines.iter().map(|l| normalize(l, norm)).collect();
+    if wanted.iter().all(|w| w.is_empty()) {
+        return Vec::new();
+    }
+    let k = wanted.len();
+    // Partial first/last lines only where trimming keeps byte offsets (not after folding).
+    let partial = norm == Norm::Trim && k > 1;
+    let mut hits = Vec::new();
+    for i in 0..index.count().saturating_sub(k - 1) {
+        let (first, first_range) = index.line(hay, i);
+        let first_norm = normalize(first, norm);
+        let first_whole = first_norm == wanted[0];
+        let first_partial = partial && !wanted[0].is_empty() && first_norm.ends_with(&*wanted[0]);
+        if !(first_whole || first_partial) {
+            continue;
+        }
+        let mut end = None;
+        for (j, want) in wanted.iter().enumerate().skip(1) {
+            let (line, range) = index.line(hay, i + j);
+            let line_norm = normalize(line, norm);
+            if line_norm == *want {
+                if j == k - 1 {
+                    end = Some(range.end);
+                }
+                continue;
+            }
+            let last_partial = partial && j == k - 1 && !pattern.trailing_newline && !want.is_empty();
+            if last_partial && line_norm.starts_with(&**want) {
+                let content_start = range.start + (line.len() - line.trim_start_matches(is_blank).len());
+                end = Some(content_start + want.len());
+            }
+            break;
+        }
+        let mut end = match (k, end) {
+            (1, _) => first_range.end,
+            (_, Some(end)) => end,
+            (_, None) => continue,
+        };
+        if pattern.trailing_newline && end < hay.len() {
+            end += 1;
+        }
+        let start = if first_whole {
+            first_range.start
+        } else {
+            first_range.start + first.trim_end_matches(is_blank).len() - wanted[0].len()
+        };
+        hits.push(start..end);
+    }
+    hits
+}
+
+/// The ASCII stand-in for a typographic character, if it is one.
+fn punctuation_stand_in(c: char) -> Option<char> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        _ => return None,
+    })
+}
+
+fn has_punctuation(text: &str) -> bool {
+    !text.is_ascii() && text.chars().any(|c| punctuation_stand_in(c).is_some())
+}
+
+/// `text` with every typographic character folded to its ASCII stand-in.
+pub fn fold_punctuation(text: &str) -> Cow<'_, str> {
+    if !has_punctuation(text) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| punctuation_stand_in(c).unwrap_or(c))
+            .collect(),
+    )
+}
+
+/// Substring matches after folding punctuation on both sides, mapped back to the original
+/// offsets. Folding maps one character to one ASCII byte, so a sparse table of the
+/// accumulated length differences is enough to map back.
+pub fn find_punctuation_substring(hay: &str, search: &str) -> Vec<Range<usize>> {
+    let needle = fold_punctuation(search);
+    let bytes = hay.as_bytes();
+    let mut folded = String::with_capacity(hay.len());
+    // (folded offset just after a folded character, accumulated byte difference)
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    let mut delta = 0;
+    let mut at = 0;
+    while at < hay.len() {
+        let run = bytes[at..]
+            .iter()
+            .position(|b| *b >= 0x80)
+            .unwrap_or(hay.len() - at);
+        folded.push_str(&hay[at..at + run]);
+        at += run;
+        let Some(c) = hay[at..].chars().next() else {
+            break;
+        };
+        match punctuation_stand_in(c) {
+            Some(ascii) => {
+                folded.push(ascii);
+                delta += c.len_utf8() - 1;
+                marks.push((folded.len(), delta));
+            }
+            None => folded.push(c),
+        }
+        at += c.len_utf8();
+    }
+    if marks.is_empty() && needle == search {
+        return Vec::new();
+    }
+    let to_original = |x: usize| {
+        let i = marks.partition_point(|m| m.0 <= x);
+        x + if i == 0 { 0 } else { marks[i - 1].1 }
+    };
+    find_exact(&folded, &needle)
+        .into_iter()
+        .map(|r| to_original(r.start)..to_original(r.end))
+        .collect()
+}
+
+/// The ways models paste line numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// read_file's own `    12│ text`.
+    Bar,
+    /// `    12→text`.
+    Arrow,
+    /// `cat -n`: `    12<TAB>text`.
+    Tab,
+    /// `grep -n`: `12:text` (match) and `12-text` (context).
+    Grep,
+}
+
+impl Family {
+    pub fn example(self) -> &'static str {
+        match self {
+            Family::Bar => "`    12│ `",
+            Family::Arrow => "`    12→`",
+            Family::Tab => "`    12<TAB>` (cat -n)",
+            Family::Grep => "`12:` / `12-` (grep -n)",
+        }
+    }
+
+    fn regex(self) -> Regex {
+        let pattern = match self {
+            Family::Bar => r"^[ \t]*(\d+)│ ?(.*)$",
+            Family::Arrow => r"^[ \t]*(\d+)→(.*)$",
+            Family::Tab => r"^[ \t]*(\d+)\t(.*)$",
+            Family::Grep => r"^(\d+)[:-](.*)$",
+        };
+        Regex::new(pattern).unwrap_or_else(|_| unreachable!("static regex"))
+    }
+}
+
+/// A search whose every line carries a line-number prefix.
+#[derive(Debug, Clone)]
+pub struct Numbered {
+    pub family: Family,
+    pub numbers: Vec<usize>,
+    pub lines: Vec<String>,
+    pub trailing_newline: bool,
+}
+
+impl Numbered {
+    /// `Some` when every line of `text` has a prefix of one family and the numbers strictly
+    /// increase.
+    pub fn parse(text: &str) -> Option<Numbered> {
+        let pattern = SearchLines::new(text);
+        if pattern.lines.iter().all(|l| l.is_empty()) {
+            return None;
+        }
+        for family in [Family::Bar, Family::Arrow, Family::Tab, Family::Grep] {
+            let re = family.regex();
+            let mut numbers = Vec::new();
+            let mut lines = Vec::new();
+            for line in &pattern.lines {
+                let Some(caps) = re.captures(line) else { break };
+                let Ok(n) = caps[1].parse::<usize>() else { break };
+                numbers.push(n);
+                lines.push(caps[2].to_string());
+            }
+            if lines.len() == pattern.lines.len() && numbers.windows(2).all(|w| w[0] < w[1]) {
+                return Some(Numbered {
+                    family,
+                    numbers,
+                    lines,
+                    trailing_newline: pattern.trailing_newline,
+                });
+            }
+        }
+        None
+    }
+
+    /// The text without the prefixes.
+    pub fn text(&self) -> String {
+        let mut text = self.lines.join("\n");
+        if self.trailing_newline {
+            text.push('\n');
+        }
+        text
+    }
+
+    pub fn consecutive(&self) -> bool {
+        self.numbers.windows(2).all(|w| w[1] == w[0] + 1)
+    }
+
+    /// The span of the file lines the numbers name, if the stripped lines are those lines
+    /// (exactly, or up to whitespace and punctuation at the line's ends).
+    pub fn land(&self, hay: &str, index: &LineIndex) -> Option<Range<usize>> {
+        let first = *self.numbers.first()?;
+        if first == 0 || !self.consecutive() || first - 1 + self.lines.len() > index.count() {
+            return None;
+        }
+        for (j, wanted) in self.lines.iter().enumerate() {
+            let (line, _) = index.line(hay, first - 1 + j);
+            if line != wanted
+                && normalize(line, Norm::TrimPunctuation) != normalize(wanted, Norm::TrimPunctuation)
+            {
+                return None;
+            }
+        }
+        let (_, first_range) = index.line(hay, first - 1);
+        let (_, last_range) = index.line(hay, first - 2 + self.lines.len());
+        let mut end = last_range.end;
+        if self.trailing_newline && end < hay.len() {
+            end += 1;
+        }
+        Some(first_range.start..end)
+    }
+}
+
+/// How the replacement's indentation was changed to fit the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndentChange {
+    /// None needed.
+    Kept,
+    /// The file is indented deeper by this prefix on every line; new lines got it too.
+    Added(String),
+    /// The search was indented deeper by this prefix; new lines lost it.
+    Removed(String),
+    /// The indentation differed line by line but consistently (say tabs for spaces); new lines
+    /// were mapped the same way.
+    Mapped,
+    /// Inconsistent: the replacement's new lines were inserted as given.
+    AsGiven,
+}
+
+impl IndentChange {
+    pub fn describe(&self) -> Option<String> {
+        let show = |p: &str| {
+            let tabs = p.matches('\t').count();
+            let spaces = p.matches(' ').count();
+            match (tabs, spaces) {
+                (0, s) => format!("{s} space{}", if s == 1 { "" } else { "s" }),
+                (t, 0) => format!("{t} tab{}", if t == 1 { "" } else { "s" }),
+                _ => format!("{p:?}"),
+            }
+        };
+        match self {
+            IndentChange::Kept => None,
+            IndentChange::Added(p) => Some(format!(
+                "The file's lines are indented {} deeper than search; the replacement's new lines were shifted right by the same.",
+                show(p)
+            )),
+            IndentChange::Removed(p) => Some(format!(
+                "search was indented {} deeper than the file; the replacement's new lines were shifted left by the same.",
+                show(p)
+            )),
+            IndentChange::Mapped => Some(
+                "The file indents differently from search (for example tabs for spaces); the replacement's new lines were re-indented the same way.".to_string(),
+            ),
+            IndentChange::AsGiven => Some(
+                "The indentation of search differs from the file's unevenly, so the replacement's new lines were inserted as given; check the indentation in the diff.".to_string(),
+            ),
+        }
+    }
+}
+
+fn lead(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches(is_blank).len()]
+}
+
+/// The replacement for one fuzzy hit. `matched` is the file's text in the span, `search` and
+/// `replace` the model's. Lines of `replace` equal to a line of `search` take the file's line
+/// verbatim (so untouched lines keep their exact bytes: indentation, quotes, trailing spaces);
+/// new lines are re-indented by the offset between `search` and the file.
+pub fn adapt(matched: &str, search: &str, replace: &str) -> (String, IndentChange) {
+    let file_lines: Vec<&str> = matched.split('\n').collect();
+    let search_lines: Vec<&str> = search.split('\n').collect();
+    if file_lines.len() != search_lines.len() {
+        return (replace.to_string(), IndentChange::AsGiven);
+    }
+    let replace_lines: Vec<&str> = replace.split('\n').collect();
+    let change = indent_change(&search_lines, &file_lines);
+    let mut from_file: Vec<Option<usize>> = vec![None; replace_lines.len()];
+    for op in similar::capture_diff_slices(Algorithm::Myers, &search_lines, &replace_lines) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                from_file[new_index + t] = Some(old_index + t);
+            }
+        }
+    }
+    let first_takes_file_lead = !search_lines[0].trim_matches(is_blank).is_empty()
+        && lead(search_lines[0]).is_empty()
+        && !lead(file_lines[0]).is_empty();
+    let mut out: Vec<String> = Vec::with_capacity(replace_lines.len());
+    for (i, line) in replace_lines.iter().enumerate() {
+        if let Some(j) = from_file[i] {
+            out.push(file_lines[j].to_string());
+            continue;
+        }
+        if line.trim_matches(is_blank).is_empty() {
+            out.push(line.to_string());
+            continue;
+        }
+        if i == 0 && first_takes_file_lead && lead(line).is_empty() {
+            out.push(format!("{}{line}", lead(file_lines[0])));
+            continue;
+        }
+        out.push(match &change.0 {
+            IndentChange::Added(p) => format!("{p}{line}"),
+            IndentChange::Removed(p) => line.strip_prefix(p.as_str()).unwrap_or(line).to_string(),
+            IndentChange::Mapped => match change.1.get(lead(line)) {
+                Some(to) => format!("{to}{}", line.trim_start_matches(is_blank)),
+                None => line.to_string(),
+            },
+            IndentChange::Kept | IndentChange::AsGiven => line.to_string(),
+        });
+    }
+    (out.join("\n"), change.0)
+}
+
+/// The indentation offset between the search lines and the file lines they matched.
+fn indent_change(search: &[&str], file: &[&str]) -> (IndentChange, BTreeMap<String, String>) {
+    let pairs: Vec<(&str, &str)> = search
+        .iter()
+        .zip(file)
+        .filter(|(s, _)| !s.trim_matches(is_blank).is_empty())
+        .map(|(s, f)| (lead(s), lead(f)))
+        .collect();
+    let uniform = |pairs: &[(&str, &str)]| -> Option<IndentChange> {
+        if pairs.iter().all(|(s, f)| s == f) {
+            return Some(IndentChange::Kept);
+        }
+        let (s0, f0) = pairs.first()?;
+        if let Some(p) = f0.strip_suffix(s0).filter(|p| !p.is_empty()) {
+            if pairs
+                .iter()
+                .all(|(s, f)| f.len() == s.len() + p.len() && f.starts_with(p) && f.ends_with(s))
+            {
+                return Some(IndentChange::Added(p.to_string()));
+            }
+        }
+        if let Some(p) = s0.strip_suffix(f0).filter(|p| !p.is_empty()) {
+            if pairs
+                .iter()
+                .all(|(s, f)| s.len() == f.len() + p.len() && s.starts_with(p) && s.ends_with(f))
+            {
+                return Some(IndentChange::Removed(p.to_string()));
+            }
+        }
+        None
+    };
+    if let Some(change) = uniform(&pairs) {
+        return (change, BTreeMap::new());
+    }
+    // The first line copied without its indentation (as if from the middle of the line): judge
+    // by the others.
+    if pairs.len() > 1 && pairs[0].0.is_empty() {
+        if let Some(change) = uniform(&pairs[1..]) {
+            return (change, BTreeMap::new());
+        }
+    }
+    let mut map = BTreeMap::new();
+    for (s, f) in &pairs {
+        if let Some(existing) = map.insert(s.to_string(), f.to_string()) {
+            if existing != *f {
+                return (IndentChange::AsGiven, BTreeMap::new());
+            }
+        }
+    }
+    (IndentChange::Mapped, map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level_and_text(hay: &str, search: &str) -> Option<(Level, Vec<String>)> {
+        find(hay, search, "X").map(|f| {
+            (
+                f.level,
+                f.hits.iter().map(|r| hay[r.clone()].to_string()).collect(),
+            )
+        })
+    }
+
+    #[test]
+    fn exact_first() {
+        let (level, hits) = level_and_text("a b\na b\n", "a b").unwrap();
+        assert_eq!(level, Level::Exact);
+        assert_eq!(hits.len(), 2);
+    }
+
+    #[test]
+    fn indentation_whole_and_partial_lines() {
+        let hay = "fn f() {\n    let x = 1;\n    let y = 2;\n}\n";
+        let (level, hits) = level_and_text(hay, "let x = 1;\nlet y = 2;").unwrap();
+        assert_eq!(level, Level::Indentation);
+        assert_eq!(hits, vec!["    let x = 1;\n    let y = 2;"]);
+        let (_, hits) = level_and_text(hay, "() {\n  let x").unwrap();
+        assert_eq!(hits, vec!["() {\n    let x"]);
+        assert!(level_and_text(hay, "  let q").is_none());
+    }
+
+    #[test]
+    fn punctuation_substring_maps_back_to_original_bytes() {
+        let hay = "漢字 “quoted” — text\n";
+        let (level, hits) = level_and_text(hay, "\"quoted\" - text").unwrap();
+        assert_eq!(level, Level::Punctuation);
+        assert_eq!(hits, vec!["“quoted” — text"]);
+    }
+
+    #[test]
+    fn line_numbers_must_land() {
+        let hay = "a\nb\nc\n";
+        let (level, hits) = level_and_text(hay, "     2│ b\n     3│ c").unwrap();
+        assert_eq!(level, Level::LineNumbers);
+        assert_eq!(hits, vec!["b\nc"]);
+        assert!(level_and_text(hay, "     1│ b\n     2│ c").is_none());
+        assert!(level_and_text(hay, "2→b\n4→c").is_none());
+        let prose = "x\n12:30:00 meeting\n";
+        assert!(level_and_text(prose, "12:30:00 meeting!").is_none());
+    }
+
+    #[test]
+    fn adapt_shifts_new_lines_and_keeps_unchanged_ones() {
+        let matched = "\tif a {\n\t\tb();  \n\t}";
+        let search = "if a {\n    b();\n}";
+        let replace = "if a {\n    b();\n    c();\n}";
+        let (text, change) = adapt(matched, search, replace);
+        assert_eq!(change, IndentChange::Mapped);
+        assert_eq!(text, "\tif a {\n\t\tb();  \n\t\tc();\n\t}");
+        let (text, change) = adapt("    x = 1\n    y = 2", "x = 1\ny = 2", "x = 1\ny = 3");
+        assert_eq!(change, IndentChange::Added("    ".into()));
+        assert_eq!(text, "    x = 1\n    y = 3");
+    }
+
+    #[test]
+    fn line_index_numbers() {
+        let index = LineIndex::new("a\nb\n");
+        assert_eq!(index.count(), 2);
+        assert_eq!(index.number_at(0), 1);
+        assert_eq!(index.number_at(2), 2);
+    }
+}

@@ -1,0 +1,515 @@
+//! edit_file: replace text in a file this session has read, located by the matching ladder,
+//! written atomically in the file's own encoding and line endings.
+
+mod diagnose;
+mod matching;
+
+use std::ops::Range;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::file_change;
+use crate::line_endings::{to_lf, LfEdit};
+use crate::tools::{Capability, ToolOutput, ToolSpec};
+use matching::{IndentChange, Level};
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "edit_file",
+    alias: "edit",
+    positional: Some("path"),
+    capability: Capability::WritesFiles,
+    description: DESCRIPTION,
+    schema: crate::tools::schema_of::<EditFileArgs>,
+    run: |args, ctx| run(crate::tools::parse("edit_file", args, SPEC.schema)?, ctx),
+};
+
+const DESCRIPTION: &str = "Replace text in a file: search names the exact text to change, replace is what it becomes.
+Use this instead of sed -i, perl -pi, heredocs or echo > in exec_shell. Read the file with read_file first (in this session; an unread or since-changed file is refused with not_read or stale). Copy search from read_file's output WITHOUT the `    12│ ` line-number prefixes, and include enough surrounding lines to make it unique: several matches give multiple_matches with the count and line numbers, then pass replace_all=true to change every one or occurrence=N (1-based) to pick one. Only the matched span changes; every other byte of the file stays as it was.
+When search does not match exactly, edit_file tries, in order and only if the result is unique: ignoring leading/trailing whitespace on each line (if search's indentation is off by a uniform amount, the replacement's new lines are shifted by the same amount, and the result says so); treating curly quotes, en/em dashes and non-breaking spaces as their ASCII forms; stripping pasted line-number prefixes when every line has one and the numbers name exactly those lines. It never forgives different words, different whitespace inside a line, or different line breaks, and it never guesses between two candidates. data.match says which level hit (exact, indentation, punctuation, line_numbers). On no match, the error says why (pasted line numbers, a whitespace difference near line N, or the closest real line) and which read_file call shows the current text.
+For a long range, pass search_start and search_end instead of search: the range runs from the (unique) search_start through the first search_end after it, both included. CRLF line endings, a BOM and legacy encodings (Latin-1, Shift-JIS, ...) are kept. dry_run=true shows the diff without writing. A .json, .toml or .rs file that parses may not be edited into one that does not (syntax_gate). Use write_file to create files.
+Examples:
+{\"path\": \"src/lib.rs\", \"search\": \"fn old_name(\", \"replace\": \"fn new_name(\"}
+{\"path\": \"src/lib.rs\", \"search\": \"old_name(\", \"replace\": \"new_name(\", \"replace_all\": true}
+{\"path\": \"src/lib.rs\", \"search_start\": \"fn parse(\", \"search_end\": \"\\n}\\n\", \"replace\": \"fn parse(input: &str) -> Ast {\\n    Parser::new(input).run()\\n}\\n\"}";
+
+/// Candidate line numbers listed in a message before "and N more".
+const LISTED_LINES: usize = 20;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileArgs {
+    /// The file to edit: relative to the session cwd, or absolute inside the workspace.
+    pub path: String,
+    /// The exact text to replace, copied from read_file without the line-number prefixes.
+    /// Include enough context to match once. Leave out when using search_start/search_end.
+    #[serde(default)]
+    pub search: Option<String>,
+    /// The text that replaces the match (or the whole search_start..search_end range). Empty
+    /// deletes it.
+    pub replace: String,
+    /// Replace every match of search instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+    /// Which match to replace when search (or search_start) matches several times: 1-based,
+    /// in file order.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub occurrence: Option<i64>,
+    /// Anchor mode: the text where the range to replace begins (must match once). Pass with
+    /// search_end, instead of search.
+    #[serde(default)]
+    pub search_start: Option<String>,
+    /// Anchor mode: the range ends at the end of the first match of this text after
+    /// search_start (inclusive).
+    #[serde(default)]
+    pub search_end: Option<String>,
+    /// Show the diff and the match without writing anything.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+enum Mode<'a> {
+    Search(&'a str),
+    Range(&'a str, &'a str),
+}
+
+/// The validation chain: contradictory or empty arguments are refused before any I/O.
+fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
+    let invalid = |message: String| Err(ToolError::invalid(message));
+    let mode = match (&args.search, &args.search_start, &args.search_end) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return invalid(
+                "pass either search (the exact text to replace) or search_start and search_end \
+                 (a range), not both. Call again with only one of them."
+                    .into(),
+            )
+        }
+        (None, Some(_), None) | (None, None, Some(_)) => {
+            return invalid(
+                "pass search_start and search_end together, or neither: search_start is the text \
+                 where the range begins, search_end the text where it ends (both included). For a \
+                 single span pass search instead."
+                    .into(),
+            )
+        }
+        (None, None, None) => {
+            return invalid(
+                "missing search: pass search (the exact text to replace, copied from read_file \
+                 without the line-number prefixes), or search_start and search_end for a long range."
+                    .into(),
+            )
+        }
+        (Some(search), None, None) => Mode::Search(search),
+        (None, Some(start), Some(end)) => Mode::Range(start, end),
+    };
+    match mode {
+        Mode::Search("") => {
+            return invalid(
+                "search is empty, so there is nothing to locate. To create a file or replace all of \
+                 it, use write_file; to insert text, search for the line next to the insertion \
+                 point and repeat it in replace along with the new text."
+                    .into(),
+            )
+        }
+        Mode::Search(search) if search == args.replace => {
+            return invalid(
+                "search and replace are identical, so the edit would change nothing. Put the new \
+                 text in replace."
+                    .into(),
+            )
+        }
+        Mode::Range(start, end) if start.is_empty() || end.is_empty() => {
+            return invalid(
+                "search_start and search_end must both be non-empty: they are the texts where the \
+                 range begins and ends."
+                    .into(),
+            )
+        }
+        Mode::Range(..) if args.replace_all => {
+            return invalid(
+                "replace_all applies to search, not to a search_start/search_end range. Call again \
+                 without replace_all (use occurrence=N if search_start matches several times)."
+                    .into(),
+            )
+        }
+        _ => {}
+    }
+    if args.replace_all && args.occurrence.is_some() {
+        return invalid(
+            "replace_all=true replaces every match and occurrence=N picks one; pass only one of them.".into(),
+        );
+    }
+    if let Some(n) = args.occurrence {
+        if n < 1 {
+            return invalid(format!(
+                "occurrence={n} is not a match number: occurrence is 1-based (occurrence=1 is the \
+                 first match in the file). Pass occurrence=N with N from 1 to the number of matches, \
+                 or leave it out."
+            ));
+        }
+    }
+    Ok(mode)
+}
+
+/// What will change.
+struct Plan {
+    edits: Vec<LfEdit>,
+    level: Level,
+    /// 1-based first line of each replaced span.
+    lines: Vec<usize>,
+    indent: IndentChange,
+    replace_was_numbered: bool,
+    summary: String,
+}
+
+pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let mode = validate(&args)?;
+    let path = ctx.resolve_for_write(&args.path)?;
+    let file = file_change::load(ctx, &path, &args.path)?;
+    let lf = file.lf();
+    let hay = lf.as_str();
+    let display = path.display.as_str();
+    let plan = match mode {
+        Mode::Search(search) => plan_search(display, hay, search, &args)?,
+        Mode::Range(start, end) => plan_range(display, hay, start, end, &args)?,
+    };
+    let new_text = lf.splice(&plan.edits);
+    let mut notes = Vec::new();
+    if plan.level != Level::Exact {
+        notes.push(format!(
+            "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
+            plan.level.forgave(),
+            plan.level.as_str()
+        ));
+    }
+    if plan.replace_was_numbered {
+        notes.push("The line-number prefixes were stripped from replace as well.".to_string());
+    }
+    if let Some(note) = plan.indent.describe() {
+        notes.push(note);
+    }
+    let mut out_notices = Vec::new();
+    if let Some(label) = file.encoding_label() {
+        out_notices.push(format!(
+            "`{display}` is {label}; it was edited and written back in it."
+        ));
+    }
+    if new_text == file.text {
+        let mut text = format!(
+            "The replacement leaves `{display}` unchanged ({}); nothing was written.",
+            plan.summary
+        );
+        for note in &notes {
+            text.push('\n');
+            text.push_str(note);
+        }
+        return Ok(ToolOutput::new(text)
+            .with("path", display)
+            .with("match", plan.level.as_str())
+            .with("replacements", 0)
+            .with("dry_run", args.dry_run));
+    }
+    let prepared = file_change::prepare(&path, Some(&file), &new_text)?;
+    let diff = crate::diff::unified_for_edits(display, hay, &plan.edits);
+    if !args.dry_run {
+        prepared.commit(&ctx.state)?;
+    }
+    let mut text = if args.dry_run {
+        format!(
+            "Dry run: edit_file would change `{display}`: {} (match: {}). Nothing was written; call \
+             again without dry_run to apply.",
+            plan.summary,
+            plan.level.as_str()
+        )
+    } else {
+        format!(
+            "Edited `{display}`: {} (match: {}).",
+            plan.summary,
+            plan.level.as_str()
+        )
+    };
+    for note in &notes {
+        text.push('\n');
+        text.push_str(note);
+    }
+    text.push('\n');
+    text.push_str(&diff);
+    let mut out = ToolOutput::new(text)
+        .with("path", display)
+        .with("match", plan.level.as_str())
+        .with("replacements", plan.edits.len())
+        .with("lines", plan.lines.clone())
+        .with("dry_run", args.dry_run)
+        .with("line_ending", file.endings.kind())
+        .with("diff", diff);
+    if let Some(label) = file.encoding_label() {
+        out = out.with("encoding", label);
+    }
+    let indentation = match plan.indent {
+        IndentChange::Kept => None,
+        IndentChange::Added(_) => Some("shifted_right"),
+        IndentChange::Removed(_) => Some("shifted_left"),
+        IndentChange::Mapped => Some("mapped"),
+        IndentChange::AsGiven => Some("as_given"),
+    };
+    if let Some(indentation) = indentation {
+        out = out.with("indentation", indentation);
+    }
+    out.notices = out_notices;
+    Ok(out)
+}
+
+fn plan_search(display: &str, hay: &str, search: &str, args: &EditFileArgs) -> Result<Plan, ToolError> {
+    let search = to_lf(search);
+    let replace = to_lf(&args.replace);
+    let Some(found) = matching::find(hay, &search, &replace) else {
+        return Err(no_match(display, hay, &search, "search"));
+    };
+    let count = found.hits.len();
+    let all_lines = line_numbers(hay, &found.hits);
+    let chosen: Vec<usize> = match (count, args.replace_all, args.occurrence) {
+        (1, _, None) | (1, true, _) => vec![0],
+        (_, _, Some(n)) => vec![pick(display, n, &all_lines, "search")?],
+        (_, true, None) if found.level == Level::Exact => (0..count).collect(),
+        _ => return Err(multiple_matches(display, &found, &all_lines, args.replace_all)),
+    };
+    let mut edits = Vec::with_capacity(chosen.len());
+    let mut indent = IndentChange::Kept;
+    for &i in &chosen {
+        let range = found.hits[i].clone();
+        let text = if found.level == Level::Exact {
+            found.replace.clone()
+        } else {
+            let matched = &hay[range.clone()];
+            let (mut search, mut replace) = (found.search.as_str(), found.replace.as_str());
+            // A search ending in a newline that matched the file's last line, which has none.
+            if search.ends_with('\n') && !matched.ends_with('\n') {
+                search = &search[..search.len() - 1];
+                replace = replace.strip_suffix('\n').unwrap_or(replace);
+            }
+            let (text, change) = matching::adapt(matched, search, replace);
+            indent = change;
+            text
+        };
+        edits.push(LfEdit { range, text });
+    }
+    let lines: Vec<usize> = chosen.iter().map(|&i| all_lines[i]).collect();
+    let summary = match lines.len() {
+        1 if count > 1 => format!(
+            "replaced occurrence {} of {count} at line {}",
+            chosen[0] + 1,
+            lines[0]
+        ),
+        1 => format!("replaced 1 occurrence at line {}", lines[0]),
+        n => format!("replaced {n} occurrences at lines {}", list_lines(&lines)),
+    };
+    Ok(Plan {
+        edits,
+        level: found.level,
+        lines,
+        indent,
+        replace_was_numbered: found.replace_was_numbered,
+        summary,
+    })
+}
+
+/// An anchor (search_start or search_end): exact, else with punctuation folded, else with the
+/// anchor's own surrounding spaces/tabs trimmed.
+fn find_anchor(hay: &str, anchor: &str) -> (Level, Vec<Range<usize>>) {
+    let exact = matching::find_exact(hay, anchor);
+    if !exact.is_empty() {
+        return (Level::Exact, exact);
+    }
+    let folded = matching::find_punctuation_substring(hay, anchor);
+    if !folded.is_empty() {
+        return (Level::Punctuation, folded);
+    }
+    let trimmed = anchor.trim_matches(|c| c == ' ' || c == '\t');
+    if !trimmed.is_empty() && trimmed != anchor {
+        return (Level::Indentation, matching::find_exact(hay, trimmed));
+    }
+    (Level::Exact, Vec::new())
+}
+
+fn plan_range(
+    display: &str,
+    hay: &str,
+    start: &str,
+    end: &str,
+    args: &EditFileArgs,
+) -> Result<Plan, ToolError> {
+    let start = to_lf(start);
+    let end = to_lf(end);
+    let (start_level, starts) = find_anchor(hay, &start);
+    if starts.is_empty() {
+        return Err(no_match(display, hay, &start, "search_start"));
+    }
+    let start_lines = line_numbers(hay, &starts);
+    let index = match (starts.len(), args.occurrence) {
+        (1, None) => 0,
+        (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
+        (count, None) => {
+            return Err(ToolError::new(
+                ErrorCode::MultipleMatches,
+                format!(
+                    "search_start matches {count} places in `{display}` (lines {}); the range must \
+                     start at one. Make search_start unique (add more of its line, or the line \
+                     before it), or pass occurrence=N (1..={count}) to pick one: occurrence=1 is \
+                     line {}.",
+                    list_lines(&start_lines),
+                    start_lines[0]
+                ),
+            )
+            .with("path", display)
+            .with("count", count)
+            .with("lines", start_lines.clone()))
+        }
+    };
+    let begin = starts[index].clone();
+    let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
+    let Some(first_end) = ends.first() else {
+        let start_line = start_lines[index];
+        let before = find_anchor(&hay[..begin.start], &end).1;
+        let mut message =
+            format!("search_end was not found after search_start (line {start_line}) in `{display}`.");
+        if let Some(b) = before.first() {
+            message.push_str(&format!(
+                " It occurs only before it, at line {}: the range runs from search_start forward.",
+                line_numbers(hay, std::slice::from_ref(b))[0]
+            ));
+        } else {
+            let diagnosis = diagnose::diagnose(hay, &end);
+            message.push(' ');
+            message.push_str(&diagnosis.text);
+        }
+        message.push_str(&format!(
+            " Call read_file with path=\"{display}\" start_line={start_line} to see the text after \
+             search_start, then retry with a search_end copied from it."
+        ));
+        return Err(ToolError::new(ErrorCode::NoMatch, message)
+            .with("path", display)
+            .with("search_start_line", start_line));
+    };
+    let range = begin.start..begin.end + first_end.end;
+    let first_line = start_lines[index];
+    let last_line = first_line + hay[range.clone()].trim_end_matches('\n').matches('\n').count();
+    Ok(Plan {
+        edits: vec![LfEdit {
+            range,
+            text: to_lf(&args.replace).into_owned(),
+        }],
+        level: start_level.max(end_level),
+        lines: vec![first_line],
+        indent: IndentChange::Kept,
+        replace_was_numbered: false,
+        summary: format!("replaced lines {first_line}-{last_line} (search_start through search_end)"),
+    })
+}
+
+/// Picks match `n` (1-based) of `lines.len()`, or says the legal range.
+fn pick(display: &str, n: i64, lines: &[usize], what: &str) -> Result<usize, ToolError> {
+    let count = lines.len();
+    if n >= 1 && (n as usize) <= count {
+        return Ok(n as usize - 1);
+    }
+    Err(ToolError::invalid(format!(
+        "occurrence={n} is out of range: {what} matches {count} time{} in `{display}` (line{} {}). \
+         Pass occurrence=N (1..={count}), or leave occurrence out{}.",
+        if count == 1 { "" } else { "s" },
+        if count == 1 { "" } else { "s" },
+        list_lines(lines),
+        if count == 1 {
+            " to replace the one match"
+        } else {
+            ""
+        }
+    ))
+    .with("count", count)
+    .with("lines", lines.to_vec()))
+}
+
+fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], replace_all: bool) -> ToolError {
+    let count = lines.len();
+    let message = if found.level == Level::Exact {
+        format!(
+            "search matches {count} places in `{display}` (lines {}). Pass replace_all=true to \
+             replace all {count}, or occurrence=N (1..={count}) to replace one (occurrence=1 is \
+             line {}), or add surrounding lines to search so it matches once.",
+            list_lines(lines),
+            lines[0]
+        )
+    } else {
+        format!(
+            "search does not occur exactly in `{display}`, and forgiving {} it matches {count} \
+             places (lines {}), so edit_file will not guess.{} Copy search exactly from read_file \
+             output, add surrounding lines so it matches once, or pass occurrence=N (1..={count}) \
+             to pick one (occurrence=1 is line {}).",
+            found.level.forgave(),
+            list_lines(lines),
+            if replace_all {
+                " replace_all=true applies to exact matches only."
+            } else {
+                ""
+            },
+            lines[0]
+        )
+    };
+    ToolError::new(ErrorCode::MultipleMatches, message)
+        .with("path", display)
+        .with("count", count)
+        .with("lines", lines.to_vec())
+        .with("match", found.level.as_str())
+}
+
+fn no_match(display: &str, hay: &str, search: &str, what: &str) -> ToolError {
+    let diagnosis = diagnose::diagnose(hay, search);
+    let read_call = match diagnosis.near_line {
+        Some(line) if line > 5 => format!("read_file with path=\"{display}\" start_line={}", line - 5),
+        _ => format!("read_file with path=\"{display}\""),
+    };
+    let tried = if what == "search" {
+        " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
+    } else {
+        ""
+    };
+    let message = format!(
+        "{what} was not found in `{display}`{tried}. {} Call {read_call} to see the current text, \
+         then retry with {what} copied exactly from it (without the line-number prefixes).",
+        diagnosis.text
+    );
+    let mut error = ToolError::new(ErrorCode::NoMatch, message).with("path", display);
+    if let Some(line) = diagnosis.near_line {
+        error = error.with("near_line", line);
+    }
+    error
+}
+
+/// 1-based line numbers of the starts of sorted `ranges`, in one pass over the text.
+fn line_numbers(hay: &str, ranges: &[Range<usize>]) -> Vec<usize> {
+    let mut line = 1;
+    let mut at = 0;
+    ranges
+        .iter()
+        .map(|r| {
+            if r.start >= at {
+                line += memchr::memchr_iter(b'\n', &hay.as_bytes()[at..r.start]).count();
+            } else {
+                line -= memchr::memchr_iter(b'\n', &hay.as_bytes()[r.start..at]).count();
+            }
+            at = r.start;
+            line
+        })
+        .collect()
+}
+
+fn list_lines(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(LISTED_LINES).map(|n| n.to_string()).collect();
+    let mut text = shown.join(", ");
+    if lines.len() > LISTED_LINES {
+        text.push_str(&format!(" and {} more", lines.len() - LISTED_LINES));
+    }
+    text
+}

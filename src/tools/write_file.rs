@@ -1,0 +1,198 @@
+//! write_file: create a file, or replace one this session has read, atomically.
+
+use std::fs;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::file_change::{self, LoadedFile};
+use crate::line_endings::{self, LfText};
+use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::workspace::WsPath;
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "write_file",
+    alias: "write",
+    positional: Some("path"),
+    capability: Capability::WritesFiles,
+    description: DESCRIPTION,
+    schema: crate::tools::schema_of::<WriteFileArgs>,
+    run: |args, ctx| run(crate::tools::parse("write_file", args, SPEC.schema)?, ctx),
+};
+
+const DESCRIPTION: &str = "Create a new file, or replace a whole file, with the given content.
+Use this instead of heredocs, echo > or tee in exec_shell. Missing parent directories are created. The write is atomic (a temp file in the same directory, flushed, then renamed over the target), so no reader ever sees half a file; a replaced file keeps its permissions, and a symlink inside the workspace is written through to its target. To replace an existing file you must have read it with read_file in this session, and it must not have changed since (otherwise not_read or stale, naming the read_file call to make). A replaced file keeps its encoding and BOM, and a CRLF file stays CRLF. The result says created or replaced, with a unified diff for a replacement. A .json, .toml or .rs file that parsed before may not be replaced by content that does not parse (syntax_gate; new files are checked too). Never writes inside .codesmith/.
+To change part of a file, prefer edit_file: it sends only the changed text.
+Examples:
+{\"path\": \"src/util/mod.rs\", \"content\": \"pub mod strings;\\n\"}
+{\"path\": \"notes/todo.md\", \"content\": \"# TODO\\n\\n- write tests\\n\"}";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFileArgs {
+    /// The file to create or replace: relative to the session cwd, or absolute inside the workspace.
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    if args.path.ends_with('/') {
+        return Err(ToolError::invalid(format!(
+            "`{}` ends with `/`, which names a directory; write_file writes files. Call again with \
+             a file name, for example path=\"{}file.txt\".",
+            args.path, args.path
+        )));
+    }
+    let path = ctx.resolve_for_write(&args.path)?;
+    let mut notices = Vec::new();
+    if let Some(target) = symlink_note(ctx, &args.path, &path) {
+        notices.push(target);
+    }
+    match fs::metadata(&path.abs) {
+        Ok(meta) if meta.is_dir() => Err(ToolError::new(
+            ErrorCode::IsDirectory,
+            format!(
+                "`{0}` is a directory; write_file writes files. To put a file inside it, call \
+                 write_file with path=\"{0}/NAME\"; to see what it holds, call list_dir with \
+                 path=\"{0}\".",
+                path.display
+            ),
+        )
+        .with("path", path.display.clone())),
+        Ok(_) => replace(ctx, &args, &path, notices),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, &args, &path, notices),
+        Err(err) => Err(ToolError::io(&path.display, "inspect", &err)),
+    }
+}
+
+/// A notice when `given` is a symlink that is written through to its (in-workspace) target.
+fn symlink_note(ctx: &Context, given: &str, path: &WsPath) -> Option<String> {
+    let lexical = ctx.workspace.cwd().join(given);
+    let meta = fs::symlink_metadata(&lexical).ok()?;
+    meta.file_type().is_symlink().then(|| {
+        format!(
+            "`{given}` is a symlink; its target `{}` was written (the link itself is unchanged).",
+            path.display
+        )
+    })
+}
+
+fn create(
+    ctx: &Context,
+    args: &WriteFileArgs,
+    path: &WsPath,
+    mut notices: Vec<String>,
+) -> Result<ToolOutput, ToolError> {
+    let missing_parents = missing_parent_dirs(ctx, path);
+    let prepared = file_change::prepare(path, None, &args.content)?;
+    prepared.commit(&ctx.state)?;
+    if let Some(dirs) = missing_parents {
+        notices.push(format!("Created the missing directories `{dirs}`."));
+    }
+    let lines = count_lines(&args.content);
+    let output = format!(
+        "Created `{}` ({lines} lines, {} bytes).",
+        path.display,
+        prepared.bytes.len()
+    );
+    let mut out = ToolOutput::new(output)
+        .with("path", path.display.clone())
+        .with("action", "created")
+        .with("bytes", prepared.bytes.len())
+        .with("lines", lines);
+    out.notices = notices;
+    Ok(out)
+}
+
+fn replace(
+    ctx: &Context,
+    args: &WriteFileArgs,
+    path: &WsPath,
+    mut notices: Vec<String>,
+) -> Result<ToolOutput, ToolError> {
+    let loaded = match file_change::load(ctx, path, &args.path) {
+        Ok(loaded) => Some(loaded),
+        // The old bytes are not text codesmith can decode with confidence. Replacing the whole
+        // file decodes nothing, so it is safe; the new content is written as UTF-8.
+        Err(err) if err.code == ErrorCode::NotUtf8 => {
+            notices.push(format!(
+                "The old content of `{}` was not UTF-8 in an encoding codesmith could identify; the \
+                 new content is written as UTF-8.",
+                path.display
+            ));
+            None
+        }
+        Err(err) => return Err(err),
+    };
+    let content = adapt_line_endings(loaded.as_ref(), &args.content, &mut notices);
+    if loaded.as_ref().is_some_and(|l| l.text == content) {
+        return Ok(ToolOutput::new(format!(
+            "`{}` already holds exactly this content; nothing was written.",
+            path.display
+        ))
+        .with("path", path.display.clone())
+        .with("action", "unchanged"));
+    }
+    let mut prepared = file_change::prepare(path, loaded.as_ref(), &content)?;
+    prepared.created = false;
+    prepared.commit(&ctx.state)?;
+    let old_text = loaded.as_ref().map_or("", |l| l.text.as_str());
+    let diff = crate::diff::unified(
+        &path.display,
+        LfText::new(old_text).as_str(),
+        &line_endings::to_lf(&content),
+    );
+    let old_lines = count_lines(old_text);
+    let new_lines = count_lines(&content);
+    let mut output = format!(
+        "Replaced `{}` ({old_lines} → {new_lines} lines, {} bytes).",
+        path.display,
+        prepared.bytes.len()
+    );
+    if !diff.is_empty() {
+        output.push('\n');
+        output.push_str(&diff);
+    }
+    let mut out = ToolOutput::new(output)
+        .with("path", path.display.clone())
+        .with("action", "replaced")
+        .with("bytes", prepared.bytes.len())
+        .with("lines", new_lines)
+        .with("diff", diff);
+    if let Some(label) = loaded.as_ref().and_then(LoadedFile::encoding_label) {
+        out = out.with("encoding", label);
+    }
+    out.notices = notices;
+    Ok(out)
+}
+
+/// A file whose lines all end in CRLF stays CRLF when the new content uses bare `\n` (models
+/// write `\n`; the file's convention wins). Any other case is written as given.
+fn adapt_line_endings(loaded: Option<&LoadedFile>, content: &str, notices: &mut Vec<String>) -> String {
+    let Some(loaded) = loaded else {
+        return content.to_string();
+    };
+    if loaded.endings.crlf > 0 && loaded.endings.lf == 0 && !content.contains('\r') && content.contains('\n')
+    {
+        notices.push(format!(
+            "`{}` uses CRLF line endings; the new content was written with CRLF too.",
+            loaded.path.display
+        ));
+        return content.replace('\n', "\r\n");
+    }
+    content.to_string()
+}
+
+fn count_lines(text: &str) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The workspace-relative directories that a write to `path` will create, if any.
+fn missing_parent_dirs(ctx: &Context, path: &WsPath) -> Option<String> {
+    let parent = path.abs.parent()?;
+    (!parent.exists()).then(|| ctx.workspace.display(parent))
+}
