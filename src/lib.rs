@@ -27,6 +27,7 @@ pub mod syntax_gate;
 pub mod textfile;
 pub mod tools;
 pub mod trust;
+pub mod walk;
 pub mod workspace;
 
 use std::ffi::OsString;

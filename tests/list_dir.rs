@@ -105,3 +105,19 @@ fn large_listings_are_cut_with_a_count() {
     assert_eq!(out.data()["shown"], 1000);
     assert_eq!(out.data()["truncated"], true);
 }
+
+#[test]
+fn trees_list_but_do_not_expand_always_skipped_directories() {
+    let ws = Ws::new();
+    ws.write("node_modules/pkg/index.js", "x")
+        .write(".gitignore", "gen/\n")
+        .write("gen/out.rs", "")
+        .write("src/a.rs", "");
+    let out = ws.call("list_dir", json!({"depth": 3})).ok();
+    assert_eq!(
+        out.output(),
+        ".gitignore (5 B)\ngen/\n  out.rs (0 B)\nnode_modules/ (not expanded: always skipped)\nsrc/\n  a.rs (0 B)"
+    );
+    let flat = ws.run(&["ls"]).ok();
+    assert_eq!(flat.output(), ".gitignore (5 B)\ngen/\nnode_modules/\nsrc/");
+}

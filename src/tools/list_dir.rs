@@ -80,11 +80,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         )
         .with("path", path.display.clone()));
     }
-    let mut listing = Listing {
-        lines: Vec::new(),
-        total: 0,
-    };
-    list(ctx, &path.abs, 0, args.depth, &mut listing)?;
+    let listing = list(ctx, &path.abs, args.depth as usize)?;
     let mut output = if listing.lines.is_empty() {
         format!("`{}` is empty.", path.display)
     } else {
@@ -105,46 +101,52 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         .with("truncated", truncated))
 }
 
-fn list(
-    ctx: &Context,
-    dir: &std::path::Path,
-    level: u64,
-    depth: u64,
-    out: &mut Listing,
-) -> Result<(), ToolError> {
-    let display = ctx.workspace.display(dir);
-    let entries = fs::read_dir(dir).map_err(|err| ToolError::io(&display, "list", &err))?;
-    let mut entries: Vec<fs::DirEntry> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    let indent = "  ".repeat(level as usize);
-    for entry in entries {
-        let entry_path = entry.path();
-        if ctx.workspace.is_state_path(&entry_path) {
+/// Walks `dir` to `depth` levels with the shared walker's listing rules: every entry (ignore
+/// rules do not hide files from a listing), sorted by name, `.codesmith/` left out, always-skip
+/// directories listed but not expanded. Counts every entry; keeps the first [`MAX_ENTRIES`].
+fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, ToolError> {
+    // The walker would only report an unreadable root as an entry error; say it plainly.
+    fs::read_dir(dir).map_err(|err| ToolError::io(&ctx.workspace.display(dir), "list", &err))?;
+    let mut out = Listing {
+        lines: Vec::new(),
+        total: 0,
+    };
+    let walker = crate::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
+    for entry in walker.filter_map(Result::ok) {
+        if entry.depth() == 0 {
             continue;
         }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Some(kind) = entry.file_type() else { continue };
         out.total += 1;
+        if out.lines.len() >= MAX_ENTRIES {
+            continue;
+        }
+        let indent = "  ".repeat(entry.depth() - 1);
+        let name = entry.file_name().to_string_lossy();
+        let entry_path = entry.path();
         let line = if kind.is_symlink() {
-            let target = fs::read_link(&entry_path)
+            let target = fs::read_link(entry_path)
                 .map(|t| t.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let is_dir = fs::metadata(&entry_path).is_ok_and(|m| m.is_dir());
+            let is_dir = fs::metadata(entry_path).is_ok_and(|m| m.is_dir());
             format!("{indent}{name} -> {target}{}", if is_dir { "/" } else { "" })
         } else if kind.is_dir() {
-            format!("{indent}{name}/")
+            let unexpanded = entry.depth() < depth && crate::walk::is_always_skipped(entry.file_name(), true);
+            format!(
+                "{indent}{name}/{}",
+                if unexpanded {
+                    " (not expanded: always skipped)"
+                } else {
+                    ""
+                }
+            )
         } else {
             let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
             format!("{indent}{name} ({})", human_size(size))
         };
-        if out.lines.len() < MAX_ENTRIES {
-            out.lines.push(line);
-        }
-        if kind.is_dir() && level + 1 < depth {
-            list(ctx, &entry_path, level + 1, depth, out)?;
-        }
+        out.lines.push(line);
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Sizes as people read them: bytes below 1 KiB, then KiB/MiB/GiB with one decimal.

@@ -14,6 +14,8 @@ pub mod apply_patch;
 pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
+pub mod file_search;
+pub mod grep_files;
 pub mod list_dir;
 pub mod read_file;
 pub mod tasks;
@@ -93,6 +95,8 @@ pub const REGISTRY: &[ToolSpec] = &[
     edit_file::SPEC,
     write_file::SPEC,
     apply_patch::SPEC,
+    grep_files::SPEC,
+    file_search::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
     tasks::task_output::SPEC,

@@ -1,0 +1,296 @@
+//! grep_files' output: result lines, the count-then-truncate line, and messages that name the
+//! next call.
+
+use serde_json::{json, Value};
+
+use super::search::{Found, Query, RowKind};
+use super::{GrepFilesArgs, OutputMode, MAX_RESULTS_CAP};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::tools::ToolOutput;
+
+/// The arguments of this call in catalog spelling, for "call grep_files with …" hints.
+pub struct CallText {
+    pattern: String,
+    rest: String,
+}
+
+impl CallText {
+    pub fn of(args: &GrepFilesArgs) -> CallText {
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""));
+        let mut rest = String::new();
+        if args.path != "." {
+            rest.push_str(&format!(" path={}", quote(&args.path)));
+        }
+        let globs = |v: &[String]| match v {
+            [one] => quote(one),
+            many => serde_json::to_string(many).unwrap_or_default(),
+        };
+        if !args.include.is_empty() {
+            rest.push_str(&format!(" include={}", globs(&args.include)));
+        }
+        if !args.exclude.is_empty() {
+            rest.push_str(&format!(" exclude={}", globs(&args.exclude)));
+        }
+        CallText {
+            pattern: quote(&args.pattern),
+            rest,
+        }
+    }
+
+    /// `pattern="…" path="…"` (path and globs only when given).
+    pub fn base(&self) -> String {
+        format!("pattern={}{}", self.pattern, self.rest)
+    }
+}
+
+/// `invalid_arguments` for a pattern the regex engine refused: its message, then the way out.
+pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Error) -> ToolError {
+    let engine = err.to_string();
+    let mut hints = Vec::new();
+    if engine.contains("look-around") || engine.contains("backreferences") {
+        hints.push(
+            "look-around and backreferences are not supported by this engine; match the text around \
+             it instead, or search more broadly and filter the results"
+                .to_string(),
+        );
+    }
+    if engine.contains("not allowed in a regex") {
+        hints.push(format!(
+            "a line break can only match with multiline=true: call grep_files with {} multiline=true",
+            call.base()
+        ));
+    } else {
+        hints.push(format!(
+            "to search for the text literally, call grep_files with {} fixed_strings=true",
+            call.base()
+        ));
+    }
+    ToolError::invalid(format!(
+        "invalid regex {}: {}\nRust regex syntax applies. Hint: {}.",
+        serde_json::to_string(&args.pattern).unwrap_or_default(),
+        engine.trim_end(),
+        hints.join("; ")
+    ))
+    .with("pattern", args.pattern.clone())
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The output text and data for a finished search.
+pub fn render(
+    ctx: &Context,
+    args: &GrepFilesArgs,
+    call: &CallText,
+    root_display: &str,
+    query: &Query,
+    found: &Found,
+    hidden_by_rules: u64,
+) -> ToolOutput {
+    let limit = query.max_results;
+    let mut lines: Vec<String> = Vec::new();
+    let mut items: Vec<Value> = Vec::new();
+    let shown: u64 = match query.mode {
+        OutputMode::Content => content_lines(ctx, query, found, &mut lines, &mut items),
+        OutputMode::Files | OutputMode::Count => {
+            for (path, hits) in found.files.iter().take(limit) {
+                let display = ctx.workspace.display(path);
+                if query.mode == OutputMode::Files {
+                    lines.push(display.clone());
+                    items.push(Value::String(display));
+                } else {
+                    lines.push(format!("{display}:{}", hits.matches));
+                    items.push(json!({"path": display, "count": hits.matches}));
+                }
+            }
+            found.files.len().min(limit) as u64
+        }
+    };
+    let truncated = match query.mode {
+        OutputMode::Content => found.total_matches > shown,
+        _ => found.matching_files > shown,
+    };
+    let mut output = lines.join("\n");
+    if found.total_matches == 0 {
+        output = no_match_text(args, call, root_display, found, hidden_by_rules);
+    } else {
+        let summary = format!(
+            "{} in {}",
+            plural(found.total_matches, "match", "matches"),
+            plural(found.matching_files, "file", "files")
+        );
+        output.push_str("\n\n");
+        if truncated {
+            let unit = if query.mode == OutputMode::Content {
+                ""
+            } else {
+                " files"
+            };
+            output.push_str(&format!(
+                "{summary}; showing the first {shown}{unit}. To see the rest, narrow the search (path, \
+                 include, exclude or a more specific pattern){}; output_mode=\"count\" shows matches per file.",
+                if (limit as u64) < MAX_RESULTS_CAP {
+                    format!(" or raise max_results (at most {MAX_RESULTS_CAP})")
+                } else {
+                    String::new()
+                }
+            ));
+        } else {
+            output.push_str(&summary);
+        }
+        if let Some(skips) = skip_note(found) {
+            output.push_str(&format!(" ({skips})"));
+        }
+    }
+    let key = match query.mode {
+        OutputMode::Content => "matches",
+        OutputMode::Files => "files",
+        OutputMode::Count => "counts",
+    };
+    let mut out = ToolOutput::new(output)
+        .with("pattern", args.pattern.clone())
+        .with("path", root_display.to_string())
+        .with("output_mode", query.mode.as_str())
+        .with("total_matches", found.total_matches)
+        .with("total_files", found.matching_files)
+        .with("files_searched", found.files_searched)
+        .with("shown", shown)
+        .with("truncated", truncated)
+        .with("max_results", limit as u64)
+        .with("skipped_binary", found.skipped_binary)
+        .with("skipped_large", found.skipped_large)
+        .with(key, Value::Array(items));
+    if found.total_matches == 0 && !args.include_ignored {
+        out = out.with("ignored_files", hidden_by_rules);
+    }
+    if found.errors > 0 {
+        out = out.with("unreadable", found.errors).notice(format!(
+            "{} could not be read (permissions or a race with a deletion) and were not searched.",
+            plural(found.errors, "path", "paths")
+        ));
+    }
+    out
+}
+
+/// Files searched but not read for content, in words; None when there were none.
+fn skip_note(found: &Found) -> Option<String> {
+    let mut parts = Vec::new();
+    if found.skipped_binary > 0 {
+        parts.push(format!(
+            "{} skipped",
+            plural(found.skipped_binary, "binary file", "binary files")
+        ));
+    }
+    if found.skipped_large > 0 {
+        parts.push(format!(
+            "{} over 10 MB skipped",
+            plural(found.skipped_large, "file", "files")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The content rows of the first `max_results` matches, in path then line order. Returns how
+/// many matches were shown.
+fn content_lines(
+    ctx: &Context,
+    query: &Query,
+    found: &Found,
+    lines: &mut Vec<String>,
+    items: &mut Vec<Value>,
+) -> u64 {
+    let limit = query.max_results as u64;
+    let mut shown = 0u64;
+    let mut first_file = true;
+    'files: for (path, hits) in &found.files {
+        if shown >= limit {
+            break;
+        }
+        let display = ctx.workspace.display(path);
+        if query.context > 0 && !first_file {
+            lines.push("--".to_string());
+        }
+        first_file = false;
+        // After the last shown match, only its continuation and after-context lines follow.
+        let mut tail_until: Option<u64> = None;
+        for row in &hits.rows {
+            if let Some(until) = tail_until {
+                let fits = match row.kind {
+                    RowKind::MatchContinued => true,
+                    RowKind::Context => row.line <= until,
+                    RowKind::Match | RowKind::Break => false,
+                };
+                if !fits {
+                    break 'files;
+                }
+            }
+            match row.kind {
+                RowKind::Break => lines.push("--".to_string()),
+                RowKind::Context => lines.push(format!("{display}-{}-{}", row.line, row.text)),
+                RowKind::Match | RowKind::MatchContinued => {
+                    if row.kind == RowKind::Match {
+                        shown += 1;
+                    }
+                    lines.push(format!("{display}:{}:{}", row.line, row.text));
+                    items.push(json!({"path": display, "line": row.line, "text": row.text}));
+                    if shown >= limit {
+                        tail_until = Some(row.line + query.context as u64);
+                    }
+                }
+            }
+            if let Some(until) = tail_until.as_mut() {
+                if row.kind == RowKind::MatchContinued {
+                    *until = row.line + query.context as u64;
+                }
+            }
+        }
+    }
+    shown
+}
+
+/// What to say when nothing matched: where it looked, what it skipped, and the calls to try.
+fn no_match_text(
+    args: &GrepFilesArgs,
+    call: &CallText,
+    root_display: &str,
+    found: &Found,
+    hidden_by_rules: u64,
+) -> String {
+    let mut text = format!(
+        "No matches for {} in `{root_display}` ({} searched",
+        serde_json::to_string(&args.pattern).unwrap_or_default(),
+        plural(found.files_searched, "file", "files"),
+    );
+    if let Some(skips) = skip_note(found) {
+        text.push_str(&format!("; {skips}"));
+    }
+    text.push_str(").");
+    if hidden_by_rules > 0 {
+        text.push_str(&format!(
+            "\n{} hidden by .gitignore/.ignore rules {} not searched. To search {} too, call grep_files with {} include_ignored=true.",
+            plural(hidden_by_rules, "file", "files"),
+            if hidden_by_rules == 1 { "was" } else { "were" },
+            if hidden_by_rules == 1 { "it" } else { "them" },
+            call.base()
+        ));
+    }
+    if !args.case_insensitive && args.pattern.chars().any(char::is_alphabetic) {
+        text.push_str(&format!(
+            "\nTo ignore case, call grep_files with {} case_insensitive=true.",
+            call.base()
+        ));
+    }
+    if !args.fixed_strings && args.pattern.chars().any(|c| "()[]{}.*+?|^$\\".contains(c)) {
+        text.push_str(&format!(
+            "\nThe pattern is a regex; if you meant the characters literally, call grep_files with {} fixed_strings=true.",
+            call.base()
+        ));
+    }
+    text.push_str(&format!(
+        "\nAlways skipped: {}. To find files by name, use file_search.",
+        super::skip_list()
+    ));
+    text
+}

@@ -1,0 +1,227 @@
+//! The one walker setup shared by grep_files, file_search and list_dir.
+//!
+//! The rules are ripgrep's with `--hidden --no-require-git`, plus a fixed skip list:
+//! - `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes file are respected,
+//!   also outside a git repository. ripgrep needs a `.git` before it reads `.gitignore`; an agent
+//!   working in an unpacked tarball or a fresh directory still means "not this" when it writes a
+//!   `.gitignore`, so codesmith honours it everywhere.
+//! - Hidden files are searched: `.github/`, `.env.example` and `.eslintrc` are real project files.
+//! - [`ALWAYS_SKIP_DIRS`] and [`ALWAYS_SKIP_FILE_SUFFIXES`] are skipped even with
+//!   `include_ignored=true`: they hold vendored, generated or minified text that drowns every
+//!   search, and `.codesmith/` holds codesmith's own state.
+//! - Symlinks are never followed, so a walk cannot leave the workspace through one (the root
+//!   itself has passed the workspace guard, which resolves symlinks).
+//!
+//! ripgrep equivalent of the search walk (see bench/search.sh):
+//! `rg --hidden --no-require-git --max-filesize 10M -g '!.git/' -g '!node_modules/' … -g '!*.min.js'`.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::{DirEntry, WalkBuilder};
+
+/// Files larger than this are not searched for content.
+pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Directory names skipped at any depth, whatever the ignore rules say.
+pub const ALWAYS_SKIP_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    "dist",
+    "build",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".codesmith",
+];
+
+/// File-name endings skipped at any depth, whatever the ignore rules say.
+pub const ALWAYS_SKIP_FILE_SUFFIXES: &[&str] = &[".min.js", ".min.css"];
+
+/// The skip list as one line, for tool descriptions and messages.
+pub const SKIP_LIST_TEXT: &str =
+    ".git, node_modules, target, dist, build, __pycache__, .venv, venv, .codesmith, *.min.js, *.min.css";
+
+/// True when an entry with this name is on the always-skip list.
+pub fn is_always_skipped(name: &OsStr, is_dir: bool) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    if is_dir {
+        ALWAYS_SKIP_DIRS.contains(&name)
+    } else {
+        ALWAYS_SKIP_FILE_SUFFIXES
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
+    }
+}
+
+/// An extra predicate over entries below the root: false drops the entry (and a directory's
+/// whole subtree).
+pub type EntryFilter = Box<dyn Fn(&DirEntry) -> bool + Send + Sync + 'static>;
+
+/// How a walk treats ignore rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rules {
+    /// `.gitignore`, `.ignore` and git excludes respected, plus the always-skip list.
+    Respect,
+    /// Ignore files disregarded; the always-skip list still applies.
+    IncludeIgnored,
+}
+
+/// The walker for grep_files and file_search rooted at `root` (already through the workspace
+/// guard). `extra` adds a caller's filter (exclude globs) to the skip list.
+pub fn search_walker(root: &Path, rules: Rules, extra: Option<EntryFilter>) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    let respect = rules == Rules::Respect;
+    builder
+        .hidden(false)
+        .parents(respect)
+        .ignore(respect)
+        .git_ignore(respect)
+        .git_global(respect)
+        .git_exclude(respect)
+        .require_git(false)
+        .follow_links(false)
+        .threads(threads());
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_always_skipped(entry.file_name(), is_dir) {
+            return false;
+        }
+        extra.as_ref().is_none_or(|filter| filter(entry))
+    });
+    builder
+}
+
+/// The walker for list_dir: every entry on disk (ignore rules do not hide files from a
+/// listing, as `ls -A` would show them), sorted by name, without descending into always-skip
+/// directories (they are listed, not expanded) or into `.codesmith/` at the workspace root.
+pub fn listing_walker(root: &Path, max_depth: usize, state_dir: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    let state_dir = state_dir.to_path_buf();
+    builder
+        .standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .max_depth(Some(max_depth))
+        .sort_by_file_name(|a, b| a.cmp(b));
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        if entry.path().starts_with(&state_dir) {
+            return false;
+        }
+        // Children of an always-skip directory are not listed; the directory itself is.
+        let parent_skipped = entry.depth() >= 2
+            && entry
+                .path()
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| is_always_skipped(name, true));
+        !parent_skipped
+    });
+    builder
+}
+
+/// A set of user globs over paths, as grep_files' `include`/`exclude` take them: a glob without
+/// `/` matches a name at any depth (`*.rs`, `tests`); one with `/` matches the path relative to
+/// the search root or to the workspace (`src/**/*.ts`). `*` never crosses `/`; `**` does.
+#[derive(Debug, Clone)]
+pub struct GlobFilter {
+    names: GlobSet,
+    paths: GlobSet,
+    /// The search root relative to the workspace (`src`), for globs written from the root.
+    root_prefix: std::path::PathBuf,
+}
+
+impl GlobFilter {
+    /// Compiles `globs`; the error names the glob and the parser's complaint.
+    pub fn new(globs: &[String], root_prefix: &Path) -> Result<Option<GlobFilter>, String> {
+        if globs.is_empty() {
+            return Ok(None);
+        }
+        let mut names = GlobSetBuilder::new();
+        let mut paths = GlobSetBuilder::new();
+        for raw in globs {
+            let mut glob = raw.trim();
+            glob = glob.strip_prefix("./").unwrap_or(glob);
+            glob = glob.trim_start_matches('/');
+            glob = glob.trim_end_matches('/');
+            if glob.is_empty() {
+                return Err(format!("the glob `{raw}` is empty"));
+            }
+            let compiled = GlobBuilder::new(glob)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|err| format!("the glob `{raw}` is invalid: {}", err.kind()))?;
+            if glob.contains('/') {
+                paths.add(compiled);
+            } else {
+                names.add(compiled);
+            }
+        }
+        let build = |set: GlobSetBuilder| set.build().map_err(|err| err.to_string());
+        Ok(Some(GlobFilter {
+            names: build(names)?,
+            paths: build(paths)?,
+            root_prefix: if root_prefix == Path::new(".") {
+                std::path::PathBuf::new()
+            } else {
+                root_prefix.to_path_buf()
+            },
+        }))
+    }
+
+    /// True when the entry at `rel` (relative to the search root) matches by name or path.
+    pub fn matches(&self, rel: &Path) -> bool {
+        if rel.file_name().is_some_and(|name| self.names.is_match(name)) {
+            return true;
+        }
+        if self.paths.is_empty() {
+            return false;
+        }
+        self.paths.is_match(rel)
+            || (!self.root_prefix.as_os_str().is_empty() && self.paths.is_match(self.root_prefix.join(rel)))
+    }
+
+    /// True when `rel` or one of its ancestors below the search root matches, so that
+    /// `include: "tests"` means the files under any `tests` directory.
+    pub fn matches_self_or_ancestor(&self, rel: &Path) -> bool {
+        rel.ancestors()
+            .take_while(|p| !p.as_os_str().is_empty())
+            .any(|p| self.matches(p))
+    }
+}
+
+/// Worker threads for a parallel walk: one per core, at most 12 (ripgrep's choice).
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_list_applies_dir_names_to_dirs_and_suffixes_to_files() {
+        assert!(is_always_skipped(OsStr::new("node_modules"), true));
+        assert!(!is_always_skipped(OsStr::new("build"), false));
+        assert!(is_always_skipped(OsStr::new("app.min.js"), false));
+        assert!(!is_always_skipped(OsStr::new("app.min.js"), true));
+        assert!(!is_always_skipped(OsStr::new("src"), true));
+        for name in ALWAYS_SKIP_DIRS {
+            assert!(SKIP_LIST_TEXT.contains(name));
+        }
+    }
+}
