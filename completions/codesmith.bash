@@ -40,6 +40,18 @@ _codesmith() {
             codesmith,fetch_url)
                 cmd="codesmith__subcmd__fetch"
                 ;;
+            codesmith,file_search)
+                cmd="codesmith__subcmd__find"
+                ;;
+            codesmith,find)
+                cmd="codesmith__subcmd__find"
+                ;;
+            codesmith,grep)
+                cmd="codesmith__subcmd__grep"
+                ;;
+            codesmith,grep_files)
+                cmd="codesmith__subcmd__grep"
+                ;;
             codesmith,help)
                 cmd="codesmith__subcmd__help"
                 ;;
@@ -94,6 +106,12 @@ _codesmith() {
             codesmith__subcmd__help,fetch)
                 cmd="codesmith__subcmd__help__subcmd__fetch"
                 ;;
+            codesmith__subcmd__help,find)
+                cmd="codesmith__subcmd__help__subcmd__find"
+                ;;
+            codesmith__subcmd__help,grep)
+                cmd="codesmith__subcmd__help__subcmd__grep"
+                ;;
             codesmith__subcmd__help,help)
                 cmd="codesmith__subcmd__help__subcmd__help"
                 ;;
@@ -134,7 +152,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file edit edit_file write write_file patch apply_patch ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,8 +297,108 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__find)
+            opts="-h --json --pattern --path --max-results --sort --include-ignored --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --include-ignored)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__grep)
+            opts="-h --json --pattern --path --include --exclude --case-insensitive --fixed-strings --multiline --context --output-mode --max-results --include-ignored --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --include)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --case-insensitive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixed-strings)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --multiline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-mode)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --include-ignored)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help)
-            opts="read edit write patch ls shell task_output task_wait task_cancel fetch call tools trust approve help"
+            opts="read edit write patch grep find ls shell task_output task_wait task_cancel fetch call tools trust approve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -336,6 +454,34 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__fetch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__find)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__grep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
