@@ -283,7 +283,7 @@ _codesmith() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "markdown text raw" -- "${cur}"))
                     return 0
                     ;;
                 --timeout-ms)

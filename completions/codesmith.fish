@@ -176,13 +176,17 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -s h -l
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l url -d 'The absolute http or https URL to GET.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000, at most 10000000).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l format -d 'markdown (default), text or raw.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l format -d 'markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.' -r -f -a "markdown\t''
+text\t''
+raw\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000, at most 120000).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l url -d 'The absolute http or https URL to GET.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000, at most 10000000).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l format -d 'markdown (default), text or raw.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l format -d 'markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.' -r -f -a "markdown\t''
+text\t''
+raw\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000, at most 120000).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand call" -l json -d 'The call as JSON instead of stdin' -r

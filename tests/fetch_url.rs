@@ -12,7 +12,7 @@ use crate::harness::Ws;
 use crate::net_support::{namespaces_available, run_inside_namespace, INNER_ENV};
 
 /// How many tests `netns` holds; the outer test checks they all ran.
-const NETNS_TESTS: usize = 15;
+const NETNS_TESTS: usize = 16;
 
 #[test]
 fn network_tests_in_a_private_namespace() {
@@ -610,6 +610,42 @@ mod netns {
         );
     }
 
+    #[test]
+    #[ignore = "runs inside a private network namespace"]
+    fn proxies_from_the_environment_are_ignored_and_tls_failures_are_plain() {
+        assert_private_namespace();
+        let server = site();
+        let (proxy_trap, proxy) = Trap::at("127.0.0.9:0");
+        let ws = Ws::new();
+        config(&ws.path(), TRUSTED);
+        let mut cmd = ws.command(&["fetch", &server.url("/page")]);
+        for name in [
+            "http_proxy",
+            "HTTP_PROXY",
+            "https_proxy",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "all_proxy",
+        ] {
+            cmd.env(name, format!("http://{proxy}"));
+        }
+        let out = Outcome::of(cmd).ok();
+        assert!(out.output().contains("# Release notes"));
+        // A plain-HTTP answer to a TLS client hello.
+        let plain = std::net::TcpListener::bind("127.0.0.2:0").expect("bind");
+        let https = format!("https://{}/", plain.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            for mut stream in plain.incoming().flatten() {
+                use std::io::Write;
+                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            }
+        });
+        let out = fetch(&ws, &https).err("io_error");
+        assert!(out.message().contains("TLS handshake"), "{}", out.message());
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(proxy_trap.hits().is_empty(), "the proxy was used");
+    }
+
     /// URL forms that must be refused before any connection (policy: allow everything).
     const REFUSED: &[(&str, &str)] = &[
         // Loopback, in every spelling the URL parser accepts.
@@ -765,16 +801,25 @@ mod netns {
             &ws.path(),
             "[network]\ndefault = \"allow\"\ndeny = [\"denied.test\", \".denied-zone.test\"]\n",
         );
-        let mut wrong = Vec::new();
-        for (url, code) in REFUSED {
-            let out = fetch(&ws, url);
-            let got = out.error()["code"].as_str().unwrap_or("ok").to_string();
-            if got != *code {
-                wrong.push(format!("{url:?}: expected {code}, got {got}: {}", out.output()));
-                continue;
+        let wrong = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for chunk in REFUSED.chunks(REFUSED.len().div_ceil(4)) {
+                let (ws, wrong) = (&ws, &wrong);
+                scope.spawn(move || {
+                    for (url, code) in chunk {
+                        let out = fetch(ws, url);
+                        let got = out.error()["code"].as_str().unwrap_or("ok").to_string();
+                        if got != *code {
+                            let line = format!("{url:?}: expected {code}, got {got}: {}", out.output());
+                            wrong.lock().expect("wrong").push(line);
+                            continue;
+                        }
+                        out.err(code);
+                    }
+                });
             }
-            out.err(code);
-        }
+        });
+        let wrong = wrong.into_inner().expect("wrong");
         std::thread::sleep(Duration::from_millis(300));
         assert!(trap.hits().is_empty(), "connections were made: {:?}", trap.hits());
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));

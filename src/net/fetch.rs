@@ -266,6 +266,10 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
             ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
                 format!("{target} cannot be reached from here (no route to it)")
             }
+            _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => format!(
+                "the TLS handshake with {target} failed ({io}); the server may not speak TLS on \
+                 this port, or its certificate is invalid, expired or issued for another name"
+            ),
             _ => format!("the connection to {target} failed: {io}"),
         },
         ureq::Error::HostNotFound => format!("`{}` could not be resolved", admitted.host),
@@ -288,6 +292,21 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
         ),
     )
     .with("url", url.as_str())
+}
+
+/// rustls failures reach us wrapped in `io::Error`; their texts name what went wrong.
+fn looks_like_tls(text: &str) -> bool {
+    let text = text.to_ascii_lowercase();
+    [
+        "certificate",
+        "corrupt message",
+        "handshake",
+        "tls",
+        "alert",
+        "peer misbehaved",
+    ]
+    .iter()
+    .any(|word| text.contains(word))
 }
 
 fn too_many_redirects(start: &Url, next: &str) -> ToolError {

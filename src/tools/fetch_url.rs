@@ -1,7 +1,7 @@
 //! fetch_url: one web page or API response as text, behind the network gates (see `net`).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::context::Context;
@@ -37,15 +37,16 @@ fn default_timeout_ms() -> u64 {
     DEFAULT_TIMEOUT_MS
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+fn default_format() -> FetchFormat {
+    FetchFormat::Markdown
+}
+
+/// How the body is shown (the variants carry no doc comments so the schema is a plain `enum`).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FetchFormat {
-    /// HTML as markdown, JSON pretty-printed.
-    #[default]
     Markdown,
-    /// HTML as plain text, JSON pretty-printed.
     Text,
-    /// The body as sent (decoded to text).
     Raw,
 }
 
@@ -58,8 +59,8 @@ pub struct FetchUrlArgs {
     #[serde(default = "default_max_bytes")]
     #[schemars(range(min = 1, max = 10_000_000))]
     pub max_bytes: u64,
-    /// markdown (default), text or raw.
-    #[serde(default)]
+    /// markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.
+    #[serde(default = "default_format")]
     pub format: FetchFormat,
     /// Time limit for the whole call in milliseconds (default 30000, at most 120000).
     #[serde(default = "default_timeout_ms")]
