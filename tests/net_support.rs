@@ -24,6 +24,8 @@ pub const HOSTS: &str = "\
 ::1 localhost ip6-localhost ip6-loopback
 127.0.0.2 good.test prompt.test approve.test
 127.0.0.2 mixed.test
+127.0.0.3 fallback.test
+127.0.0.2 fallback.test
 10.0.0.7 mixed.test
 127.0.0.2 mixed6.test
 ::ffff:169.254.169.254 mixed6.test

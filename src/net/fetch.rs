@@ -59,8 +59,8 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
     let mut redirects: Vec<String> = Vec::new();
     loop {
         let host = gates::policy_host(&url);
-        let admitted = match gates::admit(&url, policy, ctx, deadline) {
-            Ok(admitted) => admitted,
+        let candidates = match gates::admit(&url, policy, ctx, deadline) {
+            Ok(candidates) => candidates,
             Err(refusal) => {
                 log(Entry {
                     url: url.as_str(),
@@ -73,25 +73,27 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                 return Err(as_timeout(*refusal.error, request));
             }
         };
-        let hop = Entry {
-            url: url.as_str(),
-            host: &host,
-            address: Some(admitted.addr.ip()),
-            decision: admitted.admission.as_str(),
-            trusted_cidr: admitted.trusted_range.map(|range| range.to_string()),
-            ..Entry::default()
-        };
-        let mut response = match send(&url, &admitted, deadline) {
-            Ok(response) => response,
-            Err(err) => {
-                let error = transport_error(err, &url, &admitted, request);
-                log(Entry {
-                    error: Some(error.code.as_str()),
-                    ..hop
-                });
-                return Err(error);
+        let mut attempt = 0;
+        let (admitted, mut response) = loop {
+            let admitted = &candidates[attempt];
+            let hop = hop_entry(&url, &host, admitted);
+            match send(&url, admitted, deadline) {
+                Ok(response) => break (admitted, response),
+                Err(err) => {
+                    let next = attempt + 1 < candidates.len() && unreachable(&err);
+                    let error = transport_error(err, &url, admitted, request);
+                    log(Entry {
+                        error: Some(error.code.as_str()),
+                        ..hop
+                    });
+                    if !next {
+                        return Err(error);
+                    }
+                    attempt += 1;
+                }
             }
         };
+        let hop = hop_entry(&url, &host, admitted);
         let status = response.status().as_u16();
         let location = response
             .headers()
@@ -171,6 +173,34 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
             admission: admitted.admission,
             notices,
         });
+    }
+}
+
+fn hop_entry<'a>(url: &'a Url, host: &'a str, admitted: &Admitted) -> Entry<'a> {
+    Entry {
+        url: url.as_str(),
+        host,
+        address: Some(admitted.addr.ip()),
+        decision: admitted.admission.as_str(),
+        trusted_cidr: admitted.trusted_range.map(|range| range.to_string()),
+        ..Entry::default()
+    }
+}
+
+/// Whether a failed attempt never reached the server, so the next checked address may be tried.
+fn unreachable(err: &ureq::Error) -> bool {
+    use std::io::ErrorKind;
+    match err {
+        ureq::Error::Io(io) => matches!(
+            io.kind(),
+            ErrorKind::ConnectionRefused
+                | ErrorKind::NetworkUnreachable
+                | ErrorKind::HostUnreachable
+                | ErrorKind::AddrNotAvailable
+                | ErrorKind::NetworkDown
+        ),
+        ureq::Error::ConnectionFailed => true,
+        _ => false,
     }
 }
 

@@ -10,8 +10,10 @@
 //!    hex `0x7f.1`, short `127.1`, bracketed IPv6), checked against the restricted table;
 //! 5. names resolved, and every answer checked: one restricted answer refuses the request,
 //!    because which answer a client uses is not ours to predict;
-//! 6. the connection pinned to the checked address through [`PinnedResolver`], so nothing
-//!    resolves the name a second time (no DNS rebinding between check and connect).
+//! 6. the connection pinned to the checked addresses through [`PinnedResolver`], so nothing
+//!    resolves the name a second time (no DNS rebinding between check and connect). The first
+//!    answer is used; the next only when the first cannot be reached at all (an IPv6 answer on
+//!    a machine without IPv6 routes).
 //!
 //! The seventh gate, redirects, lives in `fetch`: each Location goes through all of these again.
 //! `trusted_cidrs` exempts a restricted address only when the policy names its range.
@@ -147,11 +149,11 @@ pub fn policy_host(url: &Url) -> String {
     normalize_host(url.host_str().unwrap_or_default())
 }
 
-/// Gates 2 to 6 for one hop.
-pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Result<Admitted, Refusal> {
+/// Gates 2 to 6 for one hop. Returns the checked addresses to connect to, in order (never empty).
+pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Result<Vec<Admitted>, Refusal> {
     let host = policy_host(url);
     // Gate 2: the policy.
-    let mut admission = match policy.decide(&host) {
+    let admission = match policy.decide(&host) {
         Decision::Allow => Admission::Allow,
         Decision::Deny => return Err(denied(&host, policy).into()),
         Decision::Prompt => {
@@ -187,20 +189,28 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
             }
         }
     }
-    // Gate 6: the first answer, all of them being good, is the one and only address used.
-    let Some(&pinned) = addresses.first() else {
+    // Gate 6: every answer is good; the connection is pinned to them, in the resolver's order
+    // (a later one is tried only when an earlier one cannot be reached at all), and nothing
+    // resolves the name again.
+    if addresses.is_empty() {
         return Err(unresolved(&host, "no address").into());
-    };
-    let trusted_range = restricted::check(pinned).and(policy.trusted_range(pinned));
-    if admission == Admission::Allow && trusted_range.is_some() {
-        admission = Admission::TrustedCidr;
     }
-    Ok(Admitted {
-        host,
-        addr: SocketAddr::new(pinned, port),
-        admission,
-        trusted_range,
-    })
+    Ok(addresses
+        .into_iter()
+        .map(|address| {
+            let trusted_range = restricted::check(address).and(policy.trusted_range(address));
+            let admission = match admission {
+                Admission::Allow if trusted_range.is_some() => Admission::TrustedCidr,
+                other => other,
+            };
+            Admitted {
+                host: host.clone(),
+                addr: SocketAddr::new(address, port),
+                admission,
+                trusted_range,
+            }
+        })
+        .collect())
 }
 
 /// The approval a prompt host needs.
