@@ -139,7 +139,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
         let (bytes, truncated) = match read_capped(body.as_reader(), request.max_bytes) {
             Ok(read) => read,
             Err(err) => {
-                let error = transport_error(ureq::Error::from(err), &url, &admitted, request);
+                let error = transport_error(ureq::Error::from(err), &url, admitted, request);
                 log(Entry {
                     status: Some(status),
                     error: Some(error.code.as_str()),
