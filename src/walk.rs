@@ -224,4 +224,29 @@ mod tests {
             assert!(SKIP_LIST_TEXT.contains(name));
         }
     }
+
+    #[test]
+    fn globs_without_a_slash_match_names_and_with_one_match_paths() {
+        let globs = |g: &[&str], prefix: &str| {
+            let owned: Vec<String> = g.iter().map(|s| s.to_string()).collect();
+            GlobFilter::new(&owned, Path::new(prefix))
+                .expect("globs")
+                .expect("some")
+        };
+        let names = globs(&["*.rs"], ".");
+        assert!(names.matches(Path::new("a/b/c.rs")));
+        assert!(!names.matches(Path::new("a/b/c.rsx")));
+        let paths = globs(&["src/*.rs"], ".");
+        assert!(paths.matches(Path::new("src/a.rs")));
+        assert!(!paths.matches(Path::new("src/x/a.rs")));
+        let deep = globs(&["./src/**/*.rs"], ".");
+        assert!(deep.matches(Path::new("src/x/a.rs")));
+        let from_root = globs(&["src/x/*.rs"], "src");
+        assert!(from_root.matches(Path::new("x/a.rs")));
+        let dir = globs(&["tests/"], ".");
+        assert!(dir.matches_self_or_ancestor(Path::new("a/tests/t.rs")));
+        assert!(!dir.matches_self_or_ancestor(Path::new("a/test/t.rs")));
+        assert!(GlobFilter::new(&[], Path::new(".")).expect("empty").is_none());
+        assert!(GlobFilter::new(&["[".to_string()], Path::new(".")).is_err());
+    }
 }

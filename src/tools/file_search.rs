@@ -26,7 +26,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 };
 
 const DESCRIPTION: &str = "Find files and directories by glob, sorted by path (or by modification time, newest first).
-Use this instead of find -name / fd / ls -R in exec_shell: it is as fast as fd, counts every match before cutting, and returns workspace-relative paths (directories end with `/`).
+Use this instead of grep -r / rg / find -name / fd in exec_shell: file_search finds paths by name as fast as fd (grep_files finds text in files); it counts every match before cutting and returns workspace-relative paths (directories end with `/`).
 A pattern without `/` matches names at any depth (`*.rs`, `Cargo.toml`, `*test*`); a pattern with `/` matches the path below `path` (`src/**/*.ts`, `tests/*.rs`); `*` stays within one directory, `**` crosses directories, `{a,b}` gives alternatives; a trailing `/` matches directories only. `.`, `./` and the empty pattern list everything under path. Names must match whole: `config` finds only entries named exactly `config`, `*config*` finds names containing it.
 Skipped like grep_files: files matched by .gitignore, .ignore or git's exclude rules (include_ignored=true lists them too), and always: .git, node_modules, target, dist, build, __pycache__, .venv, venv, .codesmith, *.min.js, *.min.css. Hidden files are listed; symlinks are listed, not followed.
 At most max_results (default 20, clamped to 1..=200) paths are shown; when more match, the last line says `N matches; showing the first K`. With no match, similar names are suggested. To search file contents use grep_files.

@@ -20,7 +20,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 };
 
 const DESCRIPTION: &str = "List a directory's entries, sorted by name: directories end with `/`, symlinks show `-> target`, files show their size.
-Use this instead of ls or tree in exec_shell. depth=1 (the default) lists the directory itself; depth=2 or more lists a tree, indented. .codesmith/ is never listed. Listings over 1000 entries are cut, with a line saying how many were left out. To find files by name pattern use file_search; to read a file use read_file.
+Use this instead of ls or tree in exec_shell. depth=1 (the default) lists the directory itself; depth=2 or more lists a tree, indented; a tree does not expand .git, node_modules, target, dist, build, __pycache__, .venv or venv (they are listed, marked not expanded). .codesmith/ is never listed; .gitignore'd entries are listed. Listings over 1000 entries are cut, with a line saying how many were left out. To find files by name pattern use file_search; to read a file use read_file.
 Examples:
 {\"path\": \".\"}
 {\"path\": \"src\", \"depth\": 2}";
