@@ -51,6 +51,28 @@ fn arguments_are_checked_before_anything_else() {
     assert!(out.message().contains("markdown"), "{}", out.message());
     ws.call("fetch_url", json!({"url": "https://docs.rs/", "headers": {}}))
         .err("invalid_arguments");
+    let out = ws
+        .run(&["fetch", "http://docs.rs@127.0.0.1:8080/x?y=1"])
+        .err("invalid_arguments");
+    assert!(
+        out.message().contains("its host is `127.0.0.1`"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message()
+            .contains("Call fetch_url with url=\"http://127.0.0.1:8080/x?y=1\""),
+        "{}",
+        out.message()
+    );
+    let out = ws.run(&["fetch", "file:///etc/passwd"]).err("invalid_arguments");
+    assert!(out.message().contains("call read_file"), "{}", out.message());
+    let out = ws.run(&["fetch", "gopher://x/"]).err("invalid_arguments");
+    assert!(
+        out.message().contains("Pass an http or https URL"),
+        "{}",
+        out.message()
+    );
     let out = ws.run(&["fetch", "not a url"]).err("invalid_arguments");
     assert!(
         out.message().contains("call fetch_url with url=\"https://"),

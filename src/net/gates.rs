@@ -92,17 +92,28 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
         ))
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        let hint = if url.scheme() == "file" {
-            " To read a local file call read_file with its path instead."
-        } else {
-            ""
+        let hint = match url.scheme() {
+            "file" => " To read a local file, call read_file with its path instead.",
+            "ftp" | "sftp" | "ssh" | "git" | "ws" | "wss" => {
+                " Use the http or https address of the resource if it has one; other protocols \
+                 go through exec_shell (and its approval)."
+            }
+            _ => " Pass an http or https URL.",
         };
         return Err(ToolError::invalid(format!(
             "fetch_url fetches http and https URLs only, not `{}:`.{hint} Nothing was fetched.",
             url.scheme()
         )));
     }
-    check_shape(&url).map_err(|reason| ToolError::invalid(format!("{reason} Nothing was fetched.")))?;
+    check_shape(&url).map_err(|reason| {
+        let mut without = url.clone();
+        let _ = without.set_username("");
+        let _ = without.set_password(None);
+        ToolError::invalid(format!(
+            "{reason} Nothing was fetched. Call fetch_url with url=\"{without}\" if that host is \
+             the one you mean."
+        ))
+    })?;
     Ok(url)
 }
 
@@ -135,11 +146,11 @@ fn check_shape(url: &Url) -> Result<(), String> {
     if !url.username().is_empty() || url.password().is_some() {
         // Credentials in a URL end up in logs and transcripts, and `a.com@b.com` tricks a
         // reader about where the request goes.
-        return Err(
-            "the URL carries a user name or password before `@`; fetch_url sends no credentials. \
-             Remove the `user:password@` part."
-                .to_string(),
-        );
+        return Err(format!(
+            "the URL carries a user name or password before `@`, so its host is `{}`, not what \
+             precedes the `@`; fetch_url sends no credentials.",
+            url.host_str().unwrap_or_default()
+        ));
     }
     Ok(())
 }
@@ -228,17 +239,17 @@ pub fn approval_request(host: &str) -> ApprovalRequest {
 
 fn denied(host: &str, policy: &Policy) -> ToolError {
     let why = if policy.on_deny_list(host) {
-        "The host is on the deny list of [network] in .codesmith/config.toml (deny wins over allow)."
+        "The host is on the deny list of [network] in .codesmith/config.toml, and deny wins over \
+         allow. Do not retry it or another spelling of it; only the user can lift this, by \
+         removing it from `deny`."
     } else {
         "The policy's default is deny and the host is not on the allow list of [network] in \
-         .codesmith/config.toml."
+         .codesmith/config.toml. Do not retry it or another spelling of it; if the user wants this \
+         host reachable, they can add it to `allow`."
     };
     ToolError::new(
         ErrorCode::NetworkDenied,
-        format!(
-            "network call to '{host}' blocked by network policy. {why} Do not retry it or another \
-             spelling of it; if the user wants this host reachable, they can add it to `allow`."
-        ),
+        format!("network call to '{host}' blocked by network policy. {why}"),
     )
     .with("host", host)
 }

@@ -390,6 +390,19 @@ fn policy_precedence_and_typos() {
                     "{policy}: {}",
                     out.message()
                 );
+                let way_out = if policy.contains("deny = [") {
+                    "by removing it from `deny`"
+                } else {
+                    "they can add it to `allow`"
+                };
+                assert!(out.message().contains(way_out), "{policy}: {}", out.message());
+            }
+            if *expected == "approval_required" {
+                assert!(
+                    out.message().contains("codesmith approve ap-"),
+                    "{}",
+                    out.message()
+                );
             }
         }
     }
