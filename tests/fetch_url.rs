@@ -20,6 +20,11 @@ fn network_tests_in_a_private_namespace() {
         return;
     }
     if let Err(reason) = namespaces_available() {
+        // CODESMITH_REQUIRE_NETNS=1 makes a machine that should run them fail instead of skipping.
+        assert!(
+            std::env::var_os("CODESMITH_REQUIRE_NETNS").is_none(),
+            "CODESMITH_REQUIRE_NETNS is set but {reason}"
+        );
         eprintln!("SKIPPED the fetch_url network tests: {reason}");
         return;
     }
