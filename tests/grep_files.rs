@@ -49,6 +49,11 @@ pub fn fixture(ws: &Ws, outside: &tempfile::TempDir) {
     ws.write("node_modules/pkg/index.js", "needle nm\n"); // always skipped
     ws.write("target/debug/x.rs", "needle target\n"); // always skipped
     ws.write("web/app.min.js", "needle min\n"); // always skipped
+    ws.write("web/app.min.css", "needle min\n"); // always skipped
+    ws.write(".git/HEAD", "needle git\n"); // always skipped
+    for dir in ["dist", "sub/build", "__pycache__", ".venv", "venv", "py/__pycache__"] {
+        ws.write(&format!("{dir}/x.txt"), "needle skipped\n"); // always skipped
+    }
     ws.write("build", "needle build file\n"); // 1: `build` is skipped as a directory only
     ws.write("bin.dat", b"needle\0binary\n"); // binary
     let mut late = b"needle before the NUL\n".to_vec();
@@ -152,6 +157,7 @@ fn files_mode_agrees_with_rg_l() {
         .collect();
     let expected: Vec<&str> = EXPECTED_COUNTS.iter().map(|(p, _)| *p).collect();
     assert_eq!(files, expected);
+    assert_eq!(out.data()["total_matches"], 7);
     if let Some(text) = rg(&ws, &["-l", "needle"]) {
         let mut rg_files: Vec<String> = text
             .lines()
@@ -179,6 +185,12 @@ fn include_ignored_searches_what_ignore_rules_hide_but_not_the_skip_list() {
         "node_modules",
         "target/",
         "app.min.js",
+        "app.min.css",
+        ".git/",
+        "dist/",
+        "build/",
+        "__pycache__",
+        "venv/",
         "secret.txt",
         "lib-link.rs",
     ] {
