@@ -51,7 +51,14 @@ pub fn fixture(ws: &Ws, outside: &tempfile::TempDir) {
     ws.write("web/app.min.js", "needle min\n"); // always skipped
     ws.write("web/app.min.css", "needle min\n"); // always skipped
     ws.write(".git/HEAD", "needle git\n"); // always skipped
-    for dir in ["dist", "sub/build", "__pycache__", ".venv", "venv", "py/__pycache__"] {
+    for dir in [
+        "dist",
+        "sub/build",
+        "__pycache__",
+        ".venv",
+        "venv",
+        "py/__pycache__",
+    ] {
         ws.write(&format!("{dir}/x.txt"), "needle skipped\n"); // always skipped
     }
     ws.write("build", "needle build file\n"); // 1: `build` is skipped as a directory only
