@@ -103,11 +103,13 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         )
         .with("path", path.display.clone()));
     }
-    freshness::check(&ctx.state, path, ctx.tool)?;
-    // The check above read the file separately; make sure these bytes are the ones it
-    // approved, so a write racing this call is not silently overwritten.
+    // The fingerprint of exactly these bytes must be the one the session recorded. Checked on
+    // the bytes already in hand, so a large file is read and hashed once; only on a mismatch
+    // does the full check run, for the right error (`not_read`, `stale`), and if the file on
+    // disk matches after all, it changed while this call was reading it.
     let read_now = Fingerprint::of_content(&meta, &bytes);
     if freshness::lookup(&ctx.state, &path.display).map(|r| r.fingerprint) != Some(read_now) {
+        freshness::check(&ctx.state, path, ctx.tool)?;
         return Err(stale_during_call(path, ctx.tool));
     }
     let decoded = textfile::decode(&bytes);
@@ -212,6 +214,25 @@ pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> 
     Ok(Prepared {
         path: path.clone(),
         bytes,
+        created: before.is_none(),
+    })
+}
+
+/// Like [`prepare`], taking the new text by value: when it is written as plain UTF-8 (no BOM),
+/// the text becomes the bytes without a copy, which matters for multi-megabyte files.
+pub fn prepare_owned(
+    path: &WsPath,
+    before: Option<&LoadedFile>,
+    after_text: String,
+) -> Result<Prepared, ToolError> {
+    let plain_utf8 = before.is_none_or(|b| b.encoding == encoding_rs::UTF_8 && !b.bom);
+    if !plain_utf8 {
+        return prepare(path, before, &after_text);
+    }
+    crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), &after_text)?;
+    Ok(Prepared {
+        path: path.clone(),
+        bytes: after_text.into_bytes(),
         created: before.is_none(),
     })
 }

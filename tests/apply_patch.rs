@@ -641,3 +641,48 @@ fn alias_and_positional_argument() {
     assert_eq!(out.envelope.tool, "apply_patch");
     assert_eq!(ws.read_string("p.txt"), "p\n");
 }
+
+#[test]
+fn deletions_must_match_and_deleted_files_cannot_be_changed_later() {
+    let ws = Ws::new();
+    ws.write("d.txt", "a\nb\nc\n").write("e.txt", "e\n");
+    read_all(&ws, &["d.txt", "e.txt"]);
+    let out = patch(
+        &ws,
+        "diff --git a/d.txt b/d.txt\ndeleted file mode 100644\n--- a/d.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n",
+    )
+    .err("patch_failed");
+    assert!(
+        out.message().contains("do not remove every line"),
+        "{}",
+        out.message()
+    );
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Delete File: e.txt\n*** Update File: e.txt\n-e\n+f\n*** End Patch\n",
+    )
+    .err("patch_failed");
+    assert!(
+        out.message().contains("deletes or moves away"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read_string("d.txt"), "a\nb\nc\n");
+    assert_eq!(ws.read_string("e.txt"), "e\n");
+}
+
+#[test]
+fn binary_targets_and_fenced_patches() {
+    let ws = Ws::new();
+    ws.write("bin.dat", b"\x00\x01\x02binary");
+    let out = patch(&ws, "--- a/bin.dat\n+++ b/bin.dat\n@@ -1 +1 @@\n-x\n+y\n").err("binary_file");
+    assert!(out.message().contains("bin.dat"), "{}", out.message());
+    ws.write("a.txt", "a\n");
+    read_all(&ws, &["a.txt"]);
+    patch(
+        &ws,
+        "```\n*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** End Patch\n```\n",
+    )
+    .ok();
+    assert_eq!(ws.read_string("a.txt"), "A\n");
+}

@@ -6,7 +6,6 @@
 //! of a CRLF file carries the `\r`), the patch's. Whether the file ends with a newline changes
 //! only where a hunk at the end of the file says so with `\ No newline at end of file`.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::locate::{self, best_effort, find_line, Fuzz, Located, Search, MAX_WINDOW};
@@ -16,10 +15,9 @@ use crate::error::{ErrorCode, ToolError};
 
 /// A file's text as lines.
 pub struct FileText<'a> {
-    /// Each line without its ending.
+    text: &'a str,
+    /// Each line without its ending (`\n`, or `\r\n`); only the last may have none.
     pub contents: Vec<&'a str>,
-    /// Each line's ending: `"\n"`, `"\r\n"` or `""` (only the last line).
-    pub endings: Vec<&'a str>,
     /// The ending most lines use; what added lines get.
     pub ending: &'static str,
     pub final_newline: bool,
@@ -27,33 +25,100 @@ pub struct FileText<'a> {
 
 impl<'a> FileText<'a> {
     pub fn new(text: &'a str) -> FileText<'a> {
-        let mut contents = Vec::with_capacity(text.len() / 32 + 1);
-        let mut endings = Vec::with_capacity(text.len() / 32 + 1);
+        let mut contents = Vec::with_capacity(text.len() / 40 + 1);
         let (mut crlf, mut lf) = (0usize, 0usize);
         let mut start = 0;
         for pos in memchr::memchr_iter(b'\n', text.as_bytes()) {
             let line = &text[start..pos];
-            if let Some(content) = line.strip_suffix('\r') {
-                contents.push(content);
-                endings.push(&text[pos - 1..=pos]);
-                crlf += 1;
-            } else {
-                contents.push(line);
-                endings.push(&text[pos..=pos]);
-                lf += 1;
+            match line.strip_suffix('\r') {
+                Some(content) => {
+                    contents.push(content);
+                    crlf += 1;
+                }
+                None => {
+                    contents.push(line);
+                    lf += 1;
+                }
             }
             start = pos + 1;
         }
         if start < text.len() {
             contents.push(&text[start..]);
-            endings.push("");
         }
         FileText {
+            text,
             contents,
-            endings,
             ending: if crlf > lf { "\r\n" } else { "\n" },
             final_newline: text.is_empty() || text.ends_with('\n'),
         }
+    }
+
+    /// Byte offset where line `i` starts (`text.len()` past the last line).
+    fn start(&self, i: usize) -> usize {
+        match self.contents.get(i) {
+            Some(line) => line.as_ptr() as usize - self.text.as_ptr() as usize,
+            None => self.text.len(),
+        }
+    }
+
+    /// Line `i`'s own ending.
+    fn ending_of(&self, i: usize) -> &'a str {
+        let end = self.start(i) + self.contents[i].len();
+        let rest = &self.text[end..];
+        if rest.starts_with("\r\n") {
+            &rest[..2]
+        } else if rest.starts_with('\n') {
+            &rest[..1]
+        } else {
+            ""
+        }
+    }
+}
+
+/// The new text, built line by line. A line without an ending (the old last line) gets the
+/// dominant one as soon as another line follows it; the final newline is settled at the end.
+struct Out {
+    text: String,
+    lines: usize,
+    missing_ending: bool,
+    dominant: &'static str,
+}
+
+impl Out {
+    fn line(&mut self, content: &str, ending: &str) {
+        if self.missing_ending {
+            self.text.push_str(self.dominant);
+        }
+        self.text.push_str(content);
+        self.text.push_str(ending);
+        self.missing_ending = ending.is_empty();
+        self.lines += 1;
+    }
+
+    /// Original lines `from..to`, copied as one slice.
+    fn original(&mut self, file: &FileText, from: usize, to: usize) {
+        if from >= to {
+            return;
+        }
+        if self.missing_ending {
+            self.text.push_str(self.dominant);
+        }
+        self.text.push_str(&file.text[file.start(from)..file.start(to)]);
+        self.missing_ending = file.ending_of(to - 1).is_empty();
+        self.lines += to - from;
+    }
+
+    fn finish(mut self, final_newline: bool) -> String {
+        if self.text.is_empty() {
+            return self.text;
+        }
+        if final_newline && self.missing_ending {
+            self.text.push_str(self.dominant);
+        } else if !final_newline && !self.missing_ending {
+            let cut = if self.text.ends_with("\r\n") { 2 } else { 1 };
+            self.text.truncate(self.text.len() - cut);
+        }
+        self.text
     }
 }
 
@@ -80,17 +145,17 @@ pub struct Target<'p> {
     pub patch: &'p FilePatch,
 }
 
-struct OutLine<'a> {
-    text: Cow<'a, str>,
-    ending: &'a str,
-}
-
 /// Applies `target.patch`'s hunks to `text`.
 pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
     let file = FileText::new(text);
     let patch = target.patch;
     let n = file.contents.len();
-    let mut out: Vec<OutLine> = Vec::with_capacity(n + 16);
+    let mut out = Out {
+        text: String::with_capacity(text.len() + text.len() / 8 + 64),
+        lines: 0,
+        missing_ending: false,
+        dominant: file.ending,
+    };
     let mut results = Vec::with_capacity(patch.hunks.len());
     let mut diff = String::new();
     let mut final_newline = file.final_newline;
@@ -102,26 +167,17 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
         pattern.extend(hunk.old_lines().map(|l| l.text.as_str()));
         let (at, fuzz) = place(&file, hunk, &pattern, cursor, offset)
             .map_err(|failure| failure.into_error(&file, target, index, &pattern))?;
-        out.extend((cursor..at).map(|i| OutLine {
-            text: Cow::Borrowed(file.contents[i]),
-            ending: file.endings[i],
-        }));
-        let new_at = out.len();
+        out.original(&file, cursor, at);
+        let new_at = out.lines;
         let mut j = at;
         for line in &hunk.body {
             match line.tag {
                 Tag::Context => {
-                    out.push(OutLine {
-                        text: Cow::Borrowed(file.contents[j]),
-                        ending: file.endings[j],
-                    });
+                    out.line(file.contents[j], file.ending_of(j));
                     j += 1;
                 }
                 Tag::Remove => j += 1,
-                Tag::Add => out.push(OutLine {
-                    text: Cow::Borrowed(line.text.as_str()),
-                    ending: added_ending(patch, line.cr, file.ending),
-                }),
+                Tag::Add => out.line(&line.text, added_ending(patch, line.cr, file.ending)),
             }
         }
         if j == n && hunk.new_no_newline {
@@ -145,24 +201,9 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
         });
         cursor = j;
     }
-    out.extend((cursor..n).map(|i| OutLine {
-        text: Cow::Borrowed(file.contents[i]),
-        ending: file.endings[i],
-    }));
-    let mut text = String::with_capacity(text.len() + text.len() / 8 + 64);
-    let last = out.len().saturating_sub(1);
-    for (i, line) in out.iter().enumerate() {
-        text.push_str(&line.text);
-        if i < last || final_newline {
-            text.push_str(if line.ending.is_empty() {
-                file.ending
-            } else {
-                line.ending
-            });
-        }
-    }
+    out.original(&file, cursor, n);
     Ok(Applied {
-        text,
+        text: out.finish(final_newline),
         hunks: results,
         diff,
     })

@@ -24,7 +24,8 @@ use crate::workspace::WsPath;
 
 /// A file's text after the operations so far.
 struct Current {
-    text: String,
+    /// `None`: the origin's loaded text, unchanged (not copied: files may be large).
+    text: Option<String>,
     /// The slot whose loaded file this text derives from: it gives the encoding and BOM to
     /// write in and the "before" the syntax gate compares with. `None` for a new file.
     origin: Option<usize>,
@@ -103,14 +104,14 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
                 let slot = &mut plan.slots[source];
                 slot.current = Some(Current {
-                    text: applied.text,
+                    text: Some(applied.text),
                     origin: None,
                 });
                 slot.mode = file.new_mode;
                 plan.reports.push(report("added", &display, None, applied.hunks));
             }
             Op::Delete => {
-                let current = existing(ctx, &plan.slots[source], file)?;
+                let current = existing(ctx, &plan.slots, source, file)?;
                 let mut hunks = Vec::new();
                 if !file.hunks.is_empty() {
                     let applied = run_hunks(current, &display, file)?;
@@ -138,11 +139,17 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 plan.reports.push(report("deleted", &display, None, hunks));
             }
             Op::Update => {
-                let current = existing(ctx, &plan.slots[source], file)?;
+                let current = existing(ctx, &plan.slots, source, file)?;
                 let applied = run_hunks(current, &display, file)?;
+                let previous = plan.slots[source].current.as_ref();
                 let content = Current {
-                    text: applied.text,
-                    origin: plan.slots[source].current.as_ref().and_then(|c| c.origin),
+                    // A pure move keeps the text it had (possibly still the unchanged original).
+                    text: if file.hunks.is_empty() {
+                        previous.and_then(|c| c.text.clone())
+                    } else {
+                        Some(applied.text)
+                    },
+                    origin: previous.and_then(|c| c.origin),
                 };
                 let dest = match &file.move_to {
                     Some(to) => slot(ctx, &mut plan.slots, &mut index, to, file)?,
@@ -212,9 +219,15 @@ fn run_hunks(text: &str, display: &str, file: &FilePatch) -> Result<Applied, Too
 }
 
 /// The current content of a file the patch expects to exist.
-fn existing<'s>(ctx: &Context, slot: &'s Slot, file: &FilePatch) -> Result<&'s str, ToolError> {
+fn existing<'s>(
+    ctx: &Context,
+    slots: &'s [Slot],
+    index: usize,
+    file: &FilePatch,
+) -> Result<&'s str, ToolError> {
+    let slot = &slots[index];
     match &slot.current {
-        Some(current) => Ok(&current.text),
+        Some(current) => Ok(text_of(slots, current)),
         None if slot.loaded.is_some() => Err(ToolError::new(
             ErrorCode::PatchFailed,
             format!(
@@ -289,8 +302,8 @@ fn slot(
     let i = slots.len();
     index.insert(path.abs.clone(), i);
     slots.push(Slot {
-        current: loaded.as_ref().map(|l| Current {
-            text: l.text.clone(),
+        current: loaded.as_ref().map(|_| Current {
+            text: None,
             origin: Some(i),
         }),
         path,
@@ -330,17 +343,46 @@ enum Step {
     },
 }
 
+/// How apply_patch writes: atomically (temp file, rename), without fsync — the same guarantee
+/// as `git apply` and GNU `patch`. A reader or a crashed process sees the old file or the new,
+/// never a mix; only a power loss right after the call could lose the new bytes. An fsync per
+/// file (and one per directory) costs more than the whole rest of a large patch on a busy disk.
+const WRITE: WriteOptions = WriteOptions {
+    durable: false,
+    create_parents: true,
+};
+
+/// The text `current` stands for.
+fn text_of<'s>(slots: &'s [Slot], current: &'s Current) -> &'s str {
+    match (
+        &current.text,
+        current.origin.and_then(|o| slots[o].loaded.as_ref()),
+    ) {
+        (Some(text), _) => text,
+        (None, Some(loaded)) => &loaded.text,
+        (None, None) => "",
+    }
+}
+
 /// Turns the plan into byte-level steps: each final text encoded in its file's encoding and
 /// passed through the syntax gate (`file_change::prepare`). Files whose bytes and mode end up
 /// unchanged are skipped.
-fn steps(slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
+fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
     let mut steps = Vec::new();
+    let texts: Vec<Option<String>> = slots
+        .iter_mut()
+        .map(|slot| slot.current.as_mut().and_then(|c| c.text.take()))
+        .collect();
     let mut prepared = Vec::with_capacity(slots.len());
-    for slot in &slots {
+    for (slot, text) in slots.iter().zip(texts) {
         let bytes = match &slot.current {
             Some(current) => {
                 let origin = current.origin.and_then(|o| slots[o].loaded.as_ref());
-                Some(file_change::prepare(&slot.path, origin, &current.text)?.bytes)
+                match text {
+                    Some(text) => Some(file_change::prepare_owned(&slot.path, origin, text)?.bytes),
+                    // Unchanged text: the original bytes, already known to be fine.
+                    None => Some(origin.map(|loaded| loaded.bytes.clone()).unwrap_or_default()),
+                }
             }
             None => None,
         };
@@ -413,9 +455,9 @@ pub fn commit(ctx: &Context, plan: Plan) -> Result<(), ToolError> {
     }
     for step in &steps {
         match step {
-            Step::Create { path, .. } | Step::Replace { path, .. } => {
-                if let Ok(fingerprint) = Fingerprint::of_file(&path.abs) {
-                    freshness::record(&ctx.state, path, fingerprint)?;
+            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
+                if let Ok(meta) = fs::metadata(&path.abs) {
+                    freshness::record(&ctx.state, path, Fingerprint::of_content(&meta, bytes))?;
                 }
             }
             Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
@@ -447,7 +489,7 @@ fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
         Step::Create { path, bytes, mode } => {
             let dirs = missing_dirs(&path.abs);
             let write = || -> std::io::Result<()> {
-                write_atomically(&path.abs, bytes, WriteOptions::USER_FILE)?;
+                write_atomically(&path.abs, bytes, WRITE)?;
                 if let Some(mode) = mode {
                     set_mode(&path.abs, *mode)?;
                 }
@@ -463,7 +505,7 @@ fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
         Step::Replace {
             path, bytes, mode, ..
         } => {
-            write_atomically(&path.abs, bytes, WriteOptions::USER_FILE)
+            write_atomically(&path.abs, bytes, WRITE)
                 .and_then(|()| mode.map_or(Ok(()), |m| set_mode(&path.abs, m)))
                 .map_err(|err| ToolError::io(&path.display, "write", &err))?;
             Ok(Vec::new())
