@@ -64,7 +64,7 @@ impl HostPattern {
         } else {
             (false, entry)
         };
-        let host = normalize_host(rest);
+        let host = canonical_host(&normalize_host(rest));
         let valid = !host.is_empty()
             && host
                 .chars()
@@ -98,6 +98,24 @@ pub fn normalize_host(host: &str) -> String {
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(host);
     host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase()
+}
+
+/// A list entry spelled the way the URL parser spells hosts, so entries match what fetch_url
+/// sees: IDNA to punycode (`bücher.de` → `xn--bcher-kva.de`), IP addresses in canonical form.
+fn canonical_host(host: &str) -> String {
+    let bracketed;
+    let input = if host.contains(':') {
+        bracketed = format!("[{host}]");
+        bracketed.as_str()
+    } else {
+        host
+    };
+    match url::Host::parse(input) {
+        Ok(url::Host::Domain(domain)) => domain,
+        Ok(url::Host::Ipv4(ip)) => ip.to_string(),
+        Ok(url::Host::Ipv6(ip)) => ip.to_string(),
+        Err(_) => host.to_string(),
+    }
 }
 
 /// The `[network]` section, interpreted.
@@ -426,6 +444,16 @@ mod tests {
             p.trusted_range("198.18.3.4".parse().expect("ip")),
             Some("198.18.0.0/15".parse().expect("net"))
         );
+    }
+
+    #[test]
+    fn entries_are_spelled_as_urls_spell_hosts() {
+        let p = policy(
+            "[network]\ndefault = \"deny\"\nallow = [\"Bücher.de\", \".müller.example\", \"[::0:1]\"]",
+        );
+        assert_eq!(p.decide("xn--bcher-kva.de"), Decision::Allow);
+        assert_eq!(p.decide("www.xn--mller-kva.example"), Decision::Allow);
+        assert_eq!(p.decide("[::1]"), Decision::Allow);
     }
 
     #[test]
