@@ -206,6 +206,32 @@ fn html_to_markdown(html: &str) -> String {
     }
 }
 
+/// Makes the relative link and image targets of converted markdown absolute against `base`
+/// (the final URL), so a model can pass them straight to the next fetch_url call. In-page
+/// anchors (`#x`) stay as they are.
+pub fn absolute_links(markdown: &str, base: &url::Url) -> String {
+    static LINK: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(link) = LINK
+        .get_or_init(|| regex::Regex::new(r#"\]\(([^)\s]+)((?:\s+"[^"]*")?)\)"#).ok())
+        .as_ref()
+    else {
+        return markdown.to_string();
+    };
+    link.replace_all(markdown, |caps: &regex::Captures| {
+        let target = &caps[1];
+        let relative = !target.starts_with('#')
+            && matches!(
+                url::Url::parse(target),
+                Err(url::ParseError::RelativeUrlWithoutBase)
+            );
+        match base.join(target) {
+            Ok(absolute) if relative => format!("]({absolute}{})", &caps[2]),
+            _ => caps[0].to_string(),
+        }
+    })
+    .into_owned()
+}
+
 fn html_to_text(html: &str) -> String {
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(DROPPED.to_vec())
@@ -407,6 +433,17 @@ mod tests {
         assert_eq!(
             render(cut, Some("text/plain"), Some("utf-8"), false, Format::Raw).text,
             "a"
+        );
+    }
+
+    #[test]
+    fn relative_links_become_absolute() {
+        let base = url::Url::parse("https://docs.rs/regex/latest/regex/index.html").expect("url");
+        let md = "[a](/x) [b](struct.Regex.html \"t\") [c](#top) [d](https://e.com/) ![i](../img.png) [m](mailto:a@b.c)";
+        assert_eq!(
+            absolute_links(md, &base),
+            "[a](https://docs.rs/x) [b](https://docs.rs/regex/latest/regex/struct.Regex.html \"t\") \
+             [c](#top) [d](https://e.com/) ![i](https://docs.rs/regex/latest/img.png) [m](mailto:a@b.c)"
         );
     }
 

@@ -153,13 +153,16 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
             bytes: Some(bytes.len()),
             ..hop
         });
-        let rendered = body::render(
+        let mut rendered = body::render(
             &bytes,
             mime.as_deref(),
             charset.as_deref(),
             !truncated,
             request.format,
         );
+        if rendered.rendering == "markdown" {
+            rendered.text = body::absolute_links(&rendered.text, &url);
+        }
         return Ok(Fetched {
             final_url: url,
             status,

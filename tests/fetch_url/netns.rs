@@ -26,7 +26,7 @@ fn site() -> Server {
                 200,
                 "<html><head><title>T</title><style>body{color:red}</style></head><body>\
                  <h1>Release notes</h1><p>Read <a href=\"https://docs.rs/x\">the docs</a> \
-                 and <em>enjoy</em>.</p><script>steal()</script><ul><li>one</li><li>two</li></ul>\
+                 and <em>enjoy</em>.</p><script>steal()</script><ul><li><a href=\"gone\">one</a></li><li>two</li></ul>\
                  <pre><code>cargo build</code></pre></body></html>",
             ),
             "/gone" => html(404, "<h1>Gone</h1><p>This page was removed.</p>"),
@@ -93,6 +93,11 @@ fn html_becomes_markdown() {
     assert!(text.contains("# Release notes"), "{text}");
     assert!(text.contains("[the docs](https://docs.rs/x)"), "{text}");
     assert!(text.contains("one") && text.contains("two"), "{text}");
+    // Relative links are made absolute against the final URL.
+    assert!(
+        text.contains(&format!("[one]({})", server.url("/gone"))),
+        "{text}"
+    );
     assert!(text.contains("```\ncargo build\n```"), "{text}");
     assert!(!text.contains("steal") && !text.contains("color:red"), "{text}");
     assert_eq!(out.data()["status"], 200);
