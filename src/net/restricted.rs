@@ -44,7 +44,7 @@ impl Restricted {
 
 const V4: &[(&str, &str)] = &[
     ("255.255.255.255/32", "broadcast"),
-    ("0.0.0.0/8", "\"this network\", reaches the local host"),
+    ("0.0.0.0/8", "this network, reaches the local host"),
     ("10.0.0.0/8", "private network"),
     ("100.64.0.0/10", "carrier-grade NAT shared space"),
     ("127.0.0.0/8", "loopback"),

@@ -585,3 +585,25 @@ fn proxies_from_the_environment_are_ignored_and_tls_failures_are_plain() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(proxy_trap.hits().is_empty(), "the proxy was used");
 }
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn an_ipv6_literal_connects_when_its_range_is_trusted() {
+    assert_private_namespace();
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("SKIPPED: no IPv6 loopback in this namespace");
+        return;
+    }
+    let server = Server::start("::1", |_, _| html(200, "<h1>six</h1>"));
+    let ws = Ws::new();
+    config(&ws.path(), "[network]\ndefault = \"allow\"\n");
+    fetch(&ws, &server.url("/")).err("blocked_address");
+    assert_eq!(server.connections(), 0);
+    config(
+        &ws.path(),
+        "[network]\ndefault = \"allow\"\ntrusted_cidrs = [\"::1/128\"]\n",
+    );
+    let out = fetch(&ws, &server.url("/")).ok();
+    assert!(out.output().contains("# six"), "{}", out.output());
+    assert_eq!(out.data()["decision"], "trusted-cidr");
+}
