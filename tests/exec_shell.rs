@@ -430,3 +430,21 @@ fn the_probe_names_at_most_five_paths() {
     assert!(!notices[0].contains("f5.txt"));
     assert!(notices[0].contains("and 2 more"), "{}", notices[0]);
 }
+
+#[test]
+fn a_large_output_is_drained_while_the_command_runs() {
+    let ws = Ws::new();
+    let started = Instant::now();
+    let out = shell(&ws, "seq 1 1500000; echo done >&2").ok();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.data()["stdout_lines"], 1_500_000);
+    assert!(
+        out.output().contains("1500000\nstderr:\ndone\n"),
+        "{}",
+        &out.output()[out.output().len() - 300..]
+    );
+}
