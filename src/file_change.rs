@@ -200,39 +200,35 @@ pub struct Prepared {
 /// Turns the final text of a file into bytes, ready to commit: encoded in `before`'s encoding
 /// and BOM (UTF-8 without BOM for a new file), then checked by the syntax gate against
 /// `before`'s text. Refuses (`invalid_arguments`) a character the file's encoding cannot hold,
-/// naming it and its line, rather than writing a substitute. Nothing is written.
+/// naming it and its line, rather than writing a substitute; and (`not_utf8`) a character new to
+/// a file whose encoding is only a guess. Nothing is written.
 pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> Result<Prepared, ToolError> {
-    let (encoding, bom) = before.map_or((encoding_rs::UTF_8, false), |b| (b.encoding, b.bom));
-    if let Some(before) = before.filter(|b| !b.encoding_confident) {
-        if let Some(c) = new_character(&before.text, after_text) {
-            return Err(guessed_encoding(path, encoding, c));
-        }
-    }
-    let bytes =
-        textfile::encode(after_text, encoding, bom).ok_or_else(|| unencodable(path, encoding, after_text))?;
-    crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), after_text)?;
-    Ok(Prepared {
-        path: path.clone(),
-        bytes,
-        created: before.is_none(),
-    })
+    prepare_owned(path, before, after_text.to_string())
 }
 
-/// Like [`prepare`], taking the new text by value: when it is written as plain UTF-8 (no BOM),
-/// the text becomes the bytes without a copy, which matters for multi-megabyte files.
+/// [`prepare`] taking the text by value, which saves a copy of it for a UTF-8 file (worth it on
+/// large files).
 pub fn prepare_owned(
     path: &WsPath,
     before: Option<&LoadedFile>,
     after_text: String,
 ) -> Result<Prepared, ToolError> {
-    let plain_utf8 = before.is_none_or(|b| b.encoding == encoding_rs::UTF_8 && !b.bom);
-    if !plain_utf8 {
-        return prepare(path, before, &after_text);
+    let (encoding, bom) = before.map_or((encoding_rs::UTF_8, false), |b| (b.encoding, b.bom));
+    if let Some(before) = before.filter(|b| !b.encoding_confident) {
+        if let Some(c) = new_character(&before.text, &after_text) {
+            return Err(guessed_encoding(path, encoding, c));
+        }
     }
     crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), &after_text)?;
+    let bytes = if encoding == encoding_rs::UTF_8 && !bom {
+        after_text.into_bytes()
+    } else {
+        textfile::encode(&after_text, encoding, bom)
+            .ok_or_else(|| unencodable(path, encoding, &after_text))?
+    };
     Ok(Prepared {
         path: path.clone(),
-        bytes: after_text.into_bytes(),
+        bytes,
         created: before.is_none(),
     })
 }

@@ -41,18 +41,13 @@ pub struct EndingProfile {
 
 impl EndingProfile {
     pub fn of(text: &str) -> EndingProfile {
+        // Two vectorized counts instead of a visit per newline: this runs on every edit of
+        // files of any size.
         let bytes = text.as_bytes();
-        let mut lf = 0;
-        let mut crlf = 0;
-        for pos in memchr::memchr_iter(b'\n', bytes) {
-            if pos > 0 && bytes[pos - 1] == b'\r' {
-                crlf += 1;
-            } else {
-                lf += 1;
-            }
-        }
+        let newlines = memchr::memchr_iter(b'\n', bytes).count();
+        let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
         EndingProfile {
-            lf,
+            lf: newlines - crlf,
             crlf,
             final_newline: text.is_empty() || text.ends_with('\n'),
         }

@@ -87,22 +87,21 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
     if let Some(f) = found(Level::Exact, find_exact(hay, search)) {
         return Some(f);
     }
-    let lines = LineIndex::new(hay);
     let pattern = SearchLines::new(search);
-    if let Some(f) = found(Level::Indentation, find_lines(hay, &lines, &pattern, Norm::Trim)) {
+    if let Some(f) = found(Level::Indentation, find_lines(hay, &pattern, Norm::Trim)) {
         return Some(f);
     }
     if has_punctuation(hay) || has_punctuation(search) {
         let mut hits = find_punctuation_substring(hay, search);
         if hits.is_empty() {
-            hits = find_lines(hay, &lines, &pattern, Norm::TrimPunctuation);
+            hits = find_lines(hay, &pattern, Norm::TrimPunctuation);
         }
         if let Some(f) = found(Level::Punctuation, hits) {
             return Some(f);
         }
     }
     let numbered = Numbered::parse(search)?;
-    let hit = numbered.land(hay, &lines)?;
+    let hit = numbered.land(hay, &LineIndex::new(hay))?;
     let (replace, replace_was_numbered) = match Numbered::parse(replace) {
         Some(r) if r.family == numbered.family => (r.text(), true),
         _ => (replace.to_string(), false),
@@ -203,57 +202,115 @@ fn normalize(line: &str, norm: Norm) -> Cow<'_, str> {
     }
 }
 
-/// Candidate spans where the search lines match consecutive file lines under `norm`.
-fn find_lines(hay: &str, index: &LineIndex, pattern: &SearchLines, norm: Norm) -> Vec<Range<usize>> {
-    let wanted: Vec<Cow<str>> = pattern.lines.iter().map(|l| normalize(l, norm)).collect();
-    if wanted.iter().all(|w| w.is_empty()) {
-        return Vec::new();
+/// The line starting at byte `start` (without its newline) and its range; `None` past the last
+/// line (a final newline does not start another line).
+fn line_at(hay: &str, start: usize) -> Option<(&str, Range<usize>)> {
+    // An empty text is one empty line; otherwise the end of the text starts no line.
+    if start > hay.len() || (start == hay.len() && start != 0) {
+        return None;
     }
+    let end = memchr::memchr(b'\n', &hay.as_bytes()[start..]).map_or(hay.len(), |i| start + i);
+    Some((&hay[start..end], start..end))
+}
+
+fn line_start_of(hay: &str, offset: usize) -> usize {
+    memchr::memrchr(b'\n', &hay.as_bytes()[..offset]).map_or(0, |i| i + 1)
+}
+
+/// Candidate spans where the search lines match consecutive file lines under `norm`.
+///
+/// With `Norm::Trim` the candidates come from a (SIMD) substring search for the first non-blank
+/// search line, so the cost stays close to an exact search on large files; folded
+/// punctuation cannot be searched for directly, so that level walks every line.
+fn find_lines(hay: &str, pattern: &SearchLines, norm: Norm) -> Vec<Range<usize>> {
+    let wanted: Vec<Cow<str>> = pattern.lines.iter().map(|l| normalize(l, norm)).collect();
+    let Some(anchor) = wanted.iter().position(|w| !w.is_empty()) else {
+        return Vec::new();
+    };
+    let mut hits = Vec::new();
+    if norm == Norm::Trim {
+        let mut last_line = None;
+        for pos in memchr::memmem::find_iter(hay.as_bytes(), wanted[anchor].as_bytes()) {
+            let line = line_start_of(hay, pos);
+            if last_line == Some(line) {
+                continue;
+            }
+            last_line = Some(line);
+            let mut first = line;
+            for _ in 0..anchor {
+                if first == 0 {
+                    break;
+                }
+                first = line_start_of(hay, first - 1);
+            }
+            if line_start_distance(hay, first, line) != anchor {
+                continue;
+            }
+            if let Some(hit) = match_lines_at(hay, first, &wanted, pattern, norm) {
+                hits.push(hit);
+            }
+        }
+    } else {
+        let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', hay.as_bytes()).map(|i| i + 1));
+        for first in starts {
+            if let Some(hit) = match_lines_at(hay, first, &wanted, pattern, norm) {
+                hits.push(hit);
+            }
+        }
+    }
+    hits
+}
+
+/// How many lines lie between two line starts.
+fn line_start_distance(hay: &str, from: usize, to: usize) -> usize {
+    memchr::memchr_iter(b'\n', &hay.as_bytes()[from..to]).count()
+}
+
+/// The span if the search lines match the file lines starting at line start `first`.
+fn match_lines_at(
+    hay: &str,
+    first: usize,
+    wanted: &[Cow<str>],
+    pattern: &SearchLines,
+    norm: Norm,
+) -> Option<Range<usize>> {
     let k = wanted.len();
     // Partial first/last lines only where trimming keeps byte offsets (not after folding).
     let partial = norm == Norm::Trim && k > 1;
-    let mut hits = Vec::new();
-    for i in 0..index.count().saturating_sub(k - 1) {
-        let (first, first_range) = index.line(hay, i);
-        let first_norm = normalize(first, norm);
-        let first_whole = first_norm == wanted[0];
-        let first_partial = partial && !wanted[0].is_empty() && first_norm.ends_with(&*wanted[0]);
-        if !(first_whole || first_partial) {
+    let (first_line, first_range) = line_at(hay, first)?;
+    let first_norm = normalize(first_line, norm);
+    let first_whole = first_norm == wanted[0];
+    let first_partial = partial && !wanted[0].is_empty() && first_norm.ends_with(&*wanted[0]);
+    if !(first_whole || first_partial) {
+        return None;
+    }
+    let mut end = first_range.end;
+    let mut next = first_range.end + 1;
+    for (j, want) in wanted.iter().enumerate().skip(1) {
+        let (line, range) = line_at(hay, next)?;
+        next = range.end + 1;
+        let line_norm = normalize(line, norm);
+        if line_norm == *want {
+            end = range.end;
             continue;
         }
-        let mut end = None;
-        for (j, want) in wanted.iter().enumerate().skip(1) {
-            let (line, range) = index.line(hay, i + j);
-            let line_norm = normalize(line, norm);
-            if line_norm == *want {
-                if j == k - 1 {
-                    end = Some(range.end);
-                }
-                continue;
-            }
-            let last_partial = partial && j == k - 1 && !pattern.trailing_newline && !want.is_empty();
-            if last_partial && line_norm.starts_with(&**want) {
-                let content_start = range.start + (line.len() - line.trim_start_matches(is_blank).len());
-                end = Some(content_start + want.len());
-            }
-            break;
+        let last_partial = partial && j == k - 1 && !pattern.trailing_newline && !want.is_empty();
+        if last_partial && line_norm.starts_with(&**want) {
+            let content_start = range.start + (line.len() - line.trim_start_matches(is_blank).len());
+            end = content_start + want.len();
+            continue;
         }
-        let mut end = match (k, end) {
-            (1, _) => first_range.end,
-            (_, Some(end)) => end,
-            (_, None) => continue,
-        };
-        if pattern.trailing_newline && end < hay.len() {
-            end += 1;
-        }
-        let start = if first_whole {
-            first_range.start
-        } else {
-            first_range.start + first.trim_end_matches(is_blank).len() - wanted[0].len()
-        };
-        hits.push(start..end);
+        return None;
     }
-    hits
+    if pattern.trailing_newline && end < hay.len() {
+        end += 1;
+    }
+    let start = if first_whole {
+        first_range.start
+    } else {
+        first_range.start + first_line.trim_end_matches(is_blank).len() - wanted[0].len()
+    };
+    Some(start..end)
 }
 
 /// The ASCII stand-in for a typographic character, if it is one.

@@ -212,8 +212,8 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
             .with("replacements", 0)
             .with("dry_run", args.dry_run));
     }
-    let prepared = file_change::prepare(&path, Some(&file), &new_text)?;
     let diff = crate::diff::unified_for_edits(display, hay, &plan.edits);
+    let prepared = file_change::prepare_owned(&path, Some(&file), new_text)?;
     if !args.dry_run {
         prepared.commit(&ctx.state)?;
     }
