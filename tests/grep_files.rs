@@ -487,6 +487,21 @@ fn path_may_be_a_file_a_directory_and_must_stay_inside() {
     assert_eq!(ignored_dir.data()["total_matches"], 1);
     ws.call("grep_files", json!({"pattern": "needle", "path": "nope"}))
         .err("not_found");
+    let fifo = ws.join("fifo");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(status.success());
+    let out = ws
+        .call("grep_files", json!({"pattern": "needle", "path": "fifo"}))
+        .err("not_a_regular_file");
+    assert!(out.message().contains("path=\".\""), "{}", out.message());
+    let walked = ws
+        .call("grep_files", json!({"pattern": "needle", "output_mode": "count"}))
+        .ok();
+    assert_eq!(
+        walked.data()["total_matches"],
+        7,
+        "a FIFO in the tree is passed over"
+    );
     let out = ws
         .call("grep_files", json!({"pattern": "needle", "path": "out"}))
         .err("outside_workspace");

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::error::ToolError;
+use crate::error::{ErrorCode, ToolError};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use crate::walk::{self, GlobFilter, Rules};
 
@@ -162,8 +162,21 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         ));
     }
     let root = ctx.resolve(&args.path)?;
-    if !root.abs.exists() {
-        return Err(crate::tools::read_file::not_found(ctx, &root, &args.path));
+    match std::fs::metadata(&root.abs) {
+        Ok(meta) if meta.is_dir() || meta.is_file() => {}
+        Ok(_) => {
+            return Err(ToolError::new(
+                ErrorCode::NotARegularFile,
+                format!(
+                    "`{}` is a FIFO, socket or device, which grep_files does not read. Search a \
+                     directory or a regular file instead, e.g. call grep_files with pattern={} path=\".\".",
+                    root.display,
+                    serde_json::to_string(&args.pattern).unwrap_or_default()
+                ),
+            )
+            .with("path", root.display.clone()))
+        }
+        Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);
