@@ -46,6 +46,19 @@ fn site() -> Server {
                 vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
                 "aé€😀".repeat(100).into_bytes(),
             ),
+            "/png" => Reply::Full(
+                200,
+                vec![("Content-Type".into(), "image/png".into())],
+                b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
+            ),
+            "/bomb" => Reply::Full(
+                200,
+                vec![
+                    ("Content-Type".into(), "text/plain".into()),
+                    ("Content-Encoding".into(), "gzip".into()),
+                ],
+                gzip_of_zeros(16 << 20),
+            ),
             "/huge" => Reply::Endless {
                 chunk: vec![b'a'; 64 * 1024],
                 limit: 1 << 30,
@@ -198,6 +211,44 @@ fn a_huge_body_costs_only_max_bytes() {
     assert!(sent < 32 << 20, "the server sent {sent} bytes");
     let line = audit_lines(&ws.path()).pop().expect("audit line");
     assert_eq!(line["bytes"], 1000);
+}
+
+/// `len` ASCII zeros, gzip-compressed (about 16 KB for 16 MB).
+fn gzip_of_zeros(len: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let chunk = vec![b'0'; 1 << 20];
+    for _ in 0..len / chunk.len() {
+        encoder.write_all(&chunk).expect("gzip");
+    }
+    encoder.finish().expect("gzip")
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn a_compressed_body_is_capped_after_decompression() {
+    assert_private_namespace();
+    let server = site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let started = Instant::now();
+    let out = ws
+        .call(
+            "fetch_url",
+            json!({"url": server.url("/bomb"), "max_bytes": 5000}),
+        )
+        .ok();
+    assert_eq!(out.data()["truncated"], true);
+    assert_eq!(out.data()["bytes"], 5000);
+    assert!(out.output().contains(&"0".repeat(5000)));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = fetch(&ws, &server.url("/png")).ok();
+    assert_eq!(out.data()["kind"], "binary");
+    assert!(
+        out.output().contains("[binary content, 16 bytes, not shown"),
+        "{}",
+        out.output()
+    );
 }
 
 #[test]
