@@ -34,8 +34,10 @@ pub const MAX_FILE_BYTES: u64 = freshness::HASH_LIMIT;
 #[derive(Debug, Clone)]
 pub struct LoadedFile {
     pub path: WsPath,
-    /// The exact bytes on disk (for restoring on rollback, and for the fingerprint).
-    pub bytes: Vec<u8>,
+    /// The bytes on disk when they differ from `text` (a BOM, another encoding); `None` for
+    /// plain UTF-8, whose bytes are `text` itself, so a large file is held once, not twice.
+    /// See [`LoadedFile::bytes`].
+    raw: Option<Vec<u8>>,
     /// The decoded text, original line endings, without the BOM.
     pub text: String,
     /// The encoding the file is written back in.
@@ -49,6 +51,16 @@ pub struct LoadedFile {
 }
 
 impl LoadedFile {
+    /// The exact bytes on disk (for restoring on rollback, and for the fingerprint).
+    pub fn bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.text.as_bytes())
+    }
+
+    /// The exact bytes on disk, by value.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.raw.unwrap_or_else(|| self.text.into_bytes())
+    }
+
     /// The LF view of the text, for matching; splice edits through it to keep the endings.
     pub fn lf(&self) -> LfText<'_> {
         LfText::new(&self.text)
@@ -112,8 +124,28 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         freshness::check(&ctx.state, path, ctx.tool)?;
         return Err(stale_during_call(path, ctx.tool));
     }
-    let decoded = textfile::decode(&bytes);
-    if decoded.lossy || !round_trips(&decoded, &bytes) {
+    // Plain UTF-8 (the common case) becomes the text without a copy.
+    let (decoded, raw) = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        (textfile::decode(&bytes), Some(bytes))
+    } else {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let decoded = textfile::Decoded {
+                    text,
+                    encoding: encoding_rs::UTF_8,
+                    bom: false,
+                    lossy: false,
+                };
+                (decoded, None)
+            }
+            Err(err) => {
+                let bytes = err.into_bytes();
+                (textfile::decode(&bytes), Some(bytes))
+            }
+        }
+    };
+    let on_disk = raw.as_deref().unwrap_or(decoded.text.as_bytes());
+    if decoded.lossy || !round_trips(&decoded, on_disk) {
         return Err(not_utf8(path, ctx.tool, &decoded));
     }
     let endings = EndingProfile::of(&decoded.text);
@@ -126,7 +158,7 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         encoding: decoded.encoding,
         bom: decoded.bom,
         endings,
-        bytes,
+        raw,
     })
 }
 

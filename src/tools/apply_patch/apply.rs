@@ -304,11 +304,14 @@ impl Failure {
             )
         };
         let mut message = head;
-        let error = ToolError::new(ErrorCode::PatchFailed, String::new())
-            .with("path", display)
-            .with("hunk", index + 1)
-            .with("hunks", total)
-            .with("patch_line", hunk.line);
+        // The message is built below; the fields every hunk failure carries go on first.
+        let error = |message: String| {
+            ToolError::new(ErrorCode::PatchFailed, message)
+                .with("path", display)
+                .with("hunk", index + 1)
+                .with("hunks", total)
+                .with("patch_line", hunk.line)
+        };
         match self {
             Failure::Ambiguous { first, second, fuzz } => {
                 let level = if fuzz == Fuzz::Exact {
@@ -328,9 +331,7 @@ impl Failure {
                     read_call(first + 1),
                     read_call(second + 1)
                 );
-                error
-                    .with("candidates", vec![first + 1, second + 1])
-                    .with_message(message)
+                error(message).with("candidates", vec![first + 1, second + 1])
             }
             Failure::Anchor { anchor, from } => {
                 let _ = write!(
@@ -342,7 +343,7 @@ impl Failure {
                     clip(&anchor),
                     read_call(from + 1)
                 );
-                error.with_message(message)
+                error(message)
             }
             Failure::NotFound { search } => {
                 let n = file.contents.len();
@@ -401,20 +402,9 @@ impl Failure {
                     hints.join("; "),
                     read_call(best + 1)
                 );
-                error.with("best_line", best + 1).with_message(message)
+                error(message).with("best_line", best + 1)
             }
         }
-    }
-}
-
-trait WithMessage {
-    fn with_message(self, message: String) -> ToolError;
-}
-
-impl WithMessage for ToolError {
-    fn with_message(mut self, message: String) -> ToolError {
-        self.message = message;
-        self
     }
 }
 

@@ -72,21 +72,22 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ));
     }
     let (format, files) = parse(ctx, &args.patch)?;
-    let plan = transaction::plan(ctx, &files)?;
+    let mut plan = transaction::plan(ctx, &files)?;
     let reports: Vec<Value> = plan.reports.iter().map(|r| r.to_json()).collect();
     let hunks_applied: usize = plan.reports.iter().map(|r| r.hunks.len()).sum();
     let fuzz = plan.reports.iter().filter_map(|r| r.fuzz()).max();
     let summary = summary(&plan.reports, args.dry_run);
-    let diff = plan.diff.clone();
+    let diff = std::mem::take(&mut plan.diff);
     if !args.dry_run {
         transaction::commit(ctx, plan)?;
     }
-    let output = if diff.is_empty() {
+    let mut output = if diff.is_empty() {
         summary
     } else {
         format!("{summary}\n{diff}")
     };
-    Ok(ToolOutput::new(output.trim_end().to_string())
+    output.truncate(output.trim_end().len());
+    Ok(ToolOutput::new(output)
         .with("format", format.as_str())
         .with("dry_run", args.dry_run)
         .with("files", reports)

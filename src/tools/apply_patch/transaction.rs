@@ -381,7 +381,7 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
                 match text {
                     Some(text) => Some(file_change::prepare_owned(&slot.path, origin, text)?.bytes),
                     // Unchanged text: the original bytes, already known to be fine.
-                    None => Some(origin.map(|loaded| loaded.bytes.clone()).unwrap_or_default()),
+                    None => Some(origin.map(|loaded| loaded.bytes().to_vec()).unwrap_or_default()),
                 }
             }
             None => None,
@@ -397,19 +397,19 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
                 mode: slot.mode,
             }),
             (Some(old), Some(bytes)) => {
-                if bytes != old.bytes || slot.mode.is_some_and(|m| m != slot.old_mode) {
+                if bytes != old.bytes() || slot.mode.is_some_and(|m| m != slot.old_mode) {
                     steps.push(Step::Replace {
                         path: slot.path,
                         bytes,
                         mode: slot.mode,
-                        old: old.bytes,
+                        old: old.into_bytes(),
                         old_mode: slot.old_mode,
                     });
                 }
             }
             (Some(old), None) => steps.push(Step::Delete {
                 path: slot.path,
-                old: old.bytes,
+                old: old.into_bytes(),
                 old_mode: slot.old_mode,
             }),
         }
