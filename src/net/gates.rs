@@ -364,3 +364,45 @@ impl ureq::unversioned::resolver::Resolver for PinnedResolver {
         Ok(addrs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requested_urls_are_judged_as_parsed() {
+        let url = parse_requested("  HTTP://Example.COM.:80/a\\b  ").expect("url");
+        assert_eq!(url.as_str(), "http://example.com./a/b");
+        assert_eq!(policy_host(&url), "example.com");
+        for bad in [
+            "ftp://a/",
+            "file:///x",
+            "http://u@a.com/",
+            "http://:p@a.com/",
+            "/relative",
+            "http://",
+        ] {
+            let err = parse_requested(bad).expect_err(bad);
+            assert_eq!(err.code, ErrorCode::InvalidArguments, "{bad}");
+        }
+    }
+
+    #[test]
+    fn redirect_targets_are_joined_then_judged() {
+        let from = Url::parse("https://a.com/dir/page").expect("url");
+        let next = check_redirect(&from, "../other?x=1").expect("relative");
+        assert_eq!(next.as_str(), "https://a.com/other?x=1");
+        let next = check_redirect(&from, "//b.com/").expect("scheme-relative");
+        assert_eq!(next.as_str(), "https://b.com/");
+        for bad in [
+            "file:///etc/passwd",
+            "gopher://b.com/",
+            "http://user@b.com/",
+            "javascript:alert(1)",
+        ] {
+            let err = check_redirect(&from, bad).expect_err(bad);
+            assert_eq!(err.code, ErrorCode::NetworkDenied, "{bad}");
+            assert!(err.message.contains("does not follow"), "{}", err.message);
+        }
+    }
+}

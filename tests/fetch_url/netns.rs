@@ -581,6 +581,15 @@ fn the_audit_log_records_each_request_and_decision() {
         .as_str()
         .expect("url")
         .ends_with("api_key=[REDACTED]"));
+    // Parallel calls append whole lines.
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| fetch(&ws, &server.url("/json")).ok());
+        }
+    });
+    let lines = audit_lines(&ws.path());
+    assert_eq!(lines.len(), 11);
+    assert!(lines[3..].iter().all(|l| l["status"] == 200));
 }
 
 #[test]
