@@ -60,6 +60,7 @@ impl ApprovalRequest {
             kind: self.kind.to_string(),
             subject: self.subject.clone(),
             reason: self.reason.clone(),
+            tool: None,
         }
     }
 }
@@ -87,13 +88,9 @@ pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
 /// revoke it.
 pub fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
     match pending.kind.as_str() {
-        // A shell command that needs the network is approved as a command (its subject starts
-        // with `$ `), not as a host: the persisted approval id covers it.
-        crate::net::APPROVAL_KIND
-            if pending
-                .subject
-                .starts_with(crate::tools::exec_shell::APPROVAL_SUBJECT_PREFIX) =>
-        {
+        // A shell command that needs the network is approved as a command, not as a host: the
+        // persisted approval id covers it.
+        crate::net::APPROVAL_KIND if pending.tool.as_deref() == Some(crate::tools::exec_shell::SPEC.name) => {
             Ok(Some(
                 "The command is approved for the workspace; the [network] allow list names hosts, \
                  so it was not changed."

@@ -85,7 +85,8 @@ impl Context {
             return Ok(());
         }
         let id = request.id();
-        let pending = request.pending();
+        let mut pending = request.pending();
+        pending.tool = Some(self.tool.to_string());
         self.state.update_session(|session| {
             session.pending.insert(id, pending);
         })?;

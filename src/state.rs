@@ -50,6 +50,10 @@ pub struct PendingApproval {
     pub kind: String,
     pub subject: String,
     pub reason: String,
+    /// The tool that asked (`exec_shell`, `fetch_url`), so `approve --persist` knows whether a
+    /// network subject is a host or a command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 /// The state directory of one workspace, seen from one session.

@@ -308,7 +308,7 @@ fn network_commands_follow_the_policy() {
     let ws = Ws::new();
     let out = shell(&ws, "curl --version").err("approval_required");
     assert_eq!(out.error()["approval"]["kind"], "network");
-    assert_eq!(out.error()["approval"]["subject"], "$ curl --version");
+    assert_eq!(out.error()["approval"]["subject"], "curl --version");
     ws.write(".codesmith/config.toml", "[network]\ndefault = \"deny\"\n");
     let out = shell(&ws, "git fetch origin").err("network_denied");
     assert!(out.message().contains("fetch_url"), "{}", out.message());

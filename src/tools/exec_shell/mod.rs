@@ -39,7 +39,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 
 const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the session's working directory and get its exit code, stdout and stderr.
 Use it to build, test, run programs and use git. Do not use it to look at files: use read_file instead of cat/head/tail/sed -n, grep_files instead of grep/rg, file_search instead of find/ls -R, list_dir instead of ls, edit_file/apply_patch instead of sed -i or echo >; those tools page, cap and track freshness.
-What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, TERM=dumb).
+What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, GIT_EDITOR=true, TERM=dumb).
 A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
 Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (rm -rf outside the workspace, git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
 Examples:
@@ -69,9 +69,6 @@ pub struct ExecShellArgs {
     #[serde(default)]
     pub background: bool,
 }
-
-/// Marks the subject of a shell approval, so `approve --persist` knows it is a command, not a host.
-pub const APPROVAL_SUBJECT_PREFIX: &str = "$ ";
 
 pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.command.trim().is_empty() {
@@ -158,7 +155,7 @@ fn gate(
     policy: &Policy,
 ) -> Result<(), ToolError> {
     let scope = ctx.workspace.display(ctx.workspace.cwd());
-    let subject = format!("{APPROVAL_SUBJECT_PREFIX}{command}");
+    let subject = command.to_string();
     if let Some(reason) = classification.reasons(Class::Network) {
         if policy.default_decision() == Decision::Deny {
             return Err(ToolError::new(

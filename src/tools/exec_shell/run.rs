@@ -36,12 +36,15 @@ const PIPE_BYTES: libc::c_int = 1024 * 1024;
 const KILL_GRACE: Duration = Duration::from_secs(2);
 
 /// The environment every command gets on top of codesmith's own, so nothing waits for a person.
-pub const ENV: [(&str, &str); 5] = [
+/// (`GIT_EDITOR=true` keeps `git commit` without `-m` or `git rebase -i` from opening an editor
+/// that would wait for keys until the timeout.)
+pub const ENV: [(&str, &str); 6] = [
     ("CI", "true"),
     ("PAGER", "cat"),
     ("GIT_PAGER", "cat"),
     ("TERM", "dumb"),
     ("GIT_TERMINAL_PROMPT", "0"),
+    ("GIT_EDITOR", "true"),
 ];
 
 /// What a foreground run produced.
