@@ -16,10 +16,10 @@ compare() {
     csv=$(mktemp)
     for round in $(seq 1 "$rounds"); do
         if ((round % 2)); then
-            hyperfine -N --warmup 30 --runs "$runs" --style none --export-csv "$csv" \
+            hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
                 -n "$name_a" "$cmd_a" -n "$name_b" "$cmd_b" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
         else
-            hyperfine -N --warmup 30 --runs "$runs" --style none --export-csv "$csv" \
+            hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
                 -n "$name_b" "$cmd_b" -n "$name_a" "$cmd_a" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
         fi
         a=$(awk -F, -v n="$name_a" '$1 == n { print $4 }' "$csv")

@@ -21,3 +21,10 @@ echo "session big holds $recorded fingerprints"
 compare "read in a 20k session" "$BIN --session big read small.txt" \
     "read in a fresh session" "$BIN --session fresh read small.txt"
 verdict "$RATIO" 1.5
+# exec_shell re-stats every file the session has read after each command (the drift notice),
+# so its cost grows with the session; measured here so the figure is visible.
+if "$BIN" tools | grep -q '"exec_shell"'; then
+    RUNS=${SHELL_RUNS:-20} compare "shell in a 20k session" "$BIN --session big shell true" \
+        "shell in a fresh session" "$BIN --session fresh shell true"
+    verdict "$RATIO" 1.5
+fi
