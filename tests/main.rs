@@ -3,6 +3,8 @@ mod net_support;
 
 mod apply_patch;
 mod apply_patch_conformance;
+mod approvals;
+mod catalog;
 mod edit_file;
 mod envelope;
 mod exec_shell;
