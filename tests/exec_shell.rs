@@ -448,3 +448,27 @@ fn a_large_output_is_drained_while_the_command_runs() {
         &out.output()[out.output().len() - 300..]
     );
 }
+
+#[test]
+fn a_broken_config_stops_only_commands_that_need_the_network() {
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[network\n");
+    shell(&ws, "echo fine").ok();
+    let out = shell(&ws, "curl --version").err("invalid_arguments");
+    assert!(out.message().contains("config.toml"), "{}", out.message());
+}
+
+#[test]
+fn the_wrapper_leaves_no_trace_under_set_x_or_a_printf_function() {
+    let ws = Ws::new();
+    ws.mkdir("sub");
+    let out = shell(&ws, "set -x; cd sub; false").ok();
+    assert_eq!(out.data()["exit_code"], 1);
+    assert_eq!(out.data()["cwd"], "sub");
+    assert_eq!(
+        out.output(),
+        "exit code: 1\nstderr:\n+ cd sub\n+ false\ncwd is now sub\n"
+    );
+    let out = shell(&ws, "printf() { echo fake; }; cd ..").ok();
+    assert_eq!(out.data()["cwd"], ".");
+}

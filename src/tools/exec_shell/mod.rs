@@ -90,7 +90,14 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .with("field", "timeout_ms"));
     }
     let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
-    let policy = Policy::load(ctx.config()?);
+    let needs_network = classification.reasons(Class::Network).is_some();
+    // Only a command that needs the network reads the policy, so a broken config.toml does not
+    // stop `ls`.
+    let policy = if needs_network {
+        Policy::load(ctx.config()?)
+    } else {
+        Policy::default()
+    };
     gate(ctx, &args.command, &classification, &policy)?;
     if args.background {
         return crate::tools::tasks::start(ctx, &args.command, classification.class);
@@ -102,7 +109,14 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
-    let mut notices = Vec::new();
+    let mut notices: Vec<String> = policy
+        .problems()
+        .iter()
+        .filter(|_| needs_network)
+        .map(|problem| {
+            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
+        })
+        .collect();
     let mut cwd_line = None;
     if let Some(dir) = reported_cwd.filter(|_| !finished.timed_out) {
         match dir.canonicalize() {
@@ -211,7 +225,8 @@ fn render(
     let err = output::cap(&stderr, "stderr", spill("stderr"));
     let mut text = String::new();
     let failed = finished.exit_code() != Some(0);
-    if classification.class == Class::Network && failed && policy.default_decision() != Decision::Allow {
+    let needs_network = classification.reasons(Class::Network).is_some();
+    if needs_network && failed && policy.default_decision() != Decision::Allow {
         if let Some(symptom) = blocked_network_symptom(&stdout, &stderr) {
             text.push_str(&format!(
                 "Hint: this command needs the network and failed the way a blocked network fails \

@@ -10,6 +10,9 @@
 //! - The sentinel runs only if the group finishes: `exit` inside the command, `set -e`
 //!   tripping, a kill at the deadline all end the shell first, and then the cwd stays where it
 //!   was ("only if the command ran to the end").
+//! - The status is saved, and a `set -x` the command left on is turned off, with stderr sent to
+//!   `/dev/null`, so no trace of the wrapper shows in the output; `command printf` is used so a
+//!   function the command defined named `printf` does not replace it.
 //! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
 //!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
 //!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
@@ -37,8 +40,8 @@ impl Sentinel {
     pub fn wrap(&self, command: &str) -> String {
         let m = &self.marker;
         format!(
-            "{{\n{command}\n}}\n__codesmith_status=$?\nprintf '\\n{m}:%s:{m}\\n' \"$PWD\" >&2\n\
-             exit $__codesmith_status\n"
+            "{{\n{command}\n}}\n{{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
+             command printf '\\n{m}:%s:{m}\\n' \"$PWD\" >&2\nexit $__codesmith_status\n"
         )
     }
 
