@@ -70,22 +70,22 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l max-li
 complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l path -d 'The file to edit: relative to the session cwd, or absolute inside the workspace.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search -d 'The exact text to replace, copied from read_file without the line-number prefixes.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace -d 'The text that replaces the match (or the whole search_start..search_end range). Empty' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search -d 'The exact text to replace (from read_file, without line-number prefixes); must match once.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace -d 'The new text for the match (or for the whole search_start..search_end range); empty deletes.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based,' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-start -d 'Anchor mode: the text where the range to replace begins (must match once). Pass with' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-end -d 'Anchor mode: the range ends at the end of the first match of this text after' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-start -d 'Anchor mode, instead of search: the text where the range begins (must match once).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-end -d 'Anchor mode: the range ends with the first match of this text after search_start.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l dry-run -d 'Show the diff and the match without writing anything.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l path -d 'The file to edit: relative to the session cwd, or absolute inside the workspace.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search -d 'The exact text to replace, copied from read_file without the line-number prefixes.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace -d 'The text that replaces the match (or the whole search_start..search_end range). Empty' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search -d 'The exact text to replace (from read_file, without line-number prefixes); must match once.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace -d 'The new text for the match (or for the whole search_start..search_end range); empty deletes.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based,' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-start -d 'Anchor mode: the text where the range to replace begins (must match once). Pass with' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-end -d 'Anchor mode: the range ends at the end of the first match of this text after' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-start -d 'Anchor mode, instead of search: the text where the range begins (must match once).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-end -d 'Anchor mode: the range ends with the first match of this text after search_start.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l dry-run -d 'Show the diff and the match without writing anything.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand write" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r

@@ -1,5 +1,5 @@
-//! The syntax gate: a `.json`, `.toml` or `.rs` file that parsed before a change may not be
-//! written in a form that fails to parse.
+//! The syntax gate: a `.json`, `.toml`, `.rs`, `.py` or `.yaml` file that parsed before a change
+//! may not be written in a form that fails to parse.
 //!
 //! The gate judges the change, not the state. A file that was already broken may be written in
 //! any state, because refusing would block the very edit that repairs it (and one broken line
@@ -26,6 +26,10 @@ pub enum Language {
     Json,
     Toml,
     Rust,
+    /// tree-sitter-python: "parses" means a tree without error or missing nodes.
+    Python,
+    /// tree-sitter-yaml, likewise.
+    Yaml,
 }
 
 impl Language {
@@ -40,8 +44,17 @@ impl Language {
             "json" => Some(Language::Json),
             "toml" => Some(Language::Toml),
             "rs" => Some(Language::Rust),
+            "py" | "pyi" => Some(Language::Python),
+            "yaml" | "yml" => Some(Language::Yaml),
             _ => None,
         }
+    }
+
+    /// Python and YAML are gated only on changes to files that parsed: new files in them are
+    /// often templates (Jinja, Helm) that no plain parser accepts, and blocking their creation
+    /// would be a false alarm.
+    pub fn existing_files_only(self) -> bool {
+        matches!(self, Language::Python | Language::Yaml)
     }
 
     pub fn name(self) -> &'static str {
@@ -49,6 +62,8 @@ impl Language {
             Language::Json => "JSON",
             Language::Toml => "TOML",
             Language::Rust => "Rust",
+            Language::Python => "Python",
+            Language::Yaml => "YAML",
         }
     }
 }
@@ -59,6 +74,9 @@ pub struct ParseFailure {
     pub message: String,
     pub line: usize,
     pub column: usize,
+    /// The last line of the region the parser could not make sense of (tree-sitter reports a
+    /// region; the other parsers a point, where this equals `line`).
+    pub end_line: usize,
 }
 
 /// Checks a change to `display` (workspace-relative path; its extension picks the parser).
@@ -67,7 +85,7 @@ pub struct ParseFailure {
 /// written. Returns `syntax_gate` when `before` parsed (or the file is new) and `after` does not;
 /// the message carries the parser's message, line and column, the offending line, and says the
 /// file was NOT modified. A new file that is empty or only whitespace passes (it is a
-/// placeholder, not a broken file).
+/// placeholder, not a broken file), and so does any new Python or YAML file.
 pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), ToolError> {
     let Some(language) = Language::of(display) else {
         return Ok(());
@@ -75,15 +93,28 @@ pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), Too
     if after.len() > MAX_GATED_BYTES || before.is_some_and(|b| b.len() > MAX_GATED_BYTES) {
         return Ok(());
     }
-    if before.is_none() && after.trim().is_empty() {
+    if before.is_none() && (after.trim().is_empty() || language.existing_files_only()) {
         return Ok(());
     }
-    let Err(failure) = parse(language, after) else {
+    let Err(mut failure) = parse(language, after) else {
         return Ok(());
     };
     if let Some(before) = before {
         if parse(language, before).is_err() {
             return Ok(());
+        }
+        // A region-reporting parser (tree-sitter) often starts the region well before the
+        // mistake; the change itself, inside that region, is the better place to point at.
+        if failure.end_line > failure.line {
+            let (line, column) = first_difference(before, after);
+            if (failure.line..=failure.end_line).contains(&line) {
+                failure.message = format!(
+                    "{} in lines {}-{}, around this change",
+                    failure.message, failure.line, failure.end_line
+                );
+                failure.line = line;
+                failure.column = column;
+            }
         }
     }
     Err(rejection(display, language, before.is_none(), after, &failure))
@@ -95,6 +126,8 @@ pub fn parse(language: Language, text: &str) -> Result<(), ParseFailure> {
         Language::Json => parse_json(text),
         Language::Toml => parse_toml(text),
         Language::Rust => parse_rust(text),
+        Language::Python => parse_tree_sitter(&tree_sitter_python::LANGUAGE.into(), text),
+        Language::Yaml => parse_tree_sitter(&tree_sitter_yaml::LANGUAGE.into(), text),
     }
 }
 
@@ -112,6 +145,7 @@ fn parse_json(text: &str) -> Result<(), ParseFailure> {
                 message,
                 line: err.line().max(1),
                 column: err.column().max(1),
+                end_line: err.line().max(1),
             })
         }
     }
@@ -129,6 +163,7 @@ fn parse_toml(text: &str) -> Result<(), ParseFailure> {
                 message: err.message().trim().to_string(),
                 line,
                 column,
+                end_line: line,
             })
         }
     }
@@ -148,6 +183,7 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
                         line: start.line.max(1),
                         // proc-macro2 columns are 0-based characters.
                         column: start.column + 1,
+                        end_line: start.line.max(1),
                     })
                 }
             });
@@ -156,10 +192,64 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
             message: "the Rust parser failed on this input".to_string(),
             line: 1,
             column: 1,
+            end_line: 1,
         })),
         // No thread available: better to let the write through than to block it.
         Err(_) => Ok(()),
     }
+}
+
+/// tree-sitter always yields a tree, recovering from errors with ERROR and MISSING nodes; the
+/// first such node (in document order) is the failure.
+fn parse_tree_sitter(language: &tree_sitter::Language, text: &str) -> Result<(), ParseFailure> {
+    let mut parser = tree_sitter::Parser::new();
+    let Some(tree) = parser
+        .set_language(language)
+        .ok()
+        .and_then(|()| parser.parse(text, None))
+    else {
+        // No parser: let the write through rather than block it.
+        return Ok(());
+    };
+    let root = tree.root_node();
+    if !root.has_error() {
+        return Ok(());
+    }
+    // Descend along the first child holding an error until the error node itself.
+    let mut bad = root;
+    while !bad.is_error() && !bad.is_missing() {
+        let mut cursor = bad.walk();
+        let next = bad
+            .children(&mut cursor)
+            .find(|child| child.has_error() || child.is_missing());
+        match next {
+            Some(child) => bad = child,
+            None => break,
+        }
+    }
+    let message = if bad.is_missing() {
+        format!("missing `{}`", bad.kind())
+    } else {
+        "syntax error".to_string()
+    };
+    let (line, column) = line_column_of(text, bad.start_byte());
+    let (end_line, _) = line_column_of(text, bad.end_byte().saturating_sub(1).max(bad.start_byte()));
+    Err(ParseFailure {
+        message,
+        line,
+        column,
+        end_line,
+    })
+}
+
+/// 1-based line and character column in `after` where it first differs from `before`.
+fn first_difference(before: &str, after: &str) -> (usize, usize) {
+    let same = before
+        .bytes()
+        .zip(after.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    line_column_of(after, same)
 }
 
 /// 1-based line and character column of a byte offset.
@@ -266,6 +356,18 @@ mod tests {
         assert_eq!(err.details["line"], 2, "{}", err.message);
         assert_eq!(err.details["column"], 13, "{}", err.message);
         assert!(err.message.contains("let x = ;"), "{}", err.message);
+    }
+
+    #[test]
+    fn python_and_yaml_are_gated() {
+        let before = "def f(x):\n    return x\n";
+        let err = check("a.py", Some(before), "def f(x):\n    return (x\n").unwrap_err();
+        assert_eq!(err.details["language"], "Python", "{}", err.message);
+        assert!(check("a.py", Some(before), "def f(x):\n    return x + 1\n").is_ok());
+        let yaml = "jobs:\n  build:\n    steps: [a, b]\n";
+        assert!(check("ci.yml", Some(yaml), "jobs:\n  build:\n    steps: [a, b\n").is_err());
+        assert!(check("ci.yml", Some(yaml), "jobs:\n  build:\n    steps: [a, b, c]\n").is_ok());
+        assert!(check("chart.yaml", None, "name: {{ .Values.name }\n").is_ok());
     }
 
     #[test]

@@ -571,6 +571,51 @@ fn shift_jis_file_round_trips() {
 }
 
 #[test]
+fn utf16_with_bom_round_trips() {
+    let encode = |text: &str| {
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in text.encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        bytes
+    };
+    let ws = ws_with("w.txt", encode("héllo\r\nwörld\r\n"));
+    let out = edit(
+        &ws,
+        json!({"path": "w.txt", "search": "wörld", "replace": "wörld 🌍\nend"}),
+    )
+    .ok();
+    assert_eq!(out.data()["encoding"], "UTF-16LE with BOM");
+    assert_eq!(ws.read("w.txt"), encode("héllo\r\nwörld 🌍\r\nend\r\n"));
+}
+
+#[test]
+fn emoji_and_cjk_scan_by_whole_matches() {
+    let ws = ws_with("e.txt", "😀 笑 😀😀\naaaa\n");
+    let out = edit(
+        &ws,
+        json!({"path": "e.txt", "search": "😀", "replace": "🙂", "replace_all": true}),
+    )
+    .ok();
+    assert_eq!(out.data()["replacements"], 3);
+    // Non-overlapping, left to right: `aa` occurs twice in `aaaa`, not three times.
+    let out = edit(
+        &ws,
+        json!({"path": "e.txt", "search": "aa", "replace": "b", "replace_all": true}),
+    )
+    .ok();
+    assert_eq!(out.data()["replacements"], 2);
+    assert_eq!(ws.read_string("e.txt"), "🙂 笑 🙂🙂\nbb\n");
+    // A fuzzy level over multi-byte text never splits a character.
+    edit(
+        &ws,
+        json!({"path": "e.txt", "search": "  🙂 笑 🙂🙂  ", "replace": "笑"}),
+    )
+    .ok();
+    assert_eq!(ws.read_string("e.txt"), "笑\nbb\n");
+}
+
+#[test]
 fn undecodable_file_is_not_utf8() {
     // Mostly UTF-8 with one stray Latin-1 byte: no encoding reads all of it.
     let bytes = b"caf\xc3\xa9 na\xefve \xc3\xa9t\xc3\xa9\n";
@@ -680,6 +725,33 @@ fn syntax_gate_covers_toml_and_rust_and_exempts_cargo_lock() {
     edit(
         &ws,
         json!({"path": "Cargo.lock", "search": "= 3", "replace": "= ["}),
+    )
+    .ok();
+}
+
+#[test]
+fn syntax_gate_covers_python_and_yaml_changes() {
+    let ws = ws_with("app.py", "def f(x):\n    return x\n\nprint(f(1))\n");
+    let out = edit(
+        &ws,
+        json!({"path": "app.py", "search": "return x", "replace": "return (x"}),
+    )
+    .err("syntax_gate");
+    assert!(out.message().contains("Python"), "{}", out.message());
+    assert_eq!(out.error()["line"], 2);
+    assert_eq!(ws.read("app.py"), b"def f(x):\n    return x\n\nprint(f(1))\n");
+    let ws = ws_with("ci.yml", "on: push\njobs:\n  build:\n    runs-on: ubuntu\n");
+    let out = edit(
+        &ws,
+        json!({"path": "ci.yml", "search": "ubuntu", "replace": "[ubuntu"}),
+    )
+    .err("syntax_gate");
+    assert!(out.message().contains("YAML"), "{}", out.message());
+    assert_eq!(out.error()["line"], 4);
+    // New templated YAML is not gated.
+    ws.call(
+        "write_file",
+        json!({"path": "chart.yaml", "content": "name: {{ .Values.name }\n"}),
     )
     .ok();
 }

@@ -29,7 +29,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 const DESCRIPTION: &str = "Replace text in a file: search names the exact text to change, replace is what it becomes.
 Use this instead of sed -i, perl -pi, heredocs or echo > in exec_shell. Read the file with read_file first (in this session; an unread or since-changed file is refused with not_read or stale). Copy search from read_file's output WITHOUT the `    12│ ` line-number prefixes, and include enough surrounding lines to make it unique: several matches give multiple_matches with the count and line numbers, then pass replace_all=true to change every one or occurrence=N (1-based) to pick one. Only the matched span changes; every other byte of the file stays as it was.
 When search does not match exactly, edit_file tries, in order and only if the result is unique: ignoring leading/trailing whitespace on each line (if search's indentation is off by a uniform amount, the replacement's new lines are shifted by the same amount, and the result says so); treating curly quotes, en/em dashes and non-breaking spaces as their ASCII forms; stripping pasted line-number prefixes when every line has one and the numbers name exactly those lines. It never forgives different words, different whitespace inside a line, or different line breaks, and it never guesses between two candidates. data.match says which level hit (exact, indentation, punctuation, line_numbers). On no match, the error says why (pasted line numbers, a whitespace difference near line N, or the closest real line) and which read_file call shows the current text.
-For a long range, pass search_start and search_end instead of search: the range runs from the (unique) search_start through the first search_end after it, both included. CRLF line endings, a BOM and legacy encodings (Latin-1, Shift-JIS, ...) are kept. dry_run=true shows the diff without writing. A .json, .toml or .rs file that parses may not be edited into one that does not (syntax_gate). Use write_file to create files.
+For a long range, pass search_start and search_end instead of search: the range runs from the (unique) search_start through the first search_end after it, both included. CRLF line endings, a BOM and legacy encodings (Latin-1, Shift-JIS, ...) are kept. dry_run=true shows the diff without writing. A .json, .toml, .rs, .py or .yaml file that parses may not be edited into one that does not (syntax_gate). Use write_file to create files.
 Examples:
 {\"path\": \"src/lib.rs\", \"search\": \"fn old_name(\", \"replace\": \"fn new_name(\"}
 {\"path\": \"src/lib.rs\", \"search\": \"old_name(\", \"replace\": \"new_name(\", \"replace_all\": true}
@@ -43,27 +43,22 @@ const LISTED_LINES: usize = 20;
 pub struct EditFileArgs {
     /// The file to edit: relative to the session cwd, or absolute inside the workspace.
     pub path: String,
-    /// The exact text to replace, copied from read_file without the line-number prefixes.
-    /// Include enough context to match once. Leave out when using search_start/search_end.
+    /// The exact text to replace (from read_file, without line-number prefixes); must match once.
     #[serde(default)]
     pub search: Option<String>,
-    /// The text that replaces the match (or the whole search_start..search_end range). Empty
-    /// deletes it.
+    /// The new text for the match (or for the whole search_start..search_end range); empty deletes.
     pub replace: String,
     /// Replace every match of search instead of requiring exactly one.
     #[serde(default)]
     pub replace_all: bool,
-    /// Which match to replace when search (or search_start) matches several times: 1-based,
-    /// in file order.
+    /// Which match to replace when search (or search_start) matches several times: 1-based.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub occurrence: Option<i64>,
-    /// Anchor mode: the text where the range to replace begins (must match once). Pass with
-    /// search_end, instead of search.
+    /// Anchor mode, instead of search: the text where the range begins (must match once).
     #[serde(default)]
     pub search_start: Option<String>,
-    /// Anchor mode: the range ends at the end of the first match of this text after
-    /// search_start (inclusive).
+    /// Anchor mode: the range ends with the first match of this text after search_start.
     #[serde(default)]
     pub search_end: Option<String>,
     /// Show the diff and the match without writing anything.
