@@ -31,6 +31,12 @@ impl WriteOptions {
 /// Replaces (or creates) `path` with `bytes`. The mode of a replaced file is kept; a new file
 /// gets the usual 0644 less the umask.
 pub fn write_atomically(path: &Path, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
+    write_atomically_parts(path, &[bytes], options)
+}
+
+/// Like [`write_atomically`], with the content given as consecutive parts (a spliced file:
+/// untouched stretches of the old content and new lines), so it is never copied whole.
+pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOptions) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -42,7 +48,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8], options: WriteOptions) -> io:
     let mut temp = tempfile::Builder::new()
         .prefix(".codesmith-tmp-")
         .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
+    {
+        let mut out = io::BufWriter::with_capacity(64 * 1024, temp.as_file_mut());
+        for part in parts {
+            out.write_all(part)?;
+        }
+        out.flush()?;
+    }
     let mode = existing_mode.unwrap_or_else(|| 0o666 & !current_umask());
     temp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
     if options.durable {

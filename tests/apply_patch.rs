@@ -686,3 +686,17 @@ fn binary_targets_and_fenced_patches() {
     .ok();
     assert_eq!(ws.read_string("a.txt"), "A\n");
 }
+
+#[test]
+fn one_file_changed_twice_and_moved_in_one_patch() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\nthree\n");
+    read_all(&ws, &["a.txt"]);
+    patch(
+        &ws,
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+ONE\n*** Update File: a.txt\n*** Move to: b/a.txt\n two\n-three\n+THREE\n*** End Patch\n",
+    )
+    .ok();
+    assert!(!ws.exists("a.txt"));
+    assert_eq!(ws.read_string("b/a.txt"), "ONE\ntwo\nTHREE\n");
+}

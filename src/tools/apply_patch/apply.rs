@@ -75,56 +75,143 @@ impl<'a> FileText<'a> {
     }
 }
 
-/// The new text, built line by line. A line without an ending (the old last line) gets the
+/// A file's new content as a splice: stretches of the old text (byte ranges) and of a buffer of
+/// added text, in order. A large file is then never copied whole: its untouched stretches are
+/// written straight from the old text.
+#[derive(Debug, Clone, Default)]
+pub struct Splice {
+    /// `(added, start, end)`: a range of `added` when true, of the old text when false.
+    parts: Vec<(bool, usize, usize)>,
+    added: String,
+    len: usize,
+}
+
+impl Splice {
+    /// The parts as text, given the old text the splice was made from.
+    pub fn slices<'s>(&'s self, old: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.parts.iter().map(move |&(added, start, end)| {
+            if added {
+                &self.added[start..end]
+            } else {
+                &old[start..end]
+            }
+        })
+    }
+
+    /// The whole new text.
+    pub fn to_text(&self, old: &str) -> String {
+        let mut text = String::with_capacity(self.len);
+        for slice in self.slices(old) {
+            text.push_str(slice);
+        }
+        text
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, added: bool, start: usize, end: usize) {
+        if start == end {
+            return;
+        }
+        self.len += end - start;
+        match self.parts.last_mut() {
+            Some(last) if last.0 == added && last.2 == start => last.2 = end,
+            _ => self.parts.push((added, start, end)),
+        }
+    }
+
+    fn push_added(&mut self, text: &str) {
+        let start = self.added.len();
+        self.added.push_str(text);
+        self.push(true, start, start + text.len());
+    }
+
+    /// Drops the final line ending (`\r\n` or `\n`).
+    fn drop_final_ending(&mut self, old: &str) {
+        let Some(&(added, start, end)) = self.parts.last() else {
+            return;
+        };
+        let slice = if added {
+            &self.added[start..end]
+        } else {
+            &old[start..end]
+        };
+        let cut = if slice.ends_with("\r\n") {
+            2
+        } else if slice.ends_with('\n') {
+            1
+        } else {
+            0
+        };
+        self.len -= cut;
+        if let Some(last) = self.parts.last_mut() {
+            last.2 -= cut;
+            if last.1 == last.2 {
+                self.parts.pop();
+            }
+        }
+    }
+}
+
+/// The new content, built line by line. A line without an ending (the old last line) gets the
 /// dominant one as soon as another line follows it; the final newline is settled at the end.
 struct Out {
-    text: String,
+    splice: Splice,
     lines: usize,
     missing_ending: bool,
     dominant: &'static str,
 }
 
 impl Out {
-    fn line(&mut self, content: &str, ending: &str) {
+    fn fix_missing_ending(&mut self) {
         if self.missing_ending {
-            self.text.push_str(self.dominant);
+            self.splice.push_added(self.dominant);
         }
-        self.text.push_str(content);
-        self.text.push_str(ending);
+    }
+
+    /// Old line `j`, with its own ending.
+    fn old_line(&mut self, file: &FileText, j: usize) {
+        self.original(file, j, j + 1);
+    }
+
+    fn added_line(&mut self, content: &str, ending: &str) {
+        self.fix_missing_ending();
+        self.splice.push_added(content);
+        self.splice.push_added(ending);
         self.missing_ending = ending.is_empty();
         self.lines += 1;
     }
 
-    /// Original lines `from..to`, copied as one slice.
+    /// Old lines `from..to`, as one range.
     fn original(&mut self, file: &FileText, from: usize, to: usize) {
         if from >= to {
             return;
         }
-        if self.missing_ending {
-            self.text.push_str(self.dominant);
-        }
-        self.text.push_str(&file.text[file.start(from)..file.start(to)]);
+        self.fix_missing_ending();
+        self.splice.push(false, file.start(from), file.start(to));
         self.missing_ending = file.ending_of(to - 1).is_empty();
         self.lines += to - from;
     }
 
-    fn finish(mut self, final_newline: bool) -> String {
-        if self.text.is_empty() {
-            return self.text;
+    fn finish(mut self, file: &FileText, final_newline: bool) -> Splice {
+        if self.splice.len == 0 {
+            return self.splice;
         }
         if final_newline && self.missing_ending {
-            self.text.push_str(self.dominant);
+            self.splice.push_added(self.dominant);
         } else if !final_newline && !self.missing_ending {
-            let cut = if self.text.ends_with("\r\n") { 2 } else { 1 };
-            self.text.truncate(self.text.len() - cut);
+            self.splice.drop_final_ending(file.text);
         }
-        self.text
+        self.splice
     }
 }
 
 /// What applying one file's hunks produced.
 pub struct Applied {
-    pub text: String,
+    /// The new content, as a splice of the text the hunks were applied to.
+    pub splice: Splice,
     pub hunks: Vec<HunkResult>,
     /// The unified diff of the change (hunk bodies only; the caller adds the file header).
     pub diff: String,
@@ -151,7 +238,7 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
     let patch = target.patch;
     let n = file.contents.len();
     let mut out = Out {
-        text: String::with_capacity(text.len() + text.len() / 8 + 64),
+        splice: Splice::default(),
         lines: 0,
         missing_ending: false,
         dominant: file.ending,
@@ -173,11 +260,11 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
         for line in &hunk.body {
             match line.tag {
                 Tag::Context => {
-                    out.line(file.contents[j], file.ending_of(j));
+                    out.old_line(&file, j);
                     j += 1;
                 }
                 Tag::Remove => j += 1,
-                Tag::Add => out.line(&line.text, added_ending(patch, line.cr, file.ending)),
+                Tag::Add => out.added_line(&line.text, added_ending(patch, line.cr, file.ending)),
             }
         }
         if j == n && hunk.new_no_newline {
@@ -203,7 +290,7 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
     }
     out.original(&file, cursor, n);
     Ok(Applied {
-        text: out.finish(final_newline),
+        splice: out.finish(&file, final_newline),
         hunks: results,
         diff,
     })

@@ -9,13 +9,14 @@ use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::apply::{self, Applied, Target};
+use super::apply::{self, Applied, Splice, Target};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
-use crate::atomic::{write_atomically, WriteOptions};
+use crate::atomic::{write_atomically, write_atomically_parts, WriteOptions};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::file_change::{self, LoadedFile};
@@ -24,11 +25,22 @@ use crate::workspace::WsPath;
 
 /// A file's text after the operations so far.
 struct Current {
-    /// `None`: the origin's loaded text, unchanged (not copied: files may be large).
-    text: Option<String>,
+    text: Text,
     /// The slot whose loaded file this text derives from: it gives the encoding and BOM to
     /// write in and the "before" the syntax gate compares with. `None` for a new file.
     origin: Option<usize>,
+}
+
+/// A large file is neither copied when loaded nor when changed: its text stays the origin's
+/// loaded text, or a splice of it, until it is written.
+#[derive(Clone)]
+enum Text {
+    /// The origin's loaded text, unchanged.
+    Original,
+    /// A splice of the origin's loaded text.
+    Spliced(Splice),
+    /// Text of its own (a new file, or a file changed twice by one patch).
+    Owned(String),
 }
 
 /// One path the patch touches, in the order first touched.
@@ -104,18 +116,19 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
                 let slot = &mut plan.slots[source];
                 slot.current = Some(Current {
-                    text: Some(applied.text),
+                    text: Text::Owned(applied.splice.to_text("")),
                     origin: None,
                 });
                 slot.mode = file.new_mode;
                 plan.reports.push(report("added", &display, None, applied.hunks));
             }
             Op::Delete => {
+                materialize(&mut plan.slots, source);
                 let current = existing(ctx, &plan.slots, source, file)?;
                 let mut hunks = Vec::new();
                 if !file.hunks.is_empty() {
                     let applied = run_hunks(current, &display, file)?;
-                    if !applied.text.trim().is_empty() {
+                    if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
                         return Err(ToolError::new(
                             ErrorCode::PatchFailed,
                             format!(
@@ -139,15 +152,16 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 plan.reports.push(report("deleted", &display, None, hunks));
             }
             Op::Update => {
+                materialize(&mut plan.slots, source);
                 let current = existing(ctx, &plan.slots, source, file)?;
                 let applied = run_hunks(current, &display, file)?;
                 let previous = plan.slots[source].current.as_ref();
                 let content = Current {
-                    // A pure move keeps the text it had (possibly still the unchanged original).
-                    text: if file.hunks.is_empty() {
-                        previous.and_then(|c| c.text.clone())
-                    } else {
-                        Some(applied.text)
+                    text: match previous.map(|c| &c.text) {
+                        // A pure move keeps the text it had (possibly the unchanged original).
+                        Some(text) if file.hunks.is_empty() => text.clone(),
+                        Some(Text::Original) => Text::Spliced(applied.splice),
+                        _ => Text::Owned(applied.splice.to_text(current)),
                     },
                     origin: previous.and_then(|c| c.origin),
                 };
@@ -218,7 +232,24 @@ fn run_hunks(text: &str, display: &str, file: &FilePatch) -> Result<Applied, Too
     apply::apply(text, &Target { display, patch: file })
 }
 
-/// The current content of a file the patch expects to exist.
+/// Turns a splice into text of its own, before a second change to the same file in one patch.
+fn materialize(slots: &mut [Slot], index: usize) {
+    if let Some(Current {
+        text: Text::Spliced(splice),
+        origin,
+    }) = &slots[index].current
+    {
+        let base = origin
+            .and_then(|o| slots[o].loaded.as_ref())
+            .map_or("", |l| l.text.as_str());
+        let text = splice.to_text(base);
+        if let Some(current) = slots[index].current.as_mut() {
+            current.text = Text::Owned(text);
+        }
+    }
+}
+
+/// The current content of a file the patch expects to exist (call [`materialize`] first).
 fn existing<'s>(
     ctx: &Context,
     slots: &'s [Slot],
@@ -303,7 +334,7 @@ fn slot(
     index.insert(path.abs.clone(), i);
     slots.push(Slot {
         current: loaded.as_ref().map(|_| Current {
-            text: None,
+            text: Text::Original,
             origin: Some(i),
         }),
         path,
@@ -326,21 +357,75 @@ fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
 enum Step {
     Create {
         path: WsPath,
-        bytes: Vec<u8>,
+        bytes: NewBytes,
         mode: Option<u32>,
     },
     Replace {
         path: WsPath,
-        bytes: Vec<u8>,
+        bytes: NewBytes,
         mode: Option<u32>,
-        old: Vec<u8>,
+        old: Rc<Vec<u8>>,
         old_mode: u32,
     },
     Delete {
         path: WsPath,
-        old: Vec<u8>,
+        old: Rc<Vec<u8>>,
         old_mode: u32,
     },
+}
+
+/// A file's new bytes: whole, or a splice of an old file's bytes (plain UTF-8, where the
+/// text is the bytes) written part by part.
+enum NewBytes {
+    Whole(Vec<u8>),
+    Spliced(Splice, Rc<Vec<u8>>),
+}
+
+impl NewBytes {
+    fn parts(&self) -> Vec<&[u8]> {
+        match self {
+            NewBytes::Whole(bytes) => vec![bytes.as_slice()],
+            NewBytes::Spliced(splice, base) => match std::str::from_utf8(base) {
+                Ok(old) => splice.slices(old).map(str::as_bytes).collect(),
+                Err(_) => Vec::new(),
+            },
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            NewBytes::Whole(bytes) => bytes.len(),
+            NewBytes::Spliced(splice, _) => splice.len(),
+        }
+    }
+
+    fn equals(&self, other: &[u8]) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        let mut rest = other;
+        for part in self.parts() {
+            let (head, tail) = rest.split_at(part.len());
+            if head != part {
+                return false;
+            }
+            rest = tail;
+        }
+        true
+    }
+
+    /// The fingerprint of these bytes as written, under `meta`.
+    fn fingerprint(&self, meta: &fs::Metadata) -> Fingerprint {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for part in self.parts() {
+            hasher.update(part);
+        }
+        Fingerprint {
+            mtime_ns: freshness::mtime_ns(meta),
+            len: meta.len(),
+            hash: (meta.len() <= freshness::HASH_LIMIT).then(|| format!("{:016x}", hasher.digest())),
+        }
+    }
 }
 
 /// How apply_patch writes: atomically (temp file, rename), without fsync — the same guarantee
@@ -352,44 +437,85 @@ const WRITE: WriteOptions = WriteOptions {
     create_parents: true,
 };
 
-/// The text `current` stands for.
+/// The text `current` stands for (an original or owned text; splices are resolved by
+/// [`existing`] before anyone asks).
 fn text_of<'s>(slots: &'s [Slot], current: &'s Current) -> &'s str {
     match (
         &current.text,
         current.origin.and_then(|o| slots[o].loaded.as_ref()),
     ) {
-        (Some(text), _) => text,
-        (None, Some(loaded)) => &loaded.text,
-        (None, None) => "",
+        (Text::Owned(text), _) => text,
+        (Text::Original, Some(loaded)) => &loaded.text,
+        _ => "",
     }
 }
 
+/// What a slot's final content is, before the old bytes are moved into the steps.
+enum Final {
+    Absent,
+    Unchanged,
+    Bytes(Vec<u8>),
+    Spliced(Splice),
+}
+
 /// Turns the plan into byte-level steps: each final text encoded in its file's encoding and
-/// passed through the syntax gate (`file_change::prepare`). Files whose bytes and mode end up
-/// unchanged are skipped.
+/// passed through the syntax gate (`file_change::prepare`). A splice of a plain UTF-8 file
+/// that no gate parses stays a splice (its bytes are written part by part). Files whose bytes
+/// and mode end up unchanged are skipped.
 fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
-    let mut steps = Vec::new();
-    let texts: Vec<Option<String>> = slots
+    let texts: Vec<Option<Text>> = slots
         .iter_mut()
-        .map(|slot| slot.current.as_mut().and_then(|c| c.text.take()))
+        .map(|slot| {
+            slot.current
+                .as_mut()
+                .map(|c| std::mem::replace(&mut c.text, Text::Original))
+        })
         .collect();
-    let mut prepared = Vec::with_capacity(slots.len());
+    let mut finals = Vec::with_capacity(slots.len());
     for (slot, text) in slots.iter().zip(texts) {
-        let bytes = match &slot.current {
-            Some(current) => {
-                let origin = current.origin.and_then(|o| slots[o].loaded.as_ref());
-                match text {
-                    Some(text) => Some(file_change::prepare_owned(&slot.path, origin, text)?.bytes),
-                    // Unchanged text: the original bytes, already known to be fine.
-                    None => Some(origin.map(|loaded| loaded.bytes().to_vec()).unwrap_or_default()),
+        let origin = slot.current.as_ref().and_then(|c| c.origin);
+        let before = origin.and_then(|o| slots[o].loaded.as_ref());
+        let plain = before.is_some_and(|b| b.encoding == encoding_rs::UTF_8 && !b.bom)
+            && crate::syntax_gate::Language::of(&slot.path.display).is_none();
+        finals.push(match (text, before) {
+            (None, _) => Final::Absent,
+            (Some(Text::Original), Some(_)) if origin == Some(finals.len()) => Final::Unchanged,
+            (Some(Text::Original), Some(loaded)) => Final::Bytes(loaded.bytes().to_vec()),
+            (Some(Text::Spliced(splice)), Some(_)) if plain => Final::Spliced(splice),
+            (Some(Text::Spliced(splice)), Some(loaded)) => {
+                let text = splice.to_text(&loaded.text);
+                Final::Bytes(file_change::prepare_owned(&slot.path, before, text)?.bytes)
+            }
+            (Some(Text::Owned(text)), _) => {
+                Final::Bytes(file_change::prepare_owned(&slot.path, before, text)?.bytes)
+            }
+            (Some(_), None) => Final::Bytes(Vec::new()),
+        });
+    }
+    let olds: Vec<Option<Rc<Vec<u8>>>> = slots
+        .iter_mut()
+        .map(|slot| slot.loaded.take().map(|loaded| Rc::new(loaded.into_bytes())))
+        .collect();
+    let mut steps = Vec::new();
+    for (i, (slot, fin)) in slots.into_iter().zip(finals).enumerate() {
+        let bytes = match fin {
+            Final::Absent => None,
+            Final::Unchanged => match &olds[i] {
+                Some(old) if slot.mode.is_some_and(|m| m != slot.old_mode) => {
+                    Some(NewBytes::Whole(old.as_ref().clone()))
+                }
+                _ => continue,
+            },
+            Final::Bytes(bytes) => Some(NewBytes::Whole(bytes)),
+            Final::Spliced(splice) => {
+                let origin = slot.current.as_ref().and_then(|c| c.origin);
+                match origin.and_then(|o| olds[o].clone()) {
+                    Some(base) => Some(NewBytes::Spliced(splice, base)),
+                    None => continue,
                 }
             }
-            None => None,
         };
-        prepared.push(bytes);
-    }
-    for (slot, bytes) in slots.into_iter().zip(prepared) {
-        match (slot.loaded, bytes) {
+        match (olds[i].clone(), bytes) {
             (None, None) => {}
             (None, Some(bytes)) => steps.push(Step::Create {
                 path: slot.path,
@@ -397,19 +523,19 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
                 mode: slot.mode,
             }),
             (Some(old), Some(bytes)) => {
-                if bytes != old.bytes() || slot.mode.is_some_and(|m| m != slot.old_mode) {
+                if !bytes.equals(&old) || slot.mode.is_some_and(|m| m != slot.old_mode) {
                     steps.push(Step::Replace {
                         path: slot.path,
                         bytes,
                         mode: slot.mode,
-                        old: old.into_bytes(),
+                        old,
                         old_mode: slot.old_mode,
                     });
                 }
             }
             (Some(old), None) => steps.push(Step::Delete {
                 path: slot.path,
-                old: old.into_bytes(),
+                old,
                 old_mode: slot.old_mode,
             }),
         }
@@ -457,7 +583,7 @@ pub fn commit(ctx: &Context, plan: Plan) -> Result<(), ToolError> {
         match step {
             Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
                 if let Ok(meta) = fs::metadata(&path.abs) {
-                    freshness::record(&ctx.state, path, Fingerprint::of_content(&meta, bytes))?;
+                    freshness::record(&ctx.state, path, bytes.fingerprint(&meta))?;
                 }
             }
             Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
@@ -489,7 +615,7 @@ fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
         Step::Create { path, bytes, mode } => {
             let dirs = missing_dirs(&path.abs);
             let write = || -> std::io::Result<()> {
-                write_atomically(&path.abs, bytes, WRITE)?;
+                write_atomically_parts(&path.abs, &bytes.parts(), WRITE)?;
                 if let Some(mode) = mode {
                     set_mode(&path.abs, *mode)?;
                 }
@@ -505,7 +631,7 @@ fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
         Step::Replace {
             path, bytes, mode, ..
         } => {
-            write_atomically(&path.abs, bytes, WRITE)
+            write_atomically_parts(&path.abs, &bytes.parts(), WRITE)
                 .and_then(|()| mode.map_or(Ok(()), |m| set_mode(&path.abs, m)))
                 .map_err(|err| ToolError::io(&path.display, "write", &err))?;
             Ok(Vec::new())
