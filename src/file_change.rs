@@ -30,6 +30,22 @@ use crate::workspace::WsPath;
 /// whole-file rewrite is no longer an "edit").
 pub const MAX_FILE_BYTES: u64 = freshness::HASH_LIMIT;
 
+/// Serializes changes to one file across processes: held from [`load`] until after
+/// [`Prepared::commit`], it makes two parallel edits of the same file run one after the other,
+/// so the second sees the first's result (its freshness record was refreshed by the first
+/// commit) instead of silently overwriting it. Keyed by the resolved path, for every session.
+/// A caller changing several files takes their locks in sorted path order (no deadlock).
+pub fn lock(state: &State, path: &WsPath) -> Result<crate::state::Lock, ToolError> {
+    let dir = state.dir().join("locks");
+    let key = xxhash_rust::xxh3::xxh3_64(path.abs.as_os_str().as_encoded_bytes());
+    let take = || -> std::io::Result<crate::state::Lock> {
+        state.ensure_dir()?;
+        fs::create_dir_all(&dir)?;
+        crate::state::Lock::exclusive(&dir.join(format!("{key:016x}.lock")))
+    };
+    take().map_err(|err| ToolError::io(".codesmith/locks", "lock a file for change in", &err))
+}
+
 /// An existing file, loaded for change.
 #[derive(Debug, Clone)]
 pub struct LoadedFile {

@@ -55,6 +55,27 @@ fn consecutive_edits_need_no_reread() {
 }
 
 #[test]
+fn parallel_edits_of_one_file_lose_nothing() {
+    let text: String = (0..8).map(|i| format!("line {i}\n")).collect();
+    let ws = ws_with("p.txt", &text);
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let args =
+                json!({"path": "p.txt", "search": format!("line {i}\n"), "replace": format!("LINE {i}\n")});
+            let mut cmd = ws.command(&["edit_file", "--json", &args.to_string()]);
+            cmd.stdout(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = Outcome::from_output(child.wait_with_output().unwrap());
+        out.ok();
+    }
+    let expected: String = (0..8).map(|i| format!("LINE {i}\n")).collect();
+    assert_eq!(ws.read_string("p.txt"), expected);
+}
+
+#[test]
 fn dry_run_writes_nothing_and_shows_the_diff() {
     let ws = ws_with("a.txt", "keep\nold\n");
     let out = edit(

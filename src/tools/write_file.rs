@@ -47,6 +47,7 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         )));
     }
     let path = ctx.resolve_for_write(&args.path)?;
+    let _lock = file_change::lock(&ctx.state, &path)?;
     let mut notices = Vec::new();
     if let Some(target) = symlink_note(ctx, &args.path, &path) {
         notices.push(target);

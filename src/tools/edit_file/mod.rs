@@ -163,6 +163,7 @@ struct Plan {
 pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mode = validate(&args)?;
     let path = ctx.resolve_for_write(&args.path)?;
+    let _lock = file_change::lock(&ctx.state, &path)?;
     let file = file_change::load(ctx, &path, &args.path)?;
     let lf = file.lf();
     let hay = lf.as_str();
