@@ -150,7 +150,13 @@ impl ToolError {
             std::io::ErrorKind::PermissionDenied => {
                 "permission denied; check the file's permissions, or choose another path".to_string()
             }
-            _ => format!("{err}"),
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+                format!("{err}; free some space, then retry")
+            }
+            _ => format!(
+                "{err}. The operating system refused; retrying the same call will fail the same way \
+                 unless that cause is fixed"
+            ),
         };
         ToolError::new(ErrorCode::IoError, format!("could not {action} `{path}`: {how}")).with("path", path)
     }

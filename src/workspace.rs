@@ -288,7 +288,13 @@ fn resolve_leniently(path: &Path) -> Result<PathBuf, ResolveError> {
                         pending.extend(target.components().rev().map(|c| c.as_os_str().to_os_string()));
                     }
                     Ok(_) => out = candidate,
-                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    // `file.txt/x` cannot exist either: from here on nothing is on disk.
+                    Err(err)
+                        if matches!(
+                            err.kind(),
+                            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                        ) =>
+                    {
                         missing = true;
                         out = candidate;
                     }

@@ -334,3 +334,16 @@ fn a_streamed_file_with_invalid_utf8_gets_the_notice() {
         out.notices()
     );
 }
+
+#[test]
+fn a_path_through_a_file_is_not_found() {
+    let ws = Ws::new();
+    ws.write("notes.txt", "x\n");
+    let out = ws.run(&["read", "notes.txt/inner"]).err("not_found");
+    assert!(
+        out.message().contains("`notes.txt/inner` does not exist"),
+        "{}",
+        out.message()
+    );
+    ws.run(&["ls", "notes.txt/inner"]).err("not_found");
+}

@@ -65,7 +65,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     let path = ctx.resolve(&args.path)?;
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+        Err(err) if crate::tools::read_file::is_missing(&err) => {
             return Err(crate::tools::read_file::not_found(ctx, &path, &args.path))
         }
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),

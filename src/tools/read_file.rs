@@ -129,7 +129,7 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
 pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs::File, ToolError> {
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(not_found(ctx, path, given)),
+        Err(err) if is_missing(&err) => return Err(not_found(ctx, path, given)),
         Err(err) => return Err(ToolError::io(&path.display, "read", &err)),
     };
     check_file_type(&meta, path)?;
@@ -178,6 +178,15 @@ fn check_file_type(meta: &fs::Metadata, path: &WsPath) -> Result<(), ToolError> 
         .with("path", path.display.clone()));
     }
     Ok(())
+}
+
+/// Whether a failed lookup means the path does not exist (`NotADirectory`: a file stands where
+/// the path needs a directory, as in `notes.txt/x`).
+pub fn is_missing(err: &std::io::Error) -> bool {
+    matches!(
+        err.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
 }
 
 /// `not_found` with up to three similar existing paths.
