@@ -108,11 +108,18 @@ fn render_segment(out: &mut String, old_seg: &str, new_seg: &str, old_first: usi
     }
     let diff = TextDiff::from_lines(old_seg, new_seg);
     for group in diff.grouped_ops(CONTEXT) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+        // The extent of the hunk on each side. Taken over all ops: similar may place an op's
+        // empty side (a deletion's new index) past the start of the hunk.
+        let (Some(old_start), Some(old_end), Some(new_start), Some(new_end)) = (
+            group.iter().map(|op| op.old_range().start).min(),
+            group.iter().map(|op| op.old_range().end).max(),
+            group.iter().map(|op| op.new_range().start).min(),
+            group.iter().map(|op| op.new_range().end).max(),
+        ) else {
             continue;
         };
-        let old_range = first.old_range().start + old_first..last.old_range().end + old_first;
-        let new_range = first.new_range().start + new_first..last.new_range().end + new_first;
+        let old_range = old_start + old_first..old_end + old_first;
+        let new_range = new_start + new_first..new_end + new_first;
         hunk_header(out, old_range, new_range);
         for op in &group {
             for change in diff.iter_changes(op) {
@@ -280,5 +287,12 @@ mod tests {
         assert_eq!(common_suffix_lines("xab\n", "yab\n"), 0);
         assert_eq!(common_suffix_lines("x\nab\n", "y\nab\n"), 3);
         assert_eq!(common_prefix_lines("ab\ncd", "ab\nce"), 3);
+    }
+
+    #[test]
+    fn hunk_extent_covers_every_op() {
+        // similar reports this deletion with a new index past the hunk's start.
+        let diff = unified("f", "b\nc\n", "c\nc\n");
+        assert!(diff.contains("@@ -1,2 +1,2 @@\n"), "{diff}");
     }
 }

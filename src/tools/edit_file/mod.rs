@@ -195,7 +195,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     }
     if new_text == file.text {
         let mut text = format!(
-            "The replacement leaves `{display}` unchanged ({}); nothing was written.",
+            "The replacement leaves `{display}` unchanged (it matched {}); nothing was written.",
             plan.summary
         );
         for note in &notes {
@@ -215,14 +215,14 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     }
     let mut text = if args.dry_run {
         format!(
-            "Dry run: edit_file would change `{display}`: {} (match: {}). Nothing was written; call \
-             again without dry_run to apply.",
+            "Dry run: edit_file would replace {} in `{display}` (match: {}). Nothing was written; \
+             call again without dry_run to apply.",
             plan.summary,
             plan.level.as_str()
         )
     } else {
         format!(
-            "Edited `{display}`: {} (match: {}).",
+            "Edited `{display}`: replaced {} (match: {}).",
             plan.summary,
             plan.level.as_str()
         )
@@ -294,13 +294,9 @@ fn plan_search(display: &str, hay: &str, search: &str, args: &EditFileArgs) -> R
     }
     let lines: Vec<usize> = chosen.iter().map(|&i| all_lines[i]).collect();
     let summary = match lines.len() {
-        1 if count > 1 => format!(
-            "replaced occurrence {} of {count} at line {}",
-            chosen[0] + 1,
-            lines[0]
-        ),
-        1 => format!("replaced 1 occurrence at line {}", lines[0]),
-        n => format!("replaced {n} occurrences at lines {}", list_lines(&lines)),
+        1 if count > 1 => format!("occurrence {} of {count} at line {}", chosen[0] + 1, lines[0]),
+        1 => format!("1 occurrence at line {}", lines[0]),
+        n => format!("{n} occurrences at lines {}", list_lines(&lines)),
     };
     Ok(Plan {
         edits,
@@ -401,7 +397,7 @@ fn plan_range(
         lines: vec![first_line],
         indent: IndentChange::Kept,
         replace_was_numbered: false,
-        summary: format!("replaced lines {first_line}-{last_line} (search_start through search_end)"),
+        summary: format!("lines {first_line}-{last_line} (search_start through search_end)"),
     })
 }
 
