@@ -60,9 +60,7 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
     if options.durable {
         temp.as_file().sync_all()?;
     }
-    if options.durable {
-        injected_fault("rename", path)?;
-    }
+    injected_fault("rename", path)?;
     temp.persist(path).map_err(|err| err.error)?;
     if options.durable {
         if let Ok(dir) = fs::File::open(dir) {
@@ -72,10 +70,11 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
     Ok(())
 }
 
-/// A test hook (debug builds only): `CODESMITH_FAULT=rename` makes every user-file write fail after the
-/// temp file is written and flushed but before the rename, as a crash at that point would;
-/// `CODESMITH_FAULT=rename:NAME` fails only writes to files named NAME. Tests use it to prove
-/// that the original survives and that multi-file writes roll back.
+/// A test hook (debug builds only): `CODESMITH_FAULT=rename` makes every write of a user file
+/// (not of `.codesmith/` state) fail after the temp file is written and flushed but before the
+/// rename, as a crash at that point would; `CODESMITH_FAULT=rename:NAME` fails only writes to
+/// files named NAME. Tests use it to prove that the original survives and that multi-file
+/// writes roll back.
 fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
     if !cfg!(debug_assertions) {
         return Ok(());
@@ -83,6 +82,10 @@ fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
     let Ok(spec) = std::env::var("CODESMITH_FAULT") else {
         return Ok(());
     };
+    // codesmith's own state (fingerprints, session) is never the subject of these tests.
+    if path.components().any(|c| c.as_os_str() == ".codesmith") {
+        return Ok(());
+    }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let hit = spec.split(',').any(|entry| match entry.split_once(':') {
         Some((p, file)) => p == point && name.as_deref() == Some(file),
