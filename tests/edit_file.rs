@@ -295,7 +295,8 @@ fn punctuation_level_with_cjk_next_to_curly_quotes() {
     assert_eq!(out.data()["match"], "punctuation");
     assert_eq!(
         ws.read_string("j.txt"),
-        "説明：「テスト」\nprint(\"さようなら\")\n終わり\n"
+        // The span held only curly double quotes, so the new text gets them too.
+        "説明：「テスト」\nprint(“さようなら”)\n終わり\n"
     );
 }
 
@@ -309,6 +310,21 @@ fn punctuation_level_forgives_nbsp_and_keeps_unchanged_lines_verbatim() {
     )
     .ok();
     assert_eq!(ws.read_string("n.txt"), "a\u{00A0}=\u{00A0}“x”\nb = 3\n");
+}
+
+#[test]
+fn punctuation_level_keeps_the_file_s_curly_quotes_in_new_text() {
+    let ws = ws_with("doc.md", "# Notes\n\nShe said “yes” and didn’t wait.\n");
+    let out = edit(
+        &ws,
+        json!({"path": "doc.md", "search": "She said \"yes\" and didn't wait.", "replace": "She said \"no\" and didn't wait."}),
+    )
+    .ok();
+    assert_eq!(out.data()["match"], "punctuation");
+    assert_eq!(
+        ws.read_string("doc.md"),
+        "# Notes\n\nShe said “no” and didn’t wait.\n"
+    );
 }
 
 #[test]

@@ -550,7 +550,11 @@ fn lead(line: &str) -> &str {
 /// `replace` the model's. Lines of `replace` equal to a line of `search` take the file's line
 /// verbatim (so untouched lines keep their exact bytes: indentation, quotes, trailing spaces);
 /// new lines are re-indented by the offset between `search` and the file.
-pub fn adapt(matched: &str, search: &str, replace: &str) -> (String, IndentChange) {
+///
+/// With `typography` (the punctuation level), where the file's span uses only curly quotes of a
+/// kind and search used straight ones, the new lines get curly quotes too, so a change to
+/// typeset prose keeps its style.
+pub fn adapt(matched: &str, search: &str, replace: &str, typography: bool) -> (String, IndentChange) {
     let file_lines: Vec<&str> = matched.split('\n').collect();
     let search_lines: Vec<&str> = search.split('\n').collect();
     if file_lines.len() != search_lines.len() {
@@ -571,6 +575,14 @@ pub fn adapt(matched: &str, search: &str, replace: &str) -> (String, IndentChang
             }
         }
     }
+    let curls = |straight: char, open: char, close: char| {
+        typography
+            && search.contains(straight)
+            && !matched.contains(straight)
+            && (matched.contains(open) || matched.contains(close))
+    };
+    let curl_doubles = curls('"', '\u{201C}', '\u{201D}');
+    let curl_singles = curls('\'', '\u{2018}', '\u{2019}');
     let first_takes_file_lead = !search_lines[0].trim_matches(is_blank).is_empty()
         && lead(search_lines[0]).is_empty()
         && !lead(file_lines[0]).is_empty();
@@ -584,6 +596,13 @@ pub fn adapt(matched: &str, search: &str, replace: &str) -> (String, IndentChang
             out.push(line.to_string());
             continue;
         }
+        let curled;
+        let line: &str = if curl_doubles || curl_singles {
+            curled = curl_quotes(line, curl_doubles, curl_singles);
+            &curled
+        } else {
+            line
+        };
         if i == 0 && first_takes_file_lead && lead(line).is_empty() {
             out.push(format!("{}{line}", lead(file_lines[0])));
             continue;
@@ -599,6 +618,40 @@ pub fn adapt(matched: &str, search: &str, replace: &str) -> (String, IndentChang
         });
     }
     (out.join("\n"), change.0)
+}
+
+/// Straight quotes as typographic ones: a quote after the start, a space or an opening bracket
+/// opens, any other closes; a single quote between two letters is an apostrophe.
+fn curl_quotes(line: &str, doubles: bool, singles: bool) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let opens_after =
+        |prev: Option<&char>| prev.is_none_or(|p| p.is_whitespace() || "([{<\u{2014}\u{2013}".contains(*p));
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let prev = if i == 0 { None } else { chars.get(i - 1) };
+            match c {
+                '"' if doubles => {
+                    if opens_after(prev) {
+                        '\u{201C}'
+                    } else {
+                        '\u{201D}'
+                    }
+                }
+                '\'' if singles => {
+                    let between_letters = prev.is_some_and(|p| p.is_alphanumeric())
+                        && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+                    if !between_letters && opens_after(prev) {
+                        '\u{2018}'
+                    } else {
+                        '\u{2019}'
+                    }
+                }
+                other => other,
+            }
+        })
+        .collect()
 }
 
 /// The indentation offset between the search lines and the file lines they matched.
@@ -709,10 +762,10 @@ mod tests {
         let matched = "\tif a {\n\t\tb();  \n\t}";
         let search = "if a {\n    b();\n}";
         let replace = "if a {\n    b();\n    c();\n}";
-        let (text, change) = adapt(matched, search, replace);
+        let (text, change) = adapt(matched, search, replace, false);
         assert_eq!(change, IndentChange::Mapped);
         assert_eq!(text, "\tif a {\n\t\tb();  \n\t\tc();\n\t}");
-        let (text, change) = adapt("    x = 1\n    y = 2", "x = 1\ny = 2", "x = 1\ny = 3");
+        let (text, change) = adapt("    x = 1\n    y = 2", "x = 1\ny = 2", "x = 1\ny = 3", false);
         assert_eq!(change, IndentChange::Added("    ".into()));
         assert_eq!(text, "    x = 1\n    y = 3");
     }
@@ -723,5 +776,17 @@ mod tests {
         assert_eq!(index.count(), 2);
         assert_eq!(index.number_at(0), 1);
         assert_eq!(index.number_at(2), 2);
+    }
+
+    #[test]
+    fn typography_follows_the_file() {
+        let matched = "She said “yes” and didn’t look back.";
+        let search = "She said \"yes\" and didn't look back.";
+        let replace = "She said \"no\" and didn't look 'back'.";
+        let (text, _) = adapt(matched, search, replace, true);
+        assert_eq!(text, "She said “no” and didn’t look ‘back’.");
+        // Straight quotes in the file's span: nothing is curled.
+        let (text, _) = adapt("print(\"“hi”\")", "print(\"\"hi\"\")", "print(\"\"yo\"\")", true);
+        assert_eq!(text, "print(\"\"yo\"\")");
     }
 }

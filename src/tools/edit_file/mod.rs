@@ -286,7 +286,8 @@ fn plan_search(display: &str, hay: &str, search: &str, args: &EditFileArgs) -> R
                 search = &search[..search.len() - 1];
                 replace = replace.strip_suffix('\n').unwrap_or(replace);
             }
-            let (text, change) = matching::adapt(matched, search, replace);
+            let typography = found.level == Level::Punctuation;
+            let (text, change) = matching::adapt(matched, search, replace, typography);
             indent = change;
             text
         };
