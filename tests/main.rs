@@ -6,6 +6,7 @@ mod apply_patch_conformance;
 mod approvals;
 mod catalog;
 mod edit_file;
+mod edit_file_disk;
 mod envelope;
 mod exec_shell;
 mod fetch_url;

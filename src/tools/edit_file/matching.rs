@@ -20,15 +20,13 @@
 //!
 //! Every fuzzy level only *locates* a span. The caller replaces that span and nothing else, and
 //! an ambiguous fuzzy hit is reported with its candidate lines, never guessed. Within the span,
-//! [`adapt`] keeps the file's own bytes for every line the replacement leaves unchanged, and
-//! shifts new lines by the indentation offset between the search and the file.
+//! [`super::adapt::adapt`] keeps the file's own bytes for every line the replacement leaves
+//! unchanged, and shifts new lines by the indentation offset between the search and the file.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 use regex::Regex;
-use similar::{Algorithm, DiffOp};
 
 /// Which level of the ladder located the span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -495,217 +493,6 @@ impl Numbered {
     }
 }
 
-/// How the replacement's indentation was changed to fit the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IndentChange {
-    /// None needed.
-    Kept,
-    /// The file is indented deeper by this prefix on every line; new lines got it too.
-    Added(String),
-    /// The search was indented deeper by this prefix; new lines lost it.
-    Removed(String),
-    /// The indentation differed line by line but consistently (say tabs for spaces); new lines
-    /// were mapped the same way.
-    Mapped,
-    /// Inconsistent: the replacement's new lines were inserted as given.
-    AsGiven,
-}
-
-impl IndentChange {
-    pub fn describe(&self) -> Option<String> {
-        let show = |p: &str| {
-            let tabs = p.matches('\t').count();
-            let spaces = p.matches(' ').count();
-            match (tabs, spaces) {
-                (0, s) => format!("{s} space{}", if s == 1 { "" } else { "s" }),
-                (t, 0) => format!("{t} tab{}", if t == 1 { "" } else { "s" }),
-                _ => format!("{p:?}"),
-            }
-        };
-        match self {
-            IndentChange::Kept => None,
-            IndentChange::Added(p) => Some(format!(
-                "The file's lines are indented {} deeper than search; the replacement's new lines were shifted right by the same.",
-                show(p)
-            )),
-            IndentChange::Removed(p) => Some(format!(
-                "search was indented {} deeper than the file; the replacement's new lines were shifted left by the same.",
-                show(p)
-            )),
-            IndentChange::Mapped => Some(
-                "The file indents differently from search (for example tabs for spaces); the replacement's new lines were re-indented the same way.".to_string(),
-            ),
-            IndentChange::AsGiven => Some(
-                "The indentation of search differs from the file's unevenly, so the replacement's new lines were inserted as given; check the indentation in the diff.".to_string(),
-            ),
-        }
-    }
-}
-
-fn lead(line: &str) -> &str {
-    &line[..line.len() - line.trim_start_matches(is_blank).len()]
-}
-
-/// The replacement for one fuzzy hit. `matched` is the file's text in the span, `search` and
-/// `replace` the model's. Lines of `replace` equal to a line of `search` take the file's line
-/// verbatim (so untouched lines keep their exact bytes: indentation, quotes, trailing spaces);
-/// new lines are re-indented by the offset between `search` and the file.
-///
-/// With `typography` (the punctuation level), where the file's span uses only curly quotes of a
-/// kind and search used straight ones, the new lines get curly quotes too, so a change to
-/// typeset prose keeps its style.
-pub fn adapt(matched: &str, search: &str, replace: &str, typography: bool) -> (String, IndentChange) {
-    let file_lines: Vec<&str> = matched.split('\n').collect();
-    let search_lines: Vec<&str> = search.split('\n').collect();
-    if file_lines.len() != search_lines.len() {
-        return (replace.to_string(), IndentChange::AsGiven);
-    }
-    let replace_lines: Vec<&str> = replace.split('\n').collect();
-    let change = indent_change(&search_lines, &file_lines);
-    let mut from_file: Vec<Option<usize>> = vec![None; replace_lines.len()];
-    for op in similar::capture_diff_slices(Algorithm::Myers, &search_lines, &replace_lines) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                from_file[new_index + t] = Some(old_index + t);
-            }
-        }
-    }
-    let curls = |straight: char, open: char, close: char| {
-        typography
-            && search.contains(straight)
-            && !matched.contains(straight)
-            && (matched.contains(open) || matched.contains(close))
-    };
-    let curl_doubles = curls('"', '\u{201C}', '\u{201D}');
-    let curl_singles = curls('\'', '\u{2018}', '\u{2019}');
-    let first_takes_file_lead = !search_lines[0].trim_matches(is_blank).is_empty()
-        && lead(search_lines[0]).is_empty()
-        && !lead(file_lines[0]).is_empty();
-    let mut out: Vec<String> = Vec::with_capacity(replace_lines.len());
-    for (i, line) in replace_lines.iter().enumerate() {
-        if let Some(j) = from_file[i] {
-            out.push(file_lines[j].to_string());
-            continue;
-        }
-        if line.trim_matches(is_blank).is_empty() {
-            out.push(line.to_string());
-            continue;
-        }
-        let curled;
-        let line: &str = if curl_doubles || curl_singles {
-            curled = curl_quotes(line, curl_doubles, curl_singles);
-            &curled
-        } else {
-            line
-        };
-        if i == 0 && first_takes_file_lead && lead(line).is_empty() {
-            out.push(format!("{}{line}", lead(file_lines[0])));
-            continue;
-        }
-        out.push(match &change.0 {
-            IndentChange::Added(p) => format!("{p}{line}"),
-            IndentChange::Removed(p) => line.strip_prefix(p.as_str()).unwrap_or(line).to_string(),
-            IndentChange::Mapped => match change.1.get(lead(line)) {
-                Some(to) => format!("{to}{}", line.trim_start_matches(is_blank)),
-                None => line.to_string(),
-            },
-            IndentChange::Kept | IndentChange::AsGiven => line.to_string(),
-        });
-    }
-    (out.join("\n"), change.0)
-}
-
-/// Straight quotes as typographic ones: a quote after the start, a space or an opening bracket
-/// opens, any other closes; a single quote between two letters is an apostrophe.
-fn curl_quotes(line: &str, doubles: bool, singles: bool) -> String {
-    let chars: Vec<char> = line.chars().collect();
-    let opens_after =
-        |prev: Option<&char>| prev.is_none_or(|p| p.is_whitespace() || "([{<\u{2014}\u{2013}".contains(*p));
-    chars
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            let prev = if i == 0 { None } else { chars.get(i - 1) };
-            match c {
-                '"' if doubles => {
-                    if opens_after(prev) {
-                        '\u{201C}'
-                    } else {
-                        '\u{201D}'
-                    }
-                }
-                '\'' if singles => {
-                    let between_letters = prev.is_some_and(|p| p.is_alphanumeric())
-                        && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
-                    if !between_letters && opens_after(prev) {
-                        '\u{2018}'
-                    } else {
-                        '\u{2019}'
-                    }
-                }
-                other => other,
-            }
-        })
-        .collect()
-}
-
-/// The indentation offset between the search lines and the file lines they matched.
-fn indent_change(search: &[&str], file: &[&str]) -> (IndentChange, BTreeMap<String, String>) {
-    let pairs: Vec<(&str, &str)> = search
-        .iter()
-        .zip(file)
-        .filter(|(s, _)| !s.trim_matches(is_blank).is_empty())
-        .map(|(s, f)| (lead(s), lead(f)))
-        .collect();
-    let uniform = |pairs: &[(&str, &str)]| -> Option<IndentChange> {
-        if pairs.iter().all(|(s, f)| s == f) {
-            return Some(IndentChange::Kept);
-        }
-        let (s0, f0) = pairs.first()?;
-        if let Some(p) = f0.strip_suffix(s0).filter(|p| !p.is_empty()) {
-            if pairs
-                .iter()
-                .all(|(s, f)| f.len() == s.len() + p.len() && f.starts_with(p) && f.ends_with(s))
-            {
-                return Some(IndentChange::Added(p.to_string()));
-            }
-        }
-        if let Some(p) = s0.strip_suffix(f0).filter(|p| !p.is_empty()) {
-            if pairs
-                .iter()
-                .all(|(s, f)| s.len() == f.len() + p.len() && s.starts_with(p) && s.ends_with(f))
-            {
-                return Some(IndentChange::Removed(p.to_string()));
-            }
-        }
-        None
-    };
-    if let Some(change) = uniform(&pairs) {
-        return (change, BTreeMap::new());
-    }
-    // The first line copied without its indentation (as if from the middle of the line): judge
-    // by the others.
-    if pairs.len() > 1 && pairs[0].0.is_empty() {
-        if let Some(change) = uniform(&pairs[1..]) {
-            return (change, BTreeMap::new());
-        }
-    }
-    let mut map = BTreeMap::new();
-    for (s, f) in &pairs {
-        if let Some(existing) = map.insert(s.to_string(), f.to_string()) {
-            if existing != *f {
-                return (IndentChange::AsGiven, BTreeMap::new());
-            }
-        }
-    }
-    (IndentChange::Mapped, map)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -758,35 +545,10 @@ mod tests {
     }
 
     #[test]
-    fn adapt_shifts_new_lines_and_keeps_unchanged_ones() {
-        let matched = "\tif a {\n\t\tb();  \n\t}";
-        let search = "if a {\n    b();\n}";
-        let replace = "if a {\n    b();\n    c();\n}";
-        let (text, change) = adapt(matched, search, replace, false);
-        assert_eq!(change, IndentChange::Mapped);
-        assert_eq!(text, "\tif a {\n\t\tb();  \n\t\tc();\n\t}");
-        let (text, change) = adapt("    x = 1\n    y = 2", "x = 1\ny = 2", "x = 1\ny = 3", false);
-        assert_eq!(change, IndentChange::Added("    ".into()));
-        assert_eq!(text, "    x = 1\n    y = 3");
-    }
-
-    #[test]
     fn line_index_numbers() {
         let index = LineIndex::new("a\nb\n");
         assert_eq!(index.count(), 2);
         assert_eq!(index.number_at(0), 1);
         assert_eq!(index.number_at(2), 2);
-    }
-
-    #[test]
-    fn typography_follows_the_file() {
-        let matched = "She said “yes” and didn’t look back.";
-        let search = "She said \"yes\" and didn't look back.";
-        let replace = "She said \"no\" and didn't look 'back'.";
-        let (text, _) = adapt(matched, search, replace, true);
-        assert_eq!(text, "She said “no” and didn’t look ‘back’.");
-        // Straight quotes in the file's span: nothing is curled.
-        let (text, _) = adapt("print(\"“hi”\")", "print(\"\"hi\"\")", "print(\"\"yo\"\")", true);
-        assert_eq!(text, "print(\"\"yo\"\")");
     }
 }

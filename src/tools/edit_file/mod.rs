@@ -1,6 +1,7 @@
 //! edit_file: replace text in a file this session has read, located by the matching ladder,
 //! written atomically in the file's own encoding and line endings.
 
+mod adapt;
 mod diagnose;
 mod matching;
 
@@ -14,7 +15,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::file_change;
 use crate::line_endings::{to_lf, LfEdit};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use matching::{IndentChange, Level};
+use adapt::IndentChange;
+use matching::Level;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "edit_file",
@@ -287,7 +289,7 @@ fn plan_search(display: &str, hay: &str, search: &str, args: &EditFileArgs) -> R
                 replace = replace.strip_suffix('\n').unwrap_or(replace);
             }
             let typography = found.level == Level::Punctuation;
-            let (text, change) = matching::adapt(matched, search, replace, typography);
+            let (text, change) = adapt::adapt(matched, search, replace, typography);
             indent = change;
             text
         };
