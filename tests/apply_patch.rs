@@ -700,3 +700,42 @@ fn one_file_changed_twice_and_moved_in_one_patch() {
     assert!(!ws.exists("a.txt"));
     assert_eq!(ws.read_string("b/a.txt"), "ONE\ntwo\nTHREE\n");
 }
+
+#[test]
+fn a_long_diff_is_cut_in_output_and_whole_in_data() {
+    let ws = Ws::new();
+    let line = |i: usize| format!("line {i} of a file with a thousand small changes");
+    let body: String = (1..=2000).map(|i| format!("{}\n", line(i))).collect();
+    ws.write("big.txt", &body);
+    read_all(&ws, &["big.txt"]);
+    let mut text = String::from("--- a/big.txt\n+++ b/big.txt\n");
+    for i in (1..=2000).step_by(2) {
+        text.push_str(&format!(
+            "@@ -{i} +{i} @@\n-{}\n+{} (changed)\n",
+            line(i),
+            line(i)
+        ));
+    }
+    let out = ws
+        .run_stdin(&["apply_patch"], &json!({ "patch": text }).to_string())
+        .ok();
+    assert_eq!(out.data()["hunks_applied"], 1000);
+    assert!(
+        out.output().contains("more hunks) are in data.diff]"),
+        "{}",
+        &out.output()[..200]
+    );
+    assert!(out.output().len() < 45_000);
+    let diff = out.data()["diff"].as_str().unwrap();
+    assert_eq!(diff.matches("@@ -").count(), 1000);
+    let expected: String = (1..=2000)
+        .map(|i| {
+            if i % 2 == 1 {
+                format!("{} (changed)\n", line(i))
+            } else {
+                format!("{}\n", line(i))
+            }
+        })
+        .collect();
+    assert_eq!(ws.read_string("big.txt"), expected);
+}

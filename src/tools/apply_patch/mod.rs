@@ -43,6 +43,10 @@ Examples:
 /// The longest patch accepted, in bytes.
 pub const MAX_PATCH_BYTES: usize = 64 * 1024 * 1024;
 
+/// The diff shown in `output` is cut (at a line, with a note) past this many bytes; `data.diff`
+/// always holds all of it. A model gains nothing from a thousand hunks it just wrote.
+const MAX_OUTPUT_DIFF_BYTES: usize = 40_000;
+
 /// How many per-hunk fuzz notes the output lists before summarizing the rest.
 const MAX_FUZZ_NOTES: usize = 10;
 
@@ -84,7 +88,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let mut output = if diff.is_empty() {
         summary
     } else {
-        format!("{summary}\n{diff}")
+        format!("{summary}\n{}", shown_diff(&diff))
     };
     output.truncate(output.trim_end().len());
     Ok(ToolOutput::new(output)
@@ -94,6 +98,27 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .with("hunks_applied", hunks_applied)
         .with("fuzz", fuzz.map(locate::Fuzz::as_str))
         .with("diff", diff))
+}
+
+/// The diff for `output`: whole, or cut at a line boundary with a note saying how much is left
+/// and where it is.
+fn shown_diff(diff: &str) -> std::borrow::Cow<'_, str> {
+    if diff.len() <= MAX_OUTPUT_DIFF_BYTES {
+        return diff.into();
+    }
+    let mut cut = MAX_OUTPUT_DIFF_BYTES;
+    while !diff.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = diff[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &diff[cut..];
+    let hunks = rest.lines().filter(|l| l.starts_with("@@ ")).count();
+    format!(
+        "{}[diff cut: {} more lines ({hunks} more hunks) are in data.diff]\n",
+        &diff[..cut],
+        rest.lines().count()
+    )
+    .into()
 }
 
 /// Detects the format and parses.
