@@ -173,6 +173,9 @@ fn directories_are_refused() {
     let out = write(&ws, json!({"path": "d", "content": "x"})).err("is_directory");
     assert!(out.message().contains("path=\"d/NAME\""), "{}", out.message());
     write(&ws, json!({"path": "e/", "content": "x"})).err("invalid_arguments");
+    ws.write("notes.txt", "n");
+    let out = write(&ws, json!({"path": "notes.txt/x", "content": "x"})).err("invalid_arguments");
+    assert!(out.message().contains("which is a file"), "{}", out.message());
 }
 
 #[test]

@@ -65,8 +65,24 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .with("path", path.display.clone())),
         Ok(_) => replace(ctx, &args, &path, notices),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, &args, &path, notices),
-        Err(err) => Err(ToolError::io(&path.display, "inspect", &err)),
+        Err(err) => {
+            Err(through_a_file(ctx, &path).unwrap_or_else(|| ToolError::io(&path.display, "inspect", &err)))
+        }
     }
+}
+
+/// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
+fn through_a_file(ctx: &Context, path: &WsPath) -> Option<ToolError> {
+    let file = path.abs.ancestors().skip(1).find(|a| a.exists())?;
+    if file.is_dir() {
+        return None;
+    }
+    let file = ctx.workspace.display(file);
+    Some(ToolError::invalid(format!(
+        "`{}` goes through `{file}`, which is a file, not a directory, so nothing can be created \
+         inside it. Choose a path whose parent is a directory (or remove `{file}` first).",
+        path.display
+    )))
 }
 
 /// A notice when `given` is a symlink that is written through to its (in-workspace) target.

@@ -501,10 +501,13 @@ fn line_numbers(hay: &str, ranges: &[Range<usize>]) -> Vec<usize> {
 }
 
 fn list_lines(lines: &[usize]) -> String {
-    let shown: Vec<String> = lines.iter().take(LISTED_LINES).map(|n| n.to_string()).collect();
+    // Several matches on one line are listed once.
+    let mut unique = lines.to_vec();
+    unique.dedup();
+    let shown: Vec<String> = unique.iter().take(LISTED_LINES).map(|n| n.to_string()).collect();
     let mut text = shown.join(", ");
-    if lines.len() > LISTED_LINES {
-        text.push_str(&format!(" and {} more", lines.len() - LISTED_LINES));
+    if unique.len() > LISTED_LINES {
+        text.push_str(&format!(" and {} more", unique.len() - LISTED_LINES));
     }
     text
 }
