@@ -472,3 +472,35 @@ fn the_wrapper_leaves_no_trace_under_set_x_or_a_printf_function() {
     let out = shell(&ws, "printf() { echo fake; }; cd ..").ok();
     assert_eq!(out.data()["cwd"], ".");
 }
+
+#[test]
+fn the_probe_index_follows_new_reads_and_catches_rewrites_after_verification() {
+    let ws = Ws::new();
+    ws.write("a.txt", "aaaa\n");
+    ws.read_via_tool("a.txt");
+    shell(&ws, "true").ok();
+    // Past one timestamp tick the index is trusted and a.txt's unchanged content verified.
+    std::thread::sleep(Duration::from_millis(2200));
+    assert!(shell(&ws, "true").ok().notices().is_empty());
+    assert!(shell(&ws, "true").ok().notices().is_empty());
+    // A read after that is seen (the record directory changed).
+    ws.write("b.txt", "bbbb\n");
+    ws.read_via_tool("b.txt");
+    let out = shell(&ws, "echo more >> b.txt").ok();
+    assert!(
+        out.notices().iter().any(|n| n.contains("b.txt (changed)")),
+        "{:?}",
+        out.notices()
+    );
+    // A same-size rewrite that restores the mtime moves the ctime, so the verified file is hashed.
+    let out = shell(
+        &ws,
+        "touch -r a.txt stamp && printf 'zzzz\\n' > a.txt && touch -r stamp a.txt",
+    )
+    .ok();
+    assert!(
+        out.notices().iter().any(|n| n.contains("a.txt (changed)")),
+        "{:?}",
+        out.notices()
+    );
+}
