@@ -60,9 +60,7 @@ struct Index {
 /// Re-checks the session's read files; returns the notice for newly drifted ones, if any.
 pub fn probe(state: &State, root: &Path) -> Option<String> {
     let mut drifted: Vec<(Record, Drift)> = Vec::new();
-    let Some((mut index, mut dirty)) = load_index(state) else {
-        return None;
-    };
+    let (mut index, mut dirty) = load_index(state)?;
     let root_dir = RootDir::open(root);
     let now = now_ns();
     for entry in index.entries.iter_mut() {
