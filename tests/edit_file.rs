@@ -145,7 +145,10 @@ fn occurrence_below_one_is_refused() {
 fn search_with_anchors_is_refused() {
     refused(
         json!({"path": "a.txt", "search": "x", "replace": "z", "search_start": "x", "search_end": "y"}),
-        &["not both"],
+        &[
+            "cannot be combined",
+            "pass search_start and search_end together, or neither",
+        ],
     );
 }
 

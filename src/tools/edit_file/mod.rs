@@ -79,8 +79,9 @@ fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
     let mode = match (&args.search, &args.search_start, &args.search_end) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return invalid(
-                "pass either search (the exact text to replace) or search_start and search_end \
-                 (a range), not both. Call again with only one of them."
+                "search cannot be combined with search_start/search_end: pass either search (the \
+                 exact text to replace) or a range, and pass search_start and search_end together, \
+                 or neither. Call again with only one of the two forms."
                     .into(),
             )
         }
