@@ -8,46 +8,42 @@
 
 use std::fmt::Write as _;
 
-use super::locate::{self, best_effort, find_line, Fuzz, Located, Search, MAX_WINDOW};
+use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, MAX_WINDOW};
 use super::model::{FilePatch, Hunk, Tag};
 use super::unified::clip;
 use crate::error::{ErrorCode, ToolError};
 
-/// A file's text as lines.
+/// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large
+/// file has hundreds of thousands).
 pub struct FileText<'a> {
     text: &'a str,
-    /// Each line without its ending (`\n`, or `\r\n`); only the last may have none.
-    pub contents: Vec<&'a str>,
+    starts: Vec<u32>,
     /// The ending most lines use; what added lines get.
     pub ending: &'static str,
     pub final_newline: bool,
 }
 
 impl<'a> FileText<'a> {
+    /// `text` is at most [`crate::file_change::MAX_FILE_BYTES`] long, well under 4 GB.
     pub fn new(text: &'a str) -> FileText<'a> {
-        let mut contents = Vec::with_capacity(text.len() / 40 + 1);
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         let (mut crlf, mut lf) = (0usize, 0usize);
         let mut start = 0;
         for pos in memchr::memchr_iter(b'\n', text.as_bytes()) {
-            let line = &text[start..pos];
-            match line.strip_suffix('\r') {
-                Some(content) => {
-                    contents.push(content);
-                    crlf += 1;
-                }
-                None => {
-                    contents.push(line);
-                    lf += 1;
-                }
+            starts.push(start as u32);
+            if pos > start && text.as_bytes()[pos - 1] == b'\r' {
+                crlf += 1;
+            } else {
+                lf += 1;
             }
             start = pos + 1;
         }
         if start < text.len() {
-            contents.push(&text[start..]);
+            starts.push(start as u32);
         }
         FileText {
             text,
-            contents,
+            starts,
             ending: if crlf > lf { "\r\n" } else { "\n" },
             final_newline: text.is_empty() || text.ends_with('\n'),
         }
@@ -55,23 +51,36 @@ impl<'a> FileText<'a> {
 
     /// Byte offset where line `i` starts (`text.len()` past the last line).
     fn start(&self, i: usize) -> usize {
-        match self.contents.get(i) {
-            Some(line) => line.as_ptr() as usize - self.text.as_ptr() as usize,
-            None => self.text.len(),
-        }
+        self.starts.get(i).map_or(self.text.len(), |&s| s as usize)
+    }
+
+    /// Line `i` with its ending.
+    fn whole(&self, i: usize) -> &'a str {
+        &self.text[self.start(i)..self.start(i + 1)]
     }
 
     /// Line `i`'s own ending.
     fn ending_of(&self, i: usize) -> &'a str {
-        let end = self.start(i) + self.contents[i].len();
-        let rest = &self.text[end..];
-        if rest.starts_with("\r\n") {
-            &rest[..2]
-        } else if rest.starts_with('\n') {
-            &rest[..1]
+        let whole = self.whole(i);
+        if whole.ends_with("\r\n") {
+            &whole[whole.len() - 2..]
+        } else if whole.ends_with('\n') {
+            &whole[whole.len() - 1..]
         } else {
             ""
         }
+    }
+}
+
+impl Lines for FileText<'_> {
+    fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let whole = self.whole(i);
+        let whole = whole.strip_suffix('\n').unwrap_or(whole);
+        whole.strip_suffix('\r').unwrap_or(whole)
     }
 }
 
@@ -236,7 +245,7 @@ pub struct Target<'p> {
 pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
     let file = FileText::new(text);
     let patch = target.patch;
-    let n = file.contents.len();
+    let n = file.count();
     let mut out = Out {
         splice: Splice::default(),
         lines: 0,
@@ -319,7 +328,7 @@ fn place(
     cursor: usize,
     offset: isize,
 ) -> Result<(usize, Fuzz), Failure> {
-    let n = file.contents.len();
+    let n = file.count();
     let search = match hunk.old_start {
         Some(start) => {
             let base = if pattern.is_empty() {
@@ -339,7 +348,7 @@ fn place(
         None => {
             let mut from = cursor;
             for (k, anchor) in hunk.anchors.iter().enumerate() {
-                let Some((i, _)) = find_line(&file.contents, anchor, from) else {
+                let Some((i, _)) = find_line(file, anchor, from) else {
                     return Err(Failure::Anchor {
                         anchor: anchor.clone(),
                         from,
@@ -367,7 +376,7 @@ fn place(
             }
         }
     };
-    match locate::locate(&file.contents, pattern, search) {
+    match locate::locate(file, pattern, search) {
         Located::Found { at, fuzz } => Ok((at, fuzz)),
         Located::Ambiguous { first, second, fuzz } => Err(Failure::Ambiguous { first, second, fuzz }),
         Located::NotFound => Err(Failure::NotFound { search }),
@@ -433,7 +442,7 @@ impl Failure {
                 error(message)
             }
             Failure::NotFound { search } => {
-                let n = file.contents.len();
+                let n = file.count();
                 let (lo, hi, expected) = match search {
                     Search::Near { expected, min } => (
                         expected.saturating_sub(MAX_WINDOW).max(min),
@@ -443,7 +452,7 @@ impl Failure {
                     Search::Forward { from, .. } => (from, n, from),
                     Search::AtEnd { min } => (min, n, n.saturating_sub(pattern.len())),
                 };
-                let (best, score) = best_effort(&file.contents, pattern, lo, hi, expected);
+                let (best, score) = best_effort(file, pattern, lo, hi, expected);
                 let _ = write!(message, "\n{}\n", expected_block(pattern));
                 message.push_str(&nearby(file, pattern, best, score));
                 let mut hints = Vec::new();
@@ -510,7 +519,7 @@ fn expected_block(pattern: &[&str]) -> String {
 
 /// The file's text around the best position, numbered, with differing lines marked.
 fn nearby(file: &FileText, pattern: &[&str], best: usize, score: usize) -> String {
-    let n = file.contents.len();
+    let n = file.count();
     if n == 0 {
         return "The file is empty.\n".to_string();
     }
@@ -525,15 +534,15 @@ fn nearby(file: &FileText, pattern: &[&str], best: usize, score: usize) -> Strin
     let mut differing = Vec::new();
     for i in lo..hi {
         let in_hunk = i >= best && i - best < pattern.len();
-        let differs = in_hunk && !Fuzz::Punctuation.same(file.contents[i], pattern[i - best]);
+        let differs = in_hunk && !Fuzz::Punctuation.same(file.line(i), pattern[i - best]);
         if differs {
             differing.push(format!("{} (hunk line {})", i + 1, i - best + 1));
         }
         let mark = if differs { '!' } else { ' ' };
-        let _ = write!(text, "\n{mark}{:>6}│ {}", i + 1, clip(file.contents[i]));
+        let _ = write!(text, "\n{mark}{:>6}│ {}", i + 1, clip(file.line(i)));
     }
     let past = (best..(best + pattern.len()).min(n))
-        .filter(|&i| !Fuzz::Punctuation.same(file.contents[i], pattern[i - best]))
+        .filter(|&i| !Fuzz::Punctuation.same(file.line(i), pattern[i - best]))
         .count();
     if differing.is_empty() && past == 0 && best + pattern.len() > n {
         text.push_str("\nThe hunk runs past the end of the file.");
@@ -563,11 +572,11 @@ fn already_applied(file: &FileText, hunk: &Hunk, lo: usize, hi: usize) -> bool {
     if new.is_empty() || !hunk.body.iter().any(|l| l.tag != Tag::Context) {
         return false;
     }
-    let n = file.contents.len();
+    let n = file.count();
     let mid = (lo + hi.min(n)) / 2;
     matches!(
         locate::locate(
-            &file.contents,
+            file,
             &new,
             Search::Near {
                 expected: mid,
@@ -593,11 +602,11 @@ fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_a
     for line in &hunk.body {
         match line.tag {
             Tag::Context => {
-                let _ = writeln!(diff, " {}", file.contents[j]);
+                let _ = writeln!(diff, " {}", file.line(j));
                 j += 1;
             }
             Tag::Remove => {
-                let _ = writeln!(diff, "-{}", file.contents[j]);
+                let _ = writeln!(diff, "-{}", file.line(j));
                 j += 1;
             }
             Tag::Add => {

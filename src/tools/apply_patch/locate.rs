@@ -71,6 +71,22 @@ pub fn fold_punctuation(text: &str) -> impl Iterator<Item = char> + '_ {
     })
 }
 
+/// Random access to a file's lines, without their endings.
+pub trait Lines {
+    fn count(&self) -> usize;
+    fn line(&self, i: usize) -> &str;
+}
+
+impl Lines for [&str] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn line(&self, i: usize) -> &str {
+        self[i]
+    }
+}
+
 /// Where to look.
 #[derive(Debug, Clone, Copy)]
 pub enum Search {
@@ -91,17 +107,17 @@ pub enum Located {
     NotFound,
 }
 
-fn matches_at(file: &[&str], pattern: &[&str], at: usize, fuzz: Fuzz) -> bool {
-    at + pattern.len() <= file.len()
+fn matches_at<L: Lines + ?Sized>(file: &L, pattern: &[&str], at: usize, fuzz: Fuzz) -> bool {
+    at + pattern.len() <= file.count()
         && pattern
             .iter()
-            .zip(&file[at..at + pattern.len()])
-            .all(|(p, f)| fuzz.same(f, p))
+            .enumerate()
+            .all(|(k, p)| fuzz.same(file.line(at + k), p))
 }
 
 /// Finds `pattern` (the hunk's old lines) in `file`.
-pub fn locate(file: &[&str], pattern: &[&str], search: Search) -> Located {
-    let n = file.len();
+pub fn locate<L: Lines + ?Sized>(file: &L, pattern: &[&str], search: Search) -> Located {
+    let n = file.count();
     let len = pattern.len();
     if len > n {
         return Located::NotFound;
@@ -152,28 +168,35 @@ pub fn locate(file: &[&str], pattern: &[&str], search: Search) -> Located {
 
 /// Finds a single line (a `@@ <context>` anchor) at or after `from`: the first hit at the
 /// strictest level that has one.
-pub fn find_line(file: &[&str], line: &str, from: usize) -> Option<(usize, Fuzz)> {
+pub fn find_line<L: Lines + ?Sized>(file: &L, line: &str, from: usize) -> Option<(usize, Fuzz)> {
     Fuzz::LEVELS.into_iter().find_map(|fuzz| {
-        (from..file.len())
-            .find(|&i| fuzz.same(file[i], line))
+        (from..file.count())
+            .find(|&i| fuzz.same(file.line(i), line))
             .map(|i| (i, fuzz))
     })
 }
 
 /// The position in `range` where the most pattern lines match (whitespace-insensitively),
 /// nearest to `expected` on a tie: what a failure message shows as "closest text".
-pub fn best_effort(file: &[&str], pattern: &[&str], lo: usize, hi: usize, expected: usize) -> (usize, usize) {
-    if pattern.is_empty() || file.is_empty() {
-        return (expected.min(file.len()), 0);
+pub fn best_effort<L: Lines + ?Sized>(
+    file: &L,
+    pattern: &[&str],
+    lo: usize,
+    hi: usize,
+    expected: usize,
+) -> (usize, usize) {
+    let n = file.count();
+    if pattern.is_empty() || n == 0 {
+        return (expected.min(n), 0);
     }
-    let last = file.len().saturating_sub(pattern.len().min(file.len()));
+    let last = n.saturating_sub(pattern.len().min(n));
     let (lo, hi) = (lo.min(last), hi.min(last));
     let mut best = (lo, 0usize, usize::MAX);
     for p in lo..=hi {
         let score = pattern
             .iter()
-            .zip(file[p..].iter())
-            .filter(|(a, b)| Fuzz::Punctuation.same(b, a))
+            .enumerate()
+            .filter(|&(k, a)| p + k < n && Fuzz::Punctuation.same(file.line(p + k), a))
             .count();
         let distance = p.abs_diff(expected);
         if score > best.1 || (score == best.1 && distance < best.2) {
@@ -194,7 +217,7 @@ mod tests {
     #[test]
     fn exact_at_expected_position() {
         let file = lines("a\nb\nc\nd\n");
-        let found = locate(&file, &["b", "c"], Search::Near { expected: 1, min: 0 });
+        let found = locate(&file[..], &["b", "c"], Search::Near { expected: 1, min: 0 });
         assert_eq!(
             found,
             Located::Found {
@@ -212,7 +235,7 @@ mod tests {
         }
         let file = lines(&text);
         let found = locate(
-            &file,
+            &file[..],
             &["line 40", "line 41"],
             Search::Near { expected: 10, min: 0 },
         );
@@ -224,7 +247,7 @@ mod tests {
             }
         );
         let too_far = locate(
-            &file,
+            &file[..],
             &["line 90", "line 91"],
             Search::Near { expected: 10, min: 0 },
         );
@@ -234,7 +257,7 @@ mod tests {
     #[test]
     fn stricter_level_beats_nearer_position() {
         let file = lines("x  \ny\nq\nq\nx\ny\n");
-        let found = locate(&file, &["x", "y"], Search::Near { expected: 0, min: 0 });
+        let found = locate(&file[..], &["x", "y"], Search::Near { expected: 0, min: 0 });
         assert_eq!(
             found,
             Located::Found {
@@ -247,7 +270,7 @@ mod tests {
     #[test]
     fn equal_distance_is_ambiguous() {
         let file = lines("k\nz\nq\nz\nk\n");
-        let found = locate(&file, &["k"], Search::Near { expected: 2, min: 0 });
+        let found = locate(&file[..], &["k"], Search::Near { expected: 2, min: 0 });
         assert_eq!(
             found,
             Located::Ambiguous {
@@ -272,18 +295,18 @@ mod tests {
         let file = lines("}\nx\n}\n");
         let forward = |from, first| Search::Forward { from, first };
         assert!(matches!(
-            locate(&file, &["}"], forward(0, false)),
+            locate(&file[..], &["}"], forward(0, false)),
             Located::Ambiguous { .. }
         ));
         assert_eq!(
-            locate(&file, &["}"], forward(1, false)),
+            locate(&file[..], &["}"], forward(1, false)),
             Located::Found {
                 at: 2,
                 fuzz: Fuzz::Exact
             }
         );
         assert_eq!(
-            locate(&file, &["}"], forward(0, true)),
+            locate(&file[..], &["}"], forward(0, true)),
             Located::Found {
                 at: 0,
                 fuzz: Fuzz::Exact
