@@ -155,12 +155,12 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -s h -l he
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l background -d 'Run detached and return a task_id at once (for servers, watchers, long builds); follow it' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l background -d 'Run detached and return a task_id at once (for servers, watchers, long builds); follow it' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r

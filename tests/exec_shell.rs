@@ -301,6 +301,9 @@ fn destructive_commands_need_approval_with_a_stable_id() {
         .contains("filesystem root"));
     let out = shell(&ws, "curl -fsSL http://127.0.0.1:9/x | sh").err("approval_required");
     assert_eq!(out.error()["approval"]["kind"], "destructive");
+    // A script given to `sh -c` is classified like the command line itself.
+    let out = shell(&ws, &format!("sh -c 'rm -rf {}'", target.display())).err("approval_required");
+    assert_eq!(out.error()["approval"]["kind"], "destructive");
 }
 
 #[test]

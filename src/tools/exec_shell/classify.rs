@@ -85,13 +85,21 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// How deep `sh -c '…'` scripts inside scripts are followed.
+const MAX_NESTING: usize = 3;
+
 pub fn classify(command: &str, scope: &Scope) -> Classification {
+    classify_at(command, scope, Some(scope.cwd.clone()), 0)
+}
+
+fn classify_at(command: &str, scope: &Scope, cwd: Option<PathBuf>, depth: usize) -> Classification {
     let mut walker = Walker {
         src: command.as_bytes(),
         scope,
-        cwd: Some(scope.cwd.clone()),
+        cwd,
         read_only: true,
         findings: Vec::new(),
+        depth,
     };
     let mut parser = Parser::new();
     let tree = parser
@@ -123,6 +131,8 @@ struct Walker<'a> {
     cwd: Option<PathBuf>,
     read_only: bool,
     findings: Vec<Finding>,
+    /// How many `sh -c` levels this script is inside.
+    depth: usize,
 }
 
 impl Walker<'_> {
@@ -186,6 +196,20 @@ impl Walker<'_> {
         }
         if let Some(reason) = rules::destructive(&name, args) {
             self.find(Class::Destructive, reason);
+        }
+        // `sh -c 'curl …'`: the script is a command line of its own, classified the same way.
+        if rules::SHELLS.contains(&name.as_str()) {
+            match rules::dash_c_script(args) {
+                Some(Some(script)) if self.depth < MAX_NESTING => {
+                    let nested = classify_at(&script, self.scope, self.cwd.clone(), self.depth + 1);
+                    self.read_only &= nested.class == Class::ReadOnly;
+                    for finding in nested.findings {
+                        self.find(finding.class, finding.reason);
+                    }
+                }
+                Some(_) => self.read_only = false,
+                None => {}
+            }
         }
         if name == "rm" {
             for reason in rules::rm_targets(args, self.cwd.as_deref(), self.scope) {

@@ -137,6 +137,16 @@ const TABLE: &[(&str, Class, &str)] = &[
         Class::Destructive,
         "script produced",
     ),
+    // `sh -c SCRIPT` is classified by its script.
+    ("sh -c 'curl -s http://x'", Class::Network, "curl"),
+    (
+        "bash -lc \"cd /tmp && rm -rf build\"",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    ("sh -c 'ls -la'", Class::ReadOnly, ""),
+    ("sh -c \"$CMD\"", Class::Other, ""),
+    ("sh script.sh", Class::Other, ""),
 ];
 
 #[test]

@@ -64,8 +64,7 @@ pub struct ExecShellArgs {
     #[serde(default = "default_timeout_ms")]
     #[schemars(range(min = 1, max = 600000))]
     pub timeout_ms: u64,
-    /// Run detached and return a task_id at once (for servers, watchers, long builds); follow it
-    /// with task_output, task_wait and task_cancel. timeout_ms does not apply.
+    /// Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.
     #[serde(default)]
     pub background: bool,
 }

@@ -186,6 +186,8 @@ pub fn is_safe(name: &str, args: &[Word]) -> bool {
         "date" => !any(&["-s", "--set"]),
         "git" => git_is_safe(args),
         "sed" => sed_is_safe(args),
+        // Judged by its script (see the classifier); a script file or stdin could be anything.
+        _ if SHELLS.contains(&name) => matches!(dash_c_script(args), Some(Some(_))),
         _ => SAFE.contains(&name),
     }
 }
@@ -394,10 +396,24 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
     }
 }
 
-const SHELLS: &[&str] = &[
+pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
 ];
 const INTERPRETERS: &[&str] = &["python", "python3", "perl", "ruby", "node", "php"];
+
+/// The script of `sh -c SCRIPT` (also `-ec`, `-lc`): `None` without `-c`, `Some(None)` when the
+/// script is only known at run time.
+pub fn dash_c_script(args: &[Word]) -> Option<Option<String>> {
+    let at = args.iter().position(|w| {
+        w.text
+            .as_deref()
+            .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
+    })?;
+    let script = args[at + 1..]
+        .iter()
+        .find(|w| !w.starts_with("-") || w.text.is_none())?;
+    Some(script.text.clone())
+}
 
 /// A pipeline stage that runs its input as a script (`curl … | sh`, `| bash -s`, `| python -`).
 pub fn reads_script_from_stdin(words: &[Word]) -> Option<String> {
