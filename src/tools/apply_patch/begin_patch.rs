@@ -345,3 +345,39 @@ fn is_line_range(text: &str) -> bool {
     };
     ok(parts.next(), '-') && ok(parts.next(), '+') && parts.next().is_none()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heredoc_and_fence_frames() {
+        assert_eq!(heredoc_delimiter("apply_patch <<'EOF'"), Some("EOF"));
+        assert_eq!(heredoc_delimiter("cat <<-\"END\""), Some("END"));
+        assert_eq!(heredoc_delimiter("no heredoc"), None);
+        assert!(detect(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n"
+        ));
+        assert!(detect("```\n*** Begin Patch ***\n*** End Patch\n```"));
+        assert!(!detect("--- a/x\n+++ b/x\n"));
+    }
+
+    #[test]
+    fn stacked_anchors_and_chunks() {
+        let files = parse(
+            "*** Begin Patch\n*** Update File: a.py\n@@ class A\n@@ def f\n-x\n+y\n@@\n-z\n+w\n*** End of File\n*** End Patch",
+        )
+        .unwrap();
+        let hunks = &files[0].hunks;
+        assert_eq!(hunks.len(), 2);
+        assert_eq!(hunks[0].anchors, ["class A", "def f"]);
+        assert!(hunks[1].anchors.is_empty());
+        assert!(hunks[1].at_eof);
+    }
+
+    #[test]
+    fn unified_ranges_in_chunk_headers_are_separators() {
+        assert!(is_line_range("-12,4 +12,5"));
+        assert!(!is_line_range("def f():"));
+    }
+}

@@ -585,3 +585,70 @@ pub fn clip(text: &str) -> String {
         format!("{cut}…")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unquotes_git_paths() {
+        assert_eq!(
+            unquote_path("\"a/caf\\303\\251 x.txt\"", 1).unwrap(),
+            "a/café x.txt"
+        );
+        assert_eq!(
+            unquote_path("\"a/tab\\there\\\"q\\\"\"", 1).unwrap(),
+            "a/tab\there\"q\""
+        );
+        assert_eq!(unquote_path("plain/path", 1).unwrap(), "plain/path");
+        assert!(unquote_path("\"unterminated", 1).is_err());
+        assert!(unquote_path("\"bad \\9\"", 1).is_err());
+    }
+
+    #[test]
+    fn splits_diff_git_names_with_spaces() {
+        assert_eq!(
+            split_git_names("a/my file.txt b/my file.txt"),
+            Some(("a/my file.txt".into(), "b/my file.txt".into()))
+        );
+        assert_eq!(
+            split_git_names("\"a/x y\" \"b/x y\""),
+            Some(("a/x y".into(), "b/x y".into()))
+        );
+        assert_eq!(
+            split_git_names("a/old b/new"),
+            Some(("a/old".into(), "b/new".into()))
+        );
+    }
+
+    #[test]
+    fn strips_prefixes_by_what_exists() {
+        let exists = |p: &str| p == "src/x.rs" || p == "a/real.txt";
+        assert_eq!(strip_level(&["a/src/x.rs", "b/src/x.rs"], &exists), 1);
+        assert_eq!(strip_level(&["a/real.txt"], &exists), 0);
+        assert_eq!(strip_level(&["old/src/x.rs", "new/src/x.rs"], &exists), 1);
+        assert_eq!(strip_level(&["b/brand/new.txt"], &|_| false), 1);
+        assert_eq!(strip_level(&["notes.txt"], &|_| false), 0);
+    }
+
+    #[test]
+    fn hunk_ranges() {
+        assert_eq!(range("12,4"), Some((12, 4)));
+        assert_eq!(range("7"), Some((7, 1)));
+        assert_eq!(range("x"), None);
+    }
+
+    #[test]
+    fn parses_git_headers_without_hunks() {
+        let files = parse(
+            "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n\
+             diff --git a/m b/m\nold mode 100644\nnew mode 100755\n",
+            &|_| true,
+        )
+        .unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].path, "x");
+        assert_eq!(files[0].move_to.as_deref(), Some("y"));
+        assert_eq!(files[1].new_mode, Some(0o755));
+    }
+}
