@@ -507,3 +507,12 @@ fn the_probe_index_follows_new_reads_and_catches_rewrites_after_verification() {
         out.notices()
     );
 }
+
+#[test]
+fn a_death_by_signal_is_reported_like_the_shell_does() {
+    let ws = Ws::new();
+    let out = shell(&ws, "kill -9 $$").ok();
+    assert_eq!(out.data()["exit_code"], 137);
+    assert_eq!(out.data()["signal"], 9);
+    assert_eq!(out.output(), "exit code: 137 (killed by signal 9)\n(no output)\n");
+}

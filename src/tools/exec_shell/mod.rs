@@ -238,9 +238,11 @@ fn render(
     }
     match (finished.exit_code(), finished.signal()) {
         _ if finished.timed_out => text.push_str("exit code: none (killed at the timeout)\n"),
-        (Some(code), _) => text.push_str(&format!("exit code: {code}\n")),
-        (None, Some(signal)) => text.push_str(&format!("exit code: none (killed by signal {signal})\n")),
-        (None, None) => text.push_str("exit code: unknown\n"),
+        (Some(code), Some(signal)) => {
+            text.push_str(&format!("exit code: {code} (killed by signal {signal})\n"))
+        }
+        (Some(code), None) => text.push_str(&format!("exit code: {code}\n")),
+        (None, _) => text.push_str("exit code: unknown\n"),
     }
     for (name, capped, dropped) in [
         ("stdout", &out, finished.dropped.0),

@@ -62,8 +62,12 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// The exit code as a shell reports it in `$?`: a death by signal N is 128+N.
     pub fn exit_code(&self) -> Option<i32> {
-        self.status.and_then(|s| s.code())
+        let status = self.status?;
+        status
+            .code()
+            .or_else(|| status.signal().map(|signal| 128 + signal))
     }
 
     pub fn signal(&self) -> Option<i32> {
