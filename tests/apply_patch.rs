@@ -739,3 +739,25 @@ fn a_long_diff_is_cut_in_output_and_whole_in_data() {
         .collect();
     assert_eq!(ws.read_string("big.txt"), expected);
 }
+
+#[test]
+fn a_move_keeps_the_mode_and_leaves_no_empty_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Ws::new();
+    ws.write("dir/run.sh", "echo 1\n");
+    std::fs::set_permissions(ws.join("dir/run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    read_all(&ws, &["dir/run.sh"]);
+    patch(
+        &ws,
+        "*** Begin Patch\n*** Update File: dir/run.sh\n*** Move to: bin/run.sh\n-echo 1\n+echo 2\n*** End Patch\n",
+    )
+    .ok();
+    assert!(!ws.exists("dir"), "the emptied directory is removed");
+    assert_eq!(ws.read_string("bin/run.sh"), "echo 2\n");
+    let mode = std::fs::metadata(ws.join("bin/run.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+}

@@ -107,6 +107,17 @@ impl Splice {
         })
     }
 
+    /// The parts as bytes, given the old bytes (for plain UTF-8, the old text's bytes).
+    pub fn byte_slices<'s>(&'s self, old: &'s [u8]) -> impl Iterator<Item = &'s [u8]> + 's {
+        self.parts.iter().map(move |&(added, start, end)| {
+            if added {
+                &self.added.as_bytes()[start..end]
+            } else {
+                &old[start..end]
+            }
+        })
+    }
+
     /// The whole new text.
     pub fn to_text(&self, old: &str) -> String {
         let mut text = String::with_capacity(self.len);

@@ -385,10 +385,7 @@ impl NewBytes {
     fn parts(&self) -> Vec<&[u8]> {
         match self {
             NewBytes::Whole(bytes) => vec![bytes.as_slice()],
-            NewBytes::Spliced(splice, base) => match std::str::from_utf8(base) {
-                Ok(old) => splice.slices(old).map(str::as_bytes).collect(),
-                Err(_) => Vec::new(),
-            },
+            NewBytes::Spliced(splice, base) => splice.byte_slices(base).collect(),
         }
     }
 
