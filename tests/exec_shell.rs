@@ -21,7 +21,12 @@ pub fn procs_with(marker: &str) -> Vec<i32> {
         if matches!(state, Some('Z') | Some('X') | None) {
             continue;
         }
-        if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() as i32 {
+        // The marker is in the command line, or in the environment (`CS_TEST_MARK=…`), which
+        // every child inherits, so a `sleep` started by a marked script is found too.
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let marked = String::from_utf8_lossy(&cmdline).contains(marker)
+            || String::from_utf8_lossy(&environ).contains(marker);
+        if marked && pid != std::process::id() as i32 {
             found.push(pid);
         }
     }
@@ -196,7 +201,7 @@ fn a_daemon_holding_the_pipes_does_not_hang_the_call() {
     let mark = marker("daemon");
     ws.write(&format!("{mark}.sh"), "sleep 30\n");
     let started = Instant::now();
-    let out = shell(&ws, &format!("sh ./{mark}.sh & echo started")).ok();
+    let out = shell(&ws, &format!("CS_TEST_MARK={mark} sh ./{mark}.sh & echo started")).ok();
     let took = started.elapsed();
     kill_all(&mark);
     assert!(took < Duration::from_secs(5), "took {took:?}");
@@ -215,7 +220,7 @@ fn a_timeout_kills_the_whole_group_and_returns_the_output_so_far() {
     let out = ws
         .call(
             "exec_shell",
-            json!({"command": format!("echo before; sh ./{mark}.sh"), "timeout_ms": 700}),
+            json!({"command": format!("echo before; CS_TEST_MARK={mark} sh ./{mark}.sh"), "timeout_ms": 700}),
         )
         .err("timeout");
     assert!(started.elapsed() < Duration::from_secs(10));

@@ -66,7 +66,7 @@ fn task_wait_returns_at_its_timeout_without_stopping_the_task() {
     let ws = Ws::new();
     let mark = marker("wait");
     ws.write(&format!("{mark}.sh"), "sleep 30\n");
-    let id = start(&ws, &format!("sh ./{mark}.sh"));
+    let id = start(&ws, &format!("CS_TEST_MARK={mark} sh ./{mark}.sh"));
     let started = Instant::now();
     let out = wait(&ws, &id, 300);
     assert!(started.elapsed() < Duration::from_secs(3));
@@ -93,8 +93,8 @@ fn task_cancel_kills_the_whole_group_and_all_stops_every_task() {
     let ws = Ws::new();
     let mark = marker("cancel");
     ws.write(&format!("{mark}.sh"), "sleep 60 &\nsleep 60 &\nwait\n");
-    let first = start(&ws, &format!("sh ./{mark}.sh"));
-    let second = start(&ws, &format!("sh ./{mark}.sh"));
+    let first = start(&ws, &format!("CS_TEST_MARK={mark} sh ./{mark}.sh"));
+    let second = start(&ws, &format!("CS_TEST_MARK={mark} sh ./{mark}.sh"));
     let third = start(&ws, "true");
     wait(&ws, &third, 5000);
     let deadline = Instant::now() + Duration::from_secs(5);
