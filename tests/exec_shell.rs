@@ -521,3 +521,15 @@ fn a_death_by_signal_is_reported_like_the_shell_does() {
     assert_eq!(out.data()["signal"], 9);
     assert_eq!(out.output(), "exit code: 137 (killed by signal 9)\n(no output)\n");
 }
+
+#[test]
+fn a_cwd_under_a_trusted_root_is_adopted() {
+    let ws = Ws::new();
+    let outside = tempfile::tempdir().unwrap();
+    let trusted = outside.path().canonicalize().unwrap();
+    ws.run(&["trust", "add", trusted.to_str().unwrap()]).ok();
+    let out = shell(&ws, &format!("cd {}", trusted.display())).ok();
+    assert_eq!(out.data()["cwd"], trusted.to_str().unwrap());
+    let out = shell(&ws, "pwd").ok();
+    assert!(out.output().contains(&format!("{}\n", trusted.display())));
+}
