@@ -533,3 +533,10 @@ fn a_cwd_under_a_trusted_root_is_adopted() {
     let out = shell(&ws, "pwd").ok();
     assert!(out.output().contains(&format!("{}\n", trusted.display())));
 }
+
+#[test]
+fn terminal_escapes_are_stripped_from_the_output() {
+    let ws = Ws::new();
+    let out = shell(&ws, "printf '\\033[32mgreen\\033[0m\\n'").ok();
+    assert_eq!(out.output(), "exit code: 0\nstdout:\ngreen\n");
+}

@@ -216,8 +216,8 @@ fn render(
     policy: &Policy,
     cwd_line: Option<&str>,
 ) -> Rendered {
-    let stdout = String::from_utf8_lossy(&finished.stdout);
-    let stderr = String::from_utf8_lossy(&finished.stderr);
+    let stdout = output::clean(&finished.stdout);
+    let stderr = output::clean(&finished.stderr);
     let spill =
         |stream: &'static str| move |text: &str| ctx.state.spill(&format!("exec_shell-{stream}"), text).ok();
     let out = output::cap(&stdout, "stdout", spill("stdout"));

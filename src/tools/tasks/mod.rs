@@ -246,8 +246,8 @@ pub fn report(
 
     let spill =
         |stream: &'static str| move |text: &str| ctx.state.spill(&format!("task-{stream}"), text).ok();
-    let out = output::cap(&String::from_utf8_lossy(&new_out), "new stdout", spill("stdout"));
-    let err = output::cap(&String::from_utf8_lossy(&new_err), "new stderr", spill("stderr"));
+    let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
+    let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
     let mut text = format!("{lead}{id}: {}\n", status.describe());
     for (name, capped) in [("stdout", &out), ("stderr", &err)] {
         if !capped.text.is_empty() {
