@@ -761,3 +761,34 @@ fn a_move_keeps_the_mode_and_leaves_no_empty_directory() {
         & 0o777;
     assert_eq!(mode, 0o755);
 }
+
+// ---------------------------------------------------------------- concurrency
+
+#[test]
+fn parallel_patches_and_edits_of_one_file_lose_nothing() {
+    let ws = Ws::new();
+    let text: String = (0..8).map(|i| format!("section {i}\nbody {i}\n\n")).collect();
+    ws.write("p.txt", &text);
+    read_all(&ws, &["p.txt"]);
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let args = if i % 2 == 0 {
+                let patch = format!(
+                    "*** Begin Patch\n*** Update File: p.txt\n@@ section {i}\n-body {i}\n+BODY {i}\n*** End Patch\n"
+                );
+                ("apply_patch", json!({ "patch": patch }))
+            } else {
+                let search = format!("body {i}\n");
+                ("edit_file", json!({"path": "p.txt", "search": search, "replace": format!("BODY {i}\n")}))
+            };
+            let mut cmd = ws.command(&[args.0, "--json", &args.1.to_string()]);
+            cmd.stdout(std::process::Stdio::piped());
+            cmd.spawn().expect("spawn")
+        })
+        .collect();
+    for child in children {
+        crate::harness::Outcome::from_output(child.wait_with_output().expect("wait")).ok();
+    }
+    let expected: String = (0..8).map(|i| format!("section {i}\nBODY {i}\n\n")).collect();
+    assert_eq!(ws.read_string("p.txt"), expected);
+}

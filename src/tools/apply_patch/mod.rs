@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use model::{Format, ParseError};
+use model::{FilePatch, Format, ParseError};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "apply_patch",
@@ -76,6 +76,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ));
     }
     let (format, files) = parse(ctx, &args.patch)?;
+    let _locks = lock_all(ctx, &files)?;
     let mut plan = transaction::plan(ctx, &files)?;
     let reports: Vec<Value> = plan.reports.iter().map(|r| r.to_json()).collect();
     let hunks_applied: usize = plan.reports.iter().map(|r| r.hunks.len()).sum();
@@ -220,4 +221,22 @@ fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {
         );
     }
     text
+}
+
+/// Takes the per-file change lock (the one edit_file and write_file hold) on every path the patch
+/// reads or writes, in sorted order so that two patches over the same files cannot deadlock, and
+/// holds them from the freshness check through the last write. A path that does not resolve is
+/// left to the plan, which reports it with the patch line.
+fn lock_all(ctx: &Context, files: &[FilePatch]) -> Result<Vec<crate::state::Lock>, ToolError> {
+    let mut paths: Vec<crate::workspace::WsPath> = files
+        .iter()
+        .flat_map(|file| std::iter::once(&file.path).chain(file.move_to.as_ref()))
+        .filter_map(|given| ctx.resolve_for_write(given).ok())
+        .collect();
+    paths.sort_by(|a, b| a.abs.cmp(&b.abs));
+    paths.dedup_by(|a, b| a.abs == b.abs);
+    paths
+        .iter()
+        .map(|path| crate::file_change::lock(&ctx.state, path))
+        .collect()
 }
