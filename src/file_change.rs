@@ -136,7 +136,8 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
     // does the full check run, for the right error (`not_read`, `stale`), and if the file on
     // disk matches after all, it changed while this call was reading it.
     let read_now = Fingerprint::of_content(&meta, &bytes);
-    if freshness::lookup(&ctx.state, &path.display).map(|r| r.fingerprint) != Some(read_now) {
+    let recorded = freshness::lookup(&ctx.state, &path.display);
+    if !recorded.is_some_and(|r| r.fingerprint.same_content(&read_now)) {
         freshness::check(&ctx.state, path, ctx.tool)?;
         return Err(stale_during_call(path, ctx.tool));
     }

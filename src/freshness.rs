@@ -98,6 +98,18 @@ impl Fingerprint {
         }
     }
 
+    /// Whether two fingerprints describe the same content. With a hash on both sides the
+    /// content decides: a file rewritten with identical bytes (`git checkout`, a formatter with
+    /// nothing to change, `touch`) is still exactly what the session read, so refusing it as
+    /// stale would only cost a pointless re-read. Without a hash (files over [`HASH_LIMIT`]),
+    /// mtime and length decide.
+    pub fn same_content(&self, other: &Fingerprint) -> bool {
+        match (&self.hash, &other.hash) {
+            (Some(a), Some(b)) => a == b && self.len == other.len,
+            _ => self == other,
+        }
+    }
+
     /// The current fingerprint of the file on disk.
     pub fn of_file(path: &Path) -> io::Result<Fingerprint> {
         let mut file = fs::File::open(path)?;
@@ -199,7 +211,7 @@ pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> 
     };
     let current = Fingerprint::of_file(&path.abs)
         .map_err(|err| ToolError::io(&path.display, "check the freshness of", &err))?;
-    if current != record.fingerprint {
+    if !current.same_content(&record.fingerprint) {
         return Err(ToolError::new(
             ErrorCode::Stale,
             format!(

@@ -204,6 +204,25 @@ fn same_size_rewrite_with_old_mtime_is_stale() {
 }
 
 #[test]
+fn a_rewrite_with_identical_bytes_is_not_stale() {
+    let ws = ws_with("a.txt", "hello\n");
+    let path = ws.join("a.txt");
+    let later = std::fs::metadata(&path).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
+    std::fs::write(&path, "hello\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    edit(&ws, json!({"path": "a.txt", "search": "hello", "replace": "bye"})).ok();
+    assert_eq!(ws.read("a.txt"), b"bye\n");
+    // A different content of the same size is still stale, whatever the mtime says.
+    std::fs::write(&path, "BYE\n").unwrap();
+    edit(&ws, json!({"path": "a.txt", "search": "BYE", "replace": "x"})).err("stale");
+}
+
+#[test]
 fn syntax_gate_refuses_breaking_a_json_file() {
     let ws = ws_with("c.json", "{\n  \"a\": 1,\n  \"b\": 2\n}\n");
     let out = edit(
