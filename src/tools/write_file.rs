@@ -111,9 +111,10 @@ fn create(
     }
     let lines = count_lines(&args.content);
     let output = format!(
-        "Created `{}` ({lines} lines, {} bytes).",
+        "Created `{}` ({}, {}).",
         path.display,
-        prepared.bytes.len()
+        plural(lines, "line"),
+        plural(prepared.bytes.len(), "byte")
     );
     let mut out = ToolOutput::new(output)
         .with("path", path.display.clone())
@@ -165,9 +166,10 @@ fn replace(
     let old_lines = count_lines(old_text);
     let new_lines = count_lines(&content);
     let mut output = format!(
-        "Replaced `{}` ({old_lines} → {new_lines} lines, {} bytes).",
+        "Replaced `{}` ({old_lines} → {}, {}).",
         path.display,
-        prepared.bytes.len()
+        plural(new_lines, "line"),
+        plural(prepared.bytes.len(), "byte")
     );
     if !diff.is_empty() {
         output.push('\n');
@@ -212,4 +214,13 @@ fn count_lines(text: &str) -> usize {
 fn missing_parent_dirs(ctx: &Context, path: &WsPath) -> Option<String> {
     let parent = path.abs.parent()?;
     (!parent.exists()).then(|| ctx.workspace.display(parent))
+}
+
+/// `1 line`, `2 lines`.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
