@@ -1,8 +1,13 @@
 # Shared by the bench scripts: build, alternate two commands over several hyperfine rounds,
 # report the median of the per-round median ratios. Sourced, not run.
 
-# Builds the release binary and sets BIN.
+# Builds the release binary and sets BIN (CODESMITH_BIN names another binary, e.g. an older
+# build to compare against, and skips the build).
 build_release() {
+    if [[ -n ${CODESMITH_BIN:-} ]]; then
+        BIN=$CODESMITH_BIN
+        return
+    fi
     (cd "$(dirname "${BASH_SOURCE[0]}")/.." && cargo build --release --quiet)
     BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/release/codesmith"
 }
@@ -10,16 +15,23 @@ build_release() {
 # compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS hyperfine rounds (the order
 # alternates each round, so drift on a shared machine hits both alike), prints each round's
 # medians and sets RATIO to the median over rounds of median(A) / median(B).
+# PREPARE_A / PREPARE_B, when set, run (untimed) before each run of A / B.
 compare() {
     local name_a=$1 cmd_a=$2 name_b=$3 cmd_b=$4
-    local rounds=${ROUNDS:-5} runs=${RUNS:-300} csv ratios=() round a b
+    local rounds=${ROUNDS:-5} runs=${RUNS:-300} csv ratios=() round a b prep_a=() prep_b=()
+    if [[ -n ${PREPARE_A:-} ]]; then
+        prep_a=(--prepare "$PREPARE_A")
+        prep_b=(--prepare "$PREPARE_B")
+    fi
     csv=$(mktemp)
     for round in $(seq 1 "$rounds"); do
         if ((round % 2)); then
             hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
+                "${prep_a[@]}" "${prep_b[@]}" \
                 -n "$name_a" "$cmd_a" -n "$name_b" "$cmd_b" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
         else
             hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
+                "${prep_b[@]}" "${prep_a[@]}" \
                 -n "$name_b" "$cmd_b" -n "$name_a" "$cmd_a" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
         fi
         a=$(awk -F, -v n="$name_a" '$1 == n { print $4 }' "$csv")

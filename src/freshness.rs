@@ -7,7 +7,9 @@
 //!
 //! Each fingerprint is its own small file under `sessions/<name>.fp/`, named by a hash of the
 //! workspace-relative path: recording and checking are O(1) however many files a session has
-//! read, and two parallel reads never rewrite the same file.
+//! read, and two parallel reads never rewrite the same file. Every recording and forget is also
+//! appended to the session's journal (see `journal`), which tells the shell probe which files
+//! were read most recently.
 
 use std::fs;
 use std::io::{self, Read};
@@ -17,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::journal;
 use crate::state::State;
 use crate::workspace::WsPath;
 
@@ -132,7 +135,8 @@ pub fn record_path(state: &State, display: &str) -> PathBuf {
     state.fingerprint_dir().join(format!("{key:016x}.json"))
 }
 
-/// Stores the fingerprint of `path` as this session's knowledge of it.
+/// Stores the fingerprint of `path` as this session's knowledge of it, and journals it (the
+/// record first: a journal line always has its record).
 pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<(), ToolError> {
     let record = Record {
         path: path.display.clone(),
@@ -141,16 +145,16 @@ pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
     let target = record_path(state, &path.display);
-    // Re-reading an unchanged file is the common case; it then costs one small read instead of
-    // a temp file, a write and a rename.
-    if fs::read(&target).is_ok_and(|stored| stored == bytes) {
-        return Ok(());
-    }
     let write = || -> io::Result<()> {
-        if !state.fingerprint_dir().is_dir() {
-            state.ensure_dir()?;
+        // Re-reading an unchanged file is the common case; it then costs one small read instead
+        // of a temp file, a write and a rename (the journal still learns that it is recent).
+        if !fs::read(&target).is_ok_and(|stored| stored == bytes) {
+            if !state.fingerprint_dir().is_dir() {
+                state.ensure_dir()?;
+            }
+            crate::atomic::write_atomically(&target, &bytes, crate::atomic::WriteOptions::STATE_FILE)?;
         }
-        crate::atomic::write_atomically(&target, &bytes, crate::atomic::WriteOptions::STATE_FILE)
+        journal::append(state, &[journal::Line::recorded(&record, journal::now_ns())])
     };
     write().map_err(|err| ToolError::io(".codesmith/sessions", "record the read in", &err))
 }
@@ -191,7 +195,9 @@ pub fn all(state: &State) -> Vec<Record> {
 
 /// Forgets `display` (after a delete, or a rename away from it).
 pub fn forget(state: &State, display: &str) {
-    let _ = fs::remove_file(record_path(state, display));
+    if fs::remove_file(record_path(state, display)).is_ok() {
+        let _ = journal::append(state, &[journal::Line::forgotten(display, journal::now_ns())]);
+    }
 }
 
 /// The gate in front of every change to an existing file: the session must have read it, and
@@ -224,19 +230,6 @@ pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> 
         .with("path", path.display.clone()));
     }
     Ok(())
-}
-
-/// Whether the file on disk still matches `record` (used by the shell probe).
-pub fn is_current(root_relative: &Path, record: &Record) -> bool {
-    match fs::metadata(root_relative) {
-        Ok(meta)
-            if mtime_ns(&meta) == record.fingerprint.mtime_ns && meta.len() == record.fingerprint.len =>
-        {
-            record.fingerprint.hash.is_none()
-                || Fingerprint::of_file(root_relative).is_ok_and(|fp| fp == record.fingerprint)
-        }
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod error;
 pub mod file_change;
 pub mod freshness;
 pub mod generate;
+pub mod journal;
 pub mod line_endings;
 pub mod net;
 pub mod similar_paths;

@@ -482,16 +482,16 @@ fn the_wrapper_leaves_no_trace_under_set_x_or_a_printf_function() {
 }
 
 #[test]
-fn the_probe_index_follows_new_reads_and_catches_rewrites_after_verification() {
+fn the_probe_follows_new_reads_and_catches_rewrites_after_verification() {
     let ws = Ws::new();
     ws.write("a.txt", "aaaa\n");
     ws.read_via_tool("a.txt");
     shell(&ws, "true").ok();
-    // Past one timestamp tick the index is trusted and a.txt's unchanged content verified.
+    // Past one timestamp tick a.txt's unchanged content is verified by a hash, once.
     std::thread::sleep(Duration::from_millis(2200));
     assert!(shell(&ws, "true").ok().notices().is_empty());
     assert!(shell(&ws, "true").ok().notices().is_empty());
-    // A read after that is seen (the record directory changed).
+    // A read after that is seen (the journal has it).
     ws.write("b.txt", "bbbb\n");
     ws.read_via_tool("b.txt");
     let out = shell(&ws, "echo more >> b.txt").ok();
@@ -510,6 +510,54 @@ fn the_probe_index_follows_new_reads_and_catches_rewrites_after_verification() {
         out.notices().iter().any(|n| n.contains("a.txt (changed)")),
         "{:?}",
         out.notices()
+    );
+}
+
+#[test]
+fn past_512_reads_the_probe_checks_the_recent_ones_and_the_journal_stays_bounded() {
+    let ws = Ws::new();
+    // Long paths (~2.8 KB a journal line) push the journal past its 1 MiB bound within a few
+    // hundred reads, so the test also sees it rewritten.
+    let dir: String = (0..11).map(|i| format!("{}{i}/", "d".repeat(248))).collect();
+    ws.mkdir(&dir);
+    ws.write("first.txt", "first\n");
+    ws.read_via_tool("first.txt");
+    let names: Vec<String> = (0..520).map(|i| format!("{dir}f{i}.txt")).collect();
+    for name in &names {
+        ws.write(name, "x\n");
+    }
+    std::thread::scope(|scope| {
+        for chunk in names.chunks(130) {
+            let ws = &ws;
+            scope.spawn(move || {
+                for name in chunk {
+                    ws.read_via_tool(name);
+                }
+            });
+        }
+    });
+    ws.write("last.txt", "last\n");
+    ws.read_via_tool("last.txt");
+    let journal = std::fs::metadata(ws.join(".codesmith/sessions/default.journal"))
+        .unwrap()
+        .len();
+    assert!(journal <= 1024 * 1024 + 4096, "journal holds {journal} bytes");
+    let out = shell(&ws, "echo more >> last.txt && echo more >> first.txt").ok();
+    let notices = out.notices();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].contains("last.txt (changed)"), "{}", notices[0]);
+    // The first read is past the probe's reach; the stale gate still stops an edit of it.
+    assert!(!notices[0].contains("first.txt"), "{}", notices[0]);
+    let out = ws
+        .call(
+            "edit_file",
+            json!({"path": "first.txt", "search": "first", "replace": "1st"}),
+        )
+        .err("stale");
+    assert!(
+        out.message().contains("read_file with path=\"first.txt\""),
+        "{}",
+        out.message()
     );
 }
 

@@ -1,29 +1,31 @@
-//! The shell probe: after a command finished, every file this session has read is re-stat'ed,
-//! so the model learns that a formatter, a code generator or a `git checkout` changed a file it
-//! is holding in context before it edits from a stale copy.
+//! The shell probe: after a command finished, the files this session read most recently are
+//! re-stat'ed, so the model learns that a formatter, a code generator or a `git checkout` changed
+//! a file it is holding in context before it edits from a stale copy.
 //!
-//! Cost: one `stat` per file read. The records themselves (one small file each, see
-//! `freshness`) are not re-read on every probe: a session-wide index
-//! (`sessions/<name>.probe.json`) holds them with the time each was recorded, and is rebuilt only
-//! when the record directory changed (a read, a write or a mark renames a file into it, which
-//! moves the directory's mtime) — or when that mtime is too recent to be trusted, since two
-//! changes within one timestamp tick leave it equal.
+//! Bounded: the probe re-checks the [`journal::RECENT`] (512) files this session read (or wrote)
+//! most recently, found in the end of the session's journal (at most [`journal::TAIL_BYTES`]
+//! read, so fewer when paths are very long). Its cost is at most that many `stat`s, however many
+//! files the session has read; an older file that changes gives no notice here, but the stale gate
+//! still protects every edit. The per-file record (`freshness::lookup`) is read only for a file
+//! that looks drifted: it decides whether a notice was already given (`notified`), whether a newer
+//! read superseded the journal's view, or whether the file was forgotten.
 //!
 //! The content is hashed only when mtime and length are equal but cannot be trusted: when the
 //! file's recorded mtime lies within [`SAME_TICK_NS`] of the moment the read was recorded (a
 //! rewrite in the same tick keeps the mtime), or when the inode changed after its mtime (ctime
-//! past mtime: `touch -r` restoring an mtime).
+//! past mtime: `touch -r` restoring an mtime). A hash that confirms the content a tick after the
+//! file's last change is noted in the journal with the file's ctime, so it is not repeated while
+//! the ctime stays.
 //!
-//! Once per drift: a drifted record is marked `notified` and gives no second notice until a
-//! re-read records a fresh fingerprint (which clears the mark).
+//! Once per drift: a drifted record is marked `notified` (in the record and the journal) and gives
+//! no second notice until a re-read records a fresh fingerprint (which clears the mark).
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 use crate::freshness::{self, Fingerprint, Record};
+use crate::journal::{self, Line};
 use crate::state::State;
 
 /// Timestamps this close are treated as possibly the same filesystem tick.
@@ -37,143 +39,100 @@ enum Drift {
     Deleted,
 }
 
-/// One record with the time it was written (the record file's mtime).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Entry {
-    record: Record,
-    recorded_at_ns: i128,
-    /// The file's ctime when a hash last confirmed the content, at least a tick after its last
-    /// change: while the ctime stays the same, nothing wrote the file since, so no new hash is
-    /// needed.
-    #[serde(default)]
-    verified_ctime_ns: Option<i128>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Index {
-    /// The record directory's mtime when the index was built.
-    dir_mtime_ns: i128,
-    built_at_ns: i128,
-    entries: Vec<Entry>,
-}
-
-/// Re-checks the session's read files; returns the notice for newly drifted ones, if any.
+/// Re-checks the session's recently read files; returns the notice for newly drifted ones, if any.
 pub fn probe(state: &State, root: &Path) -> Option<String> {
-    let mut drifted: Vec<(Record, Drift)> = Vec::new();
-    let (mut index, mut dirty) = load_index(state)?;
+    let lines = journal::recent(state, journal::RECENT);
+    if lines.is_empty() {
+        return None;
+    }
     let root_dir = RootDir::open(root);
-    let now = now_ns();
-    for entry in index.entries.iter_mut() {
-        if entry.record.notified {
+    let now = journal::now_ns();
+    let mut drifted: Vec<(String, Drift)> = Vec::new();
+    let mut updates: Vec<Line> = Vec::new();
+    for line in lines {
+        if line.notified {
             continue;
         }
-        let abs = root.join(&entry.record.path);
-        match drift_of(&root_dir, &abs, entry, now) {
-            Check::Drifted(drift) => drifted.push((entry.record.clone(), drift)),
-            Check::Verified(ctime_ns) => {
-                entry.verified_ctime_ns = Some(ctime_ns);
-                dirty = true;
-            }
+        match drift_of(&root_dir, root, &line, now) {
             Check::Same => {}
+            Check::Verified(ctime_ns) => updates.push(Line {
+                verified_ctime_ns: Some(ctime_ns),
+                ..line
+            }),
+            Check::Drifted(drift) => {
+                if let Some(drift) = judge(state, &root_dir, root, line, drift, now, &mut updates) {
+                    drifted.push(drift);
+                }
+            }
         }
     }
-    if dirty {
-        save_index(state, &index);
-    }
+    let _ = journal::append(state, &updates);
     if drifted.is_empty() {
         return None;
     }
-    for (record, _) in &drifted {
-        // Only a record still holding the fingerprint we judged is marked: a re-read that
-        // happened meanwhile stays armed.
-        let current = freshness::lookup(state, &record.path);
-        if current.is_some_and(|c| c.fingerprint == record.fingerprint && !c.notified) {
-            let mut marked = record.clone();
-            marked.notified = true;
-            let _ = freshness::store(state, &marked);
-        }
-    }
+    drifted.sort_by(|a, b| a.0.cmp(&b.0));
     Some(notice(&drifted))
 }
 
-fn index_path(state: &State) -> PathBuf {
-    state
-        .dir()
-        .join("sessions")
-        .join(format!("{}.probe.json", state.session_name()))
-}
-
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i128)
-        .unwrap_or(0)
-}
-
-/// The session's index: the stored one while the record directory has not changed, else rebuilt
-/// from the records (keeping what earlier probes verified). `None` when nothing was read. The
-/// flag says the index must be saved.
-fn load_index(state: &State) -> Option<(Index, bool)> {
-    let dir = state.fingerprint_dir();
-    let dir_mtime_ns = freshness::mtime_ns(&fs::metadata(&dir).ok()?);
-    let old = fs::read(index_path(state))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok());
-    if let Some(index) = &old {
-        if index.dir_mtime_ns == dir_mtime_ns && index.built_at_ns - dir_mtime_ns > SAME_TICK_NS {
-            return old.map(|index| (index, false));
+/// A file that looks drifted against its journal line, judged against its authoritative record:
+/// the drift to report, if any. Every outcome appends the line that spares the next probe the
+/// lookup.
+fn judge(
+    state: &State,
+    root_dir: &RootDir,
+    root: &Path,
+    line: Line,
+    drift: Drift,
+    now: i128,
+    updates: &mut Vec<Line>,
+) -> Option<(String, Drift)> {
+    let Some(record) = freshness::lookup(state, &line.path) else {
+        updates.push(Line::forgotten(&line.path, now));
+        return None;
+    };
+    let (line, drift) = if record.fingerprint == line.fingerprint() {
+        (line, drift)
+    } else {
+        // A recording the journal does not show (a parallel read): judge the record instead; its
+        // recording time is unknown, so the same-tick rule takes it as fresh (a hash decides).
+        let line = Line::recorded(&record, record.fingerprint.mtime_ns);
+        match drift_of(root_dir, root, &line, now) {
+            Check::Drifted(drift) => (line, drift),
+            Check::Same => {
+                updates.push(line);
+                return None;
+            }
+            Check::Verified(ctime_ns) => {
+                updates.push(Line {
+                    verified_ctime_ns: Some(ctime_ns),
+                    ..line
+                });
+                return None;
+            }
         }
+    };
+    let marked = Line {
+        notified: true,
+        ..line
+    };
+    if record.notified {
+        updates.push(marked);
+        return None;
     }
-    let verified: std::collections::HashMap<&str, (&Fingerprint, i128)> = old
-        .iter()
-        .flat_map(|index| index.entries.iter())
-        .filter_map(|e| {
-            Some((
-                e.record.path.as_str(),
-                (&e.record.fingerprint, e.verified_ctime_ns?),
-            ))
-        })
-        .collect();
-    let mut entries: Vec<Entry> = fs::read_dir(&dir)
-        .map(|listing| {
-            listing
-                .filter_map(|e| e.ok())
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-                .filter_map(|e| {
-                    let recorded_at_ns = freshness::mtime_ns(&e.metadata().ok()?);
-                    let record = serde_json::from_slice::<Record>(&fs::read(e.path()).ok()?).ok()?;
-                    let verified_ctime_ns = verified
-                        .get(record.path.as_str())
-                        .filter(|(fp, _)| **fp == record.fingerprint)
-                        .map(|(_, ctime)| *ctime);
-                    Some(Entry {
-                        record,
-                        recorded_at_ns,
-                        verified_ctime_ns,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    entries.sort_by(|a, b| a.record.path.cmp(&b.record.path));
-    Some((
-        Index {
-            dir_mtime_ns,
-            built_at_ns: now_ns(),
-            entries,
+    let path = marked.path.clone();
+    let _ = freshness::store(
+        state,
+        &Record {
+            notified: true,
+            ..record
         },
-        true,
-    ))
-}
-
-fn save_index(state: &State, index: &Index) {
-    if let Ok(bytes) = serde_json::to_vec(index) {
-        let _ = crate::atomic::write_atomically(
-            &index_path(state),
-            &bytes,
-            crate::atomic::WriteOptions::STATE_FILE,
-        );
+    );
+    updates.push(marked);
+    // A re-read that landed meanwhile must stay armed: its record wins over our mark.
+    if let Some(current) = freshness::lookup(state, &path).filter(|c| !c.notified) {
+        updates.push(Line::recorded(&current, current.fingerprint.mtime_ns));
     }
+    Some((path, drift))
 }
 
 enum Check {
@@ -182,7 +141,6 @@ enum Check {
     Verified(i128),
     Drifted(Drift),
 }
-
 /// What the probe needs of a file's status.
 struct Stat {
     is_file: bool,
@@ -242,22 +200,22 @@ impl RootDir {
     }
 }
 
-fn drift_of(root: &RootDir, abs: &Path, entry: &Entry, now: i128) -> Check {
-    let Some(stat) = root.stat(&entry.record.path, abs) else {
+fn drift_of(root_dir: &RootDir, root: &Path, line: &Line, now: i128) -> Check {
+    let abs = root.join(&line.path);
+    let Some(stat) = root_dir.stat(&line.path, &abs) else {
         return Check::Drifted(Drift::Deleted);
     };
     if !stat.is_file {
         return Check::Drifted(Drift::Deleted);
     }
-    let recorded = &entry.record.fingerprint;
-    if stat.mtime_ns != recorded.mtime_ns || stat.len != recorded.len {
+    if stat.mtime_ns != line.mtime_ns || stat.len != line.len {
         return Check::Drifted(Drift::Changed);
     }
-    if recorded.hash.is_none() || !uncertain(&stat, entry) {
+    if line.hash.is_none() || !uncertain(&stat, line) {
         return Check::Same;
     }
-    match Fingerprint::of_file(abs) {
-        Ok(current) if current == *recorded => {
+    match Fingerprint::of_file(&abs) {
+        Ok(current) if current == line.fingerprint() => {
             // A tick after the last change, a later write would move the ctime.
             if now - stat.ctime_ns > SAME_TICK_NS && now - stat.mtime_ns > SAME_TICK_NS {
                 Check::Verified(stat.ctime_ns)
@@ -270,21 +228,20 @@ fn drift_of(root: &RootDir, abs: &Path, entry: &Entry, now: i128) -> Check {
     }
 }
 
-fn uncertain(stat: &Stat, entry: &Entry) -> bool {
-    if entry.verified_ctime_ns == Some(stat.ctime_ns) {
+fn uncertain(stat: &Stat, line: &Line) -> bool {
+    if line.verified_ctime_ns == Some(stat.ctime_ns) {
         return false;
     }
-    let mtime_ns = entry.record.fingerprint.mtime_ns;
-    stat.ctime_ns > mtime_ns + SAME_TICK_NS || (entry.recorded_at_ns - mtime_ns).abs() < SAME_TICK_NS
+    stat.ctime_ns > line.mtime_ns + SAME_TICK_NS || (line.recorded_at_ns - line.mtime_ns).abs() < SAME_TICK_NS
 }
 
-fn notice(drifted: &[(Record, Drift)]) -> String {
+fn notice(drifted: &[(String, Drift)]) -> String {
     let shown: Vec<String> = drifted
         .iter()
         .take(NOTICE_PATHS)
-        .map(|(record, drift)| match drift {
-            Drift::Changed => format!("{} (changed)", record.path),
-            Drift::Deleted => format!("{} (deleted)", record.path),
+        .map(|(path, drift)| match drift {
+            Drift::Changed => format!("{path} (changed)"),
+            Drift::Deleted => format!("{path} (deleted)"),
         })
         .collect();
     let more = drifted.len().saturating_sub(NOTICE_PATHS);
@@ -293,7 +250,7 @@ fn notice(drifted: &[(Record, Drift)]) -> String {
     } else {
         String::new()
     };
-    let first = &drifted[0].0.path;
+    let first = &drifted[0].0;
     format!(
         "Files you read changed on disk since: {}{tail}. Your copy of them is stale: call read_file \
          on them (e.g. read_file with path=\"{first}\") before editing them.",
