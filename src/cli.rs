@@ -238,13 +238,14 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
             .default_missing_value("")
             .help("All arguments as one JSON object (no value: read it from stdin)"),
     );
-    let properties = schema["properties"].as_object().cloned().unwrap_or_default();
-    for (name, prop) in &properties {
-        let help = prop["description"].as_str().unwrap_or_default().to_string();
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
+    for (name, prop) in properties {
+        let help = prop["description"].as_str().unwrap_or_default();
         let mut arg = Arg::new(name.clone())
             .long(name.replace('_', "-"))
             .help(help.lines().next().unwrap_or_default().to_string())
-            .long_help(help);
+            .long_help(help.to_string());
         arg = match flag_kind(prop) {
             FlagKind::Bool => arg
                 .num_args(0..=1)
@@ -422,9 +423,10 @@ fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> 
             &generated
         }
     };
-    let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
     let mut object = Map::new();
-    for (name, prop) in &properties {
+    for (name, prop) in properties {
         let kind = flag_kind(prop);
         let values: Vec<String> = sub
             .get_many::<String>(name)
