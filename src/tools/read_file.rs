@@ -380,6 +380,34 @@ fn read_streaming(
 }
 
 /// One page of numbered lines under the line and byte budgets.
+/// Appends `n` in decimal, as `{n}` would, without going through the formatter.
+fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// Appends the line-number gutter, as `format!("{number:>6}│ ")` would.
+fn push_line_number(out: &mut String, number: u64) {
+    let width = number.checked_ilog10().unwrap_or(0) as usize + 1;
+    for _ in width..6 {
+        out.push(' ');
+    }
+    push_decimal(out, number);
+    out.push_str("│ ");
+}
+
 struct Page {
     start_line: u64,
     max_lines: u64,
@@ -428,28 +456,34 @@ impl Page {
         }
         let number = self.start_line + self.shown;
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let mut entry = format!("{number:>6}│ ");
-        let char_count = line.chars().count() + extra_chars;
+        // The entry is written straight onto the page (no string per line) and taken back if
+        // it does not fit.
+        let page_len = self.rendered.len();
+        push_line_number(&mut self.rendered, number);
+        let char_count = if line.len() + extra_chars <= MAX_LINE_CHARS {
+            line.len() + extra_chars // at most one char per byte: no need to count
+        } else {
+            line.chars().count() + extra_chars
+        };
         if char_count > MAX_LINE_CHARS {
             let cut_at = line
                 .char_indices()
                 .nth(MAX_LINE_CHARS)
                 .map_or(line.len(), |(i, _)| i);
-            entry.push_str(&line[..cut_at]);
-            entry.push_str(&format!(
-                "… [line cut: {} more characters]",
-                char_count - MAX_LINE_CHARS
-            ));
+            self.rendered.push_str(&line[..cut_at]);
+            self.rendered.push_str("… [line cut: ");
+            push_decimal(&mut self.rendered, (char_count - MAX_LINE_CHARS) as u64);
+            self.rendered.push_str(" more characters]");
             self.cut_lines += 1;
         } else {
-            entry.push_str(line);
+            self.rendered.push_str(line);
         }
-        entry.push('\n');
-        if self.shown > 0 && self.rendered.len() + entry.len() > PAGE_BYTES {
+        self.rendered.push('\n');
+        if self.shown > 0 && self.rendered.len() > PAGE_BYTES {
+            self.rendered.truncate(page_len);
             self.full = true;
             return false;
         }
-        self.rendered.push_str(&entry);
         self.shown += 1;
         if self.shown >= self.max_lines {
             self.full = true;
@@ -515,5 +549,22 @@ impl Page {
             data.data.insert("encoding".into(), Value::String(encoding));
         }
         data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gutter_and_numbers_match_the_formatter() {
+        for n in [0u64, 1, 9, 10, 99_999, 999_999, 1_000_000, 123_456_789, u64::MAX] {
+            let mut gutter = String::from("x");
+            push_line_number(&mut gutter, n);
+            assert_eq!(gutter, format!("x{n:>6}│ "));
+            let mut plain = String::new();
+            push_decimal(&mut plain, n);
+            assert_eq!(plain, n.to_string());
+        }
     }
 }
