@@ -1,15 +1,25 @@
 # Shared by the bench scripts: build, alternate two commands over several hyperfine rounds,
 # report the median of the per-round median ratios. Sourced, not run.
 
-# Builds the release binary and sets BIN (CODESMITH_BIN names another binary, e.g. an older
-# build to compare against, and skips the build).
+# Builds the release binary and sets BIN. CODESMITH_BIN names another binary (e.g. an older
+# build to compare against) and skips the build. STATIC=1 builds the statically linked,
+# fixed-address variant instead (x86_64 Linux, glibc; see README.md here): it needs its own
+# --target, so it lands in target/x86_64-unknown-linux-gnu/release/.
 build_release() {
+    local root
     if [[ -n ${CODESMITH_BIN:-} ]]; then
         BIN=$CODESMITH_BIN
         return
     fi
-    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && cargo build --release --quiet)
-    BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/release/codesmith"
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    if [[ "${STATIC:-0}" == 1 ]]; then
+        (cd "$root" && RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+            cargo build --release --quiet --target x86_64-unknown-linux-gnu)
+        BIN="$root/target/x86_64-unknown-linux-gnu/release/codesmith"
+    else
+        (cd "$root" && cargo build --release --quiet)
+        BIN="$root/target/release/codesmith"
+    fi
 }
 
 # compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS hyperfine rounds (the order
