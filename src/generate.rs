@@ -333,6 +333,13 @@ fn files(roff: &mut Roff) {
     );
     item(
         roff,
+        [bold(".codesmith/sessions/NAME.journal")],
+        "One JSON line per fingerprint recorded (path, fingerprint, time): the shell probe reads its \
+         end to re-check the 256 files the session read most recently. Rewritten to its tail once it \
+         passes 1 MiB.",
+    );
+    item(
+        roff,
         [bold(".codesmith/trust.json")],
         "Trusted directories outside the workspace (codesmith trust add).",
     );

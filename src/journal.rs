@@ -27,9 +27,9 @@ use crate::freshness::{Fingerprint, Record};
 use crate::state::State;
 
 /// How many distinct paths, most recent first, the shell probe re-checks (and a rewrite keeps).
-pub const RECENT: usize = 512;
+pub const RECENT: usize = 256;
 /// How much of the journal's end is read; bounds the probe when paths are very long.
-pub const TAIL_BYTES: u64 = 256 * 1024;
+pub const TAIL_BYTES: u64 = 128 * 1024;
 /// Past this size the journal is rewritten to its tail.
 pub const COMPACT_BYTES: u64 = 1024 * 1024;
 
@@ -37,10 +37,12 @@ pub const COMPACT_BYTES: u64 = 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Line {
     pub path: String,
+    #[serde(with = "ns")]
     pub mtime_ns: i128,
     pub len: u64,
     pub hash: Option<String>,
     /// When the fingerprint was recorded (the same-tick rule compares it with the mtime).
+    #[serde(with = "ns")]
     pub recorded_at_ns: i128,
     /// A drift notice was given for this fingerprint; a re-read appends an unmarked line.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -48,7 +50,7 @@ pub struct Line {
     /// The file's ctime when a hash last confirmed the content, at least a tick after its last
     /// change: while the ctime stays the same, nothing wrote the file since, so no new hash is
     /// needed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_ns")]
     pub verified_ctime_ns: Option<i128>,
     /// The record was forgotten (the file was deleted by a codesmith tool).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -57,6 +59,39 @@ pub struct Line {
 
 fn is_false(flag: &bool) -> bool {
     !*flag
+}
+
+/// Nanosecond timestamps, read as 64-bit integers: serde_json's 128-bit path costs the probe
+/// several times more per line, and `i64` nanoseconds reach the year 2262. A larger value makes
+/// its line unreadable, which only takes that file out of the probe.
+mod ns {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*value) {
+            Ok(small) => serializer.serialize_i64(small),
+            Err(_) => serializer.serialize_i128(*value),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
+        i64::deserialize(deserializer).map(i128::from)
+    }
+}
+
+mod opt_ns {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<i128>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => super::ns::serialize(value, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i128>, D::Error> {
+        Option::<i64>::deserialize(deserializer).map(|value| value.map(i128::from))
+    }
 }
 
 impl Line {
@@ -185,8 +220,10 @@ fn whole_lines(bytes: &[u8], mid_file: bool) -> &[u8] {
 /// The latest line (raw and parsed) per path, most recent first, for at most `max` paths that
 /// are not forgotten. Unparsable lines are skipped.
 fn latest(bytes: &[u8], max: usize) -> Vec<(&[u8], Line)> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut found = Vec::new();
+    // Paths by hash: a collision (2^-64) would only leave one path out of the probe.
+    let mut seen: HashSet<u64> = HashSet::with_capacity(max);
+    let mut found = Vec::with_capacity(max.min(4096));
+    let path_end = memchr::memmem::Finder::new(b"\",\"mtime_ns\":");
     for raw in bytes.rsplit(|&b| b == b'\n') {
         if found.len() >= max {
             break;
@@ -194,18 +231,100 @@ fn latest(bytes: &[u8], max: usize) -> Vec<(&[u8], Line)> {
         if raw.is_empty() {
             continue;
         }
-        let Ok(line) = serde_json::from_slice::<Line>(raw) else {
-            continue;
-        };
-        if seen.contains(&line.path) {
+        // A path seen already (a re-read, a probe mark) is skipped before the line is parsed. The
+        // key is the path as written: everything before the first unescaped `","mtime_ns":`.
+        let key = path_end.find(raw).map_or(raw, |end| &raw[..end]);
+        let key = xxhash_rust::xxh3::xxh3_64(key);
+        if seen.contains(&key) {
             continue;
         }
-        seen.insert(line.path.clone());
+        let Some(line) = parse(raw) else {
+            continue;
+        };
+        seen.insert(key);
         if !line.forgotten {
             found.push((raw, line));
         }
     }
     found
+}
+
+/// One line, as [`append`] writes it by a direct scan (the probe parses hundreds per call, and
+/// serde_json costs several times more); anything else (an escape in a string, another order)
+/// through serde_json. `None` for a line that is not a journal line (a torn end).
+fn parse(raw: &[u8]) -> Option<Line> {
+    scan(raw).or_else(|| serde_json::from_slice(raw).ok())
+}
+
+fn scan(raw: &[u8]) -> Option<Line> {
+    let mut cur = Cursor(raw);
+    cur.tag(b"{\"path\":\"")?;
+    let path = cur.plain_string()?;
+    cur.tag(b",\"mtime_ns\":")?;
+    let mtime_ns = cur.int()?;
+    cur.tag(b",\"len\":")?;
+    let len = u64::try_from(cur.int()?).ok()?;
+    cur.tag(b",\"hash\":")?;
+    let hash = match cur.tag(b"null") {
+        Some(()) => None,
+        None => {
+            cur.tag(b"\"")?;
+            Some(cur.plain_string()?)
+        }
+    };
+    cur.tag(b",\"recorded_at_ns\":")?;
+    let recorded_at_ns = cur.int()?;
+    let notified = cur.tag(b",\"notified\":true").is_some();
+    let verified_ctime_ns = match cur.tag(b",\"verified_ctime_ns\":") {
+        Some(()) => Some(cur.int()?),
+        None => None,
+    };
+    let forgotten = cur.tag(b",\"forgotten\":true").is_some();
+    cur.tag(b"}")?;
+    cur.0.is_empty().then_some(Line {
+        path,
+        mtime_ns,
+        len,
+        hash,
+        recorded_at_ns,
+        notified,
+        verified_ctime_ns,
+        forgotten,
+    })
+}
+
+struct Cursor<'a>(&'a [u8]);
+
+impl Cursor<'_> {
+    fn tag(&mut self, tag: &[u8]) -> Option<()> {
+        self.0 = self.0.strip_prefix(tag)?;
+        Some(())
+    }
+
+    /// The rest of a string whose opening quote was consumed; `None` if it holds an escape.
+    fn plain_string(&mut self) -> Option<String> {
+        let end = memchr::memchr2(b'"', b'\\', self.0)?;
+        if self.0[end] != b'"' {
+            return None;
+        }
+        let text = std::str::from_utf8(&self.0[..end]).ok()?.to_string();
+        self.0 = &self.0[end + 1..];
+        Some(text)
+    }
+
+    fn int(&mut self) -> Option<i128> {
+        let negative = self.tag(b"-").is_some();
+        let digits = self.0.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > 19 {
+            return None;
+        }
+        let mut value: i64 = 0;
+        for &digit in &self.0[..digits] {
+            value = value.checked_mul(10)?.checked_add(i64::from(digit - b'0'))?;
+        }
+        self.0 = &self.0[digits..];
+        Some(i128::from(if negative { -value } else { value }))
+    }
 }
 
 /// Rewrites the journal to its latest lines, if it is still past the bound.
@@ -290,5 +409,42 @@ mod tests {
         assert_eq!(found, vec![("c".into(), 5), ("a".into(), 3)]);
         assert_eq!(latest(&bytes, 1).len(), 1);
         assert_eq!(whole_lines(b"th\n{}\n", true), b"{}\n");
+    }
+
+    #[test]
+    fn the_scan_reads_what_serde_writes_and_leaves_the_rest_to_serde() {
+        let record = Record {
+            path: "src/a b.rs".into(),
+            fingerprint: Fingerprint {
+                mtime_ns: 1_795_979_451_361_530_596,
+                len: 19,
+                hash: Some("c20414764d8c08ce".into()),
+            },
+            notified: false,
+        };
+        let plain = Line::recorded(&record, 1_795_979_452_000_000_001);
+        let marked = Line {
+            notified: true,
+            verified_ctime_ns: Some(-5),
+            hash: None,
+            ..plain.clone()
+        };
+        for line in [plain.clone(), marked, Line::forgotten("gone.txt", 7)] {
+            let bytes = serde_json::to_vec(&line).unwrap();
+            assert_eq!(
+                scan(&bytes).as_ref(),
+                Some(&line),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+        let escaped = Line {
+            path: "say \"hi\".txt".into(),
+            ..plain
+        };
+        let bytes = serde_json::to_vec(&escaped).unwrap();
+        assert_eq!(scan(&bytes), None);
+        assert_eq!(parse(&bytes), Some(escaped));
+        assert_eq!(parse(b"{\"path\":\"a\",\"mtime_ns\":1"), None);
     }
 }

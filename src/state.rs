@@ -7,6 +7,8 @@
 //! - `sessions/<name>.fp/`: one fingerprint file per file read (see `freshness`), so that
 //!   recording or checking one file costs the same whether the session has read 10 files or
 //!   20,000, and parallel reads never contend.
+//! - `sessions/<name>.journal`: one line per fingerprint recorded, most recent last (see
+//!   `journal`); the shell probe reads its end. Bounded: rewritten to its tail past 1 MiB.
 //! - `spill/`: whole texts of outputs that were cut, named by content hash.
 //! - `config.toml`, `trust.json`, `approvals.json`, `audit.log`, `tasks/`: see their modules.
 

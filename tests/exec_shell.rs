@@ -514,7 +514,7 @@ fn the_probe_follows_new_reads_and_catches_rewrites_after_verification() {
 }
 
 #[test]
-fn past_512_reads_the_probe_checks_the_recent_ones_and_the_journal_stays_bounded() {
+fn past_256_reads_the_probe_checks_the_recent_ones_and_the_journal_stays_bounded() {
     let ws = Ws::new();
     // Long paths (~2.8 KB a journal line) push the journal past its 1 MiB bound within a few
     // hundred reads, so the test also sees it rewritten.
@@ -522,12 +522,12 @@ fn past_512_reads_the_probe_checks_the_recent_ones_and_the_journal_stays_bounded
     ws.mkdir(&dir);
     ws.write("first.txt", "first\n");
     ws.read_via_tool("first.txt");
-    let names: Vec<String> = (0..520).map(|i| format!("{dir}f{i}.txt")).collect();
+    let names: Vec<String> = (0..400).map(|i| format!("{dir}f{i}.txt")).collect();
     for name in &names {
         ws.write(name, "x\n");
     }
     std::thread::scope(|scope| {
-        for chunk in names.chunks(130) {
+        for chunk in names.chunks(100) {
             let ws = &ws;
             scope.spawn(move || {
                 for name in chunk {

@@ -4,7 +4,8 @@
 //! The call is parse → gate → run → report: the command is classified ([`classify`]); network
 //! and destructive commands pass the policy and approvals; the command runs in its own process
 //! group ([`run`]) wrapped with the cwd sentinel ([`sentinel`]); the streams are capped
-//! ([`output`]); the cwd is folded back; the files the session read are probed ([`probe`]).
+//! ([`output`]); the cwd is folded back; the files the session read most recently are probed
+//! ([`probe`]).
 
 pub mod classify;
 pub mod output;

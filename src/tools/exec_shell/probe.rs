@@ -2,7 +2,7 @@
 //! re-stat'ed, so the model learns that a formatter, a code generator or a `git checkout` changed
 //! a file it is holding in context before it edits from a stale copy.
 //!
-//! Bounded: the probe re-checks the [`journal::RECENT`] (512) files this session read (or wrote)
+//! Bounded: the probe re-checks the [`journal::RECENT`] (256) files this session read (or wrote)
 //! most recently, found in the end of the session's journal (at most [`journal::TAIL_BYTES`]
 //! read, so fewer when paths are very long). Its cost is at most that many `stat`s, however many
 //! files the session has read; an older file that changes gives no notice here, but the stale gate
@@ -172,10 +172,10 @@ impl RootDir {
     }
 
     /// `stat` of a record's path (workspace-relative, or absolute under a trusted root).
-    fn stat(&self, relative: &str, abs: &Path) -> Option<Stat> {
+    fn stat(&self, relative: &str, root: &Path) -> Option<Stat> {
         use std::os::fd::AsRawFd;
         let Some(fd) = &self.fd else {
-            return fs::metadata(abs).ok().map(|meta| Stat {
+            return fs::metadata(root.join(relative)).ok().map(|meta| Stat {
                 is_file: meta.is_file(),
                 mtime_ns: freshness::mtime_ns(&meta),
                 ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
@@ -201,8 +201,7 @@ impl RootDir {
 }
 
 fn drift_of(root_dir: &RootDir, root: &Path, line: &Line, now: i128) -> Check {
-    let abs = root.join(&line.path);
-    let Some(stat) = root_dir.stat(&line.path, &abs) else {
+    let Some(stat) = root_dir.stat(&line.path, root) else {
         return Check::Drifted(Drift::Deleted);
     };
     if !stat.is_file {
@@ -214,7 +213,7 @@ fn drift_of(root_dir: &RootDir, root: &Path, line: &Line, now: i128) -> Check {
     if line.hash.is_none() || !uncertain(&stat, line) {
         return Check::Same;
     }
-    match Fingerprint::of_file(&abs) {
+    match Fingerprint::of_file(&root.join(&line.path)) {
         Ok(current) if current == line.fingerprint() => {
             // A tick after the last change, a later write would move the ctime.
             if now - stat.ctime_ns > SAME_TICK_NS && now - stat.mtime_ns > SAME_TICK_NS {
