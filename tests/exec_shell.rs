@@ -562,6 +562,32 @@ fn past_256_reads_the_probe_checks_the_recent_ones_and_the_journal_stays_bounded
 }
 
 #[test]
+fn the_probe_follows_codesmith_s_own_writes_and_deletes() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n");
+    ws.write("gone.txt", "g\n");
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("gone.txt");
+    // An edit refreshes the fingerprint; a delete through apply_patch forgets the file.
+    ws.call(
+        "edit_file",
+        json!({"path": "a.txt", "search": "a", "replace": "b"}),
+    )
+    .ok();
+    ws.call(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n"}),
+    )
+    .ok();
+    let out = shell(&ws, "true").ok();
+    assert!(out.notices().is_empty(), "{:?}", out.notices());
+    let out = shell(&ws, "echo c >> a.txt").ok();
+    assert_eq!(out.notices().len(), 1, "{:?}", out.notices());
+    assert!(out.notices()[0].contains("a.txt (changed)"));
+    assert!(!out.notices()[0].contains("gone.txt"));
+}
+
+#[test]
 fn a_death_by_signal_is_reported_like_the_shell_does() {
     let ws = Ws::new();
     let out = shell(&ws, "kill -9 $$").ok();
