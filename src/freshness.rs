@@ -181,21 +181,6 @@ pub fn lookup(state: &State, display: &str) -> Option<Record> {
         .filter(|r| r.path == display)
 }
 
-/// Every record of this session, sorted by path.
-pub fn all(state: &State) -> Vec<Record> {
-    let Ok(entries) = fs::read_dir(state.fingerprint_dir()) else {
-        return Vec::new();
-    };
-    let mut records: Vec<Record> = entries
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.file_name().to_string_lossy().ends_with(".json"))
-        .filter_map(|entry| fs::read(entry.path()).ok())
-        .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
-        .collect();
-    records.sort_by(|a, b| a.path.cmp(&b.path));
-    records
-}
-
 /// Forgets `display` (after a delete, or a rename away from it).
 pub fn forget(state: &State, display: &str) {
     if fs::remove_file(record_path(state, display)).is_ok() {

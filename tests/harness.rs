@@ -131,17 +131,7 @@ impl Ws {
 
     /// Runs `codesmith ARGS` with `stdin` piped in.
     pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Outcome {
-        let mut cmd = self.command(args);
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn");
-        // codesmith may refuse the call without reading stdin; a closed pipe is not a failure.
-        let written = child.stdin.take().expect("stdin").write_all(stdin.as_bytes());
-        if let Err(err) = written {
-            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {err}");
-        }
-        Outcome::from_output(child.wait_with_output().expect("wait"))
+        Outcome::from_output(self.raw_stdin(args, stdin))
     }
 
     /// Reads a file through codesmith (so the session may edit it).
