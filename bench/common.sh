@@ -22,6 +22,13 @@ build_release() {
     fi
 }
 
+# Makes a scratch directory (removed on exit), sets `work` to it and enters it.
+enter_scratch() {
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    cd "$work"
+}
+
 # compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS hyperfine rounds (the order
 # alternates each round, so drift on a shared machine hits both alike), prints each round's
 # medians and sets RATIO to the median over rounds of median(A) / median(B).

@@ -9,9 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build_release
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+enter_scratch
 runs=${RUNS:-5}
 printf '%-6s %-14s %10s %10s %12s\n' "size" "level" "median ms" "mean ms" "ms per MB"
 for mb in ${SIZES:-10 25 50}; do

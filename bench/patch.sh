@@ -9,9 +9,7 @@ build_release
 lines=${LINES:-100000}
 hunks=${HUNKS:-1000}
 runs=${RUNS:-20}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+enter_scratch
 mkdir orig
 awk -v n="$lines" 'BEGIN { for (i = 1; i <= n; i++) printf "line %06d: the quick brown fox jumps over the lazy dog\n", i }' >orig/big.txt
 step=$((lines / hunks))

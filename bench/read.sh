@@ -4,10 +4,8 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build_release
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-for i in $(seq 1 40); do echo "line $i of a small text file"; done >"$work/small.txt"
-cd "$work"
+enter_scratch
+for i in $(seq 1 40); do echo "line $i of a small text file"; done >small.txt
 # The first read creates .codesmith/; every timed call is then an ordinary re-read.
 "$BIN" read small.txt >/dev/null
 echo "codesmith $("$BIN" --version | awk '{ print $2 }'), $("$BIN" tools | grep -c '"name"') tools registered"

@@ -5,9 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build_release
 files=${FILES:-20000}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+enter_scratch
 for i in $(seq 1 40); do echo "line $i of a small text file"; done >small.txt
 mkdir -p many
 (cd many && seq 1 "$files" | xargs -n 1000 touch)

@@ -4,9 +4,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build_release
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+enter_scratch
 # The first call creates .codesmith/; every timed call is then an ordinary call in a session.
 "$BIN" shell 'echo hi' >/dev/null
 echo "codesmith $("$BIN" --version | awk '{ print $2 }'), $("$BIN" tools | grep -c '"name"') tools registered"

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{cap_argument, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "fetch_url",
@@ -86,24 +86,20 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             args.url
         )));
     }
-    let max_bytes = if args.max_bytes > MAX_BYTES_CAP {
-        notices.push(format!(
-            "max_bytes={} is over the cap; reading at most {MAX_BYTES_CAP} bytes.",
-            args.max_bytes
-        ));
-        MAX_BYTES_CAP
-    } else {
-        args.max_bytes
-    };
-    let timeout_ms = if args.timeout_ms > MAX_TIMEOUT_MS {
-        notices.push(format!(
-            "timeout_ms={} is over the cap; waiting at most {MAX_TIMEOUT_MS} ms.",
-            args.timeout_ms
-        ));
-        MAX_TIMEOUT_MS
-    } else {
-        args.timeout_ms
-    };
+    let max_bytes = cap_argument(
+        "max_bytes",
+        args.max_bytes,
+        MAX_BYTES_CAP,
+        ("reading", "bytes"),
+        &mut notices,
+    );
+    let timeout_ms = cap_argument(
+        "timeout_ms",
+        args.timeout_ms,
+        MAX_TIMEOUT_MS,
+        ("waiting", "ms"),
+        &mut notices,
+    );
     let url = crate::net::gates::parse_requested(&args.url)?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {

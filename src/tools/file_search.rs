@@ -181,7 +181,10 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ))
         .with("pattern", args.pattern.clone())
     })?;
-    let max_results = args.max_results.clamp(1, MAX_RESULTS_CAP) as usize;
+    let mut clamped = Vec::new();
+    let max_results =
+        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut clamped)
+            as usize;
     let rules = if args.include_ignored {
         Rules::IncludeIgnored
     } else {
@@ -244,12 +247,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             text
         };
     out.output = output;
-    if max_results as u64 != args.max_results {
-        out = out.notice(format!(
-            "max_results={} is outside 1..={MAX_RESULTS_CAP}; used {max_results}.",
-            args.max_results
-        ));
-    }
+    out.notices.extend(clamped);
     Ok(out
         .with("pattern", args.pattern.clone())
         .with("path", root.display.clone())

@@ -117,6 +117,41 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|spec| spec.name).collect()
 }
 
+/// Holds a numeric argument inside `allowed`. A value outside is not an error (the call still does
+/// the useful thing) but never silent: the notice names the value asked for and the one used.
+pub fn clamp_argument(
+    name: &str,
+    value: u64,
+    allowed: std::ops::RangeInclusive<u64>,
+    notices: &mut Vec<String>,
+) -> u64 {
+    let (low, high) = (*allowed.start(), *allowed.end());
+    let used = value.clamp(low, high);
+    if used != value {
+        notices.push(format!("{name}={value} is outside {low}..={high}; used {used}."));
+    }
+    used
+}
+
+/// Holds a numeric argument to at most `cap`, saying so in a notice: `{name}={value} is over the
+/// cap; {doing} at most {cap} {unit}.`
+pub fn cap_argument(
+    name: &str,
+    value: u64,
+    cap: u64,
+    (doing, unit): (&str, &str),
+    notices: &mut Vec<String>,
+) -> u64 {
+    if value > cap {
+        notices.push(format!(
+            "{name}={value} is over the cap; {doing} at most {cap} {unit}."
+        ));
+        cap
+    } else {
+        value
+    }
+}
+
 /// The input schema of `T`, trimmed to what tool-definition formats expect: an object schema
 /// with `properties`, `required` and `additionalProperties: false`, without `$schema`/`title`.
 pub fn schema_of<T: schemars::JsonSchema>() -> Value {

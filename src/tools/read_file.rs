@@ -80,15 +80,13 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         )));
     }
     let mut notices = Vec::new();
-    let max_lines = if args.max_lines > MAX_LINES_CAP {
-        notices.push(format!(
-            "max_lines={} is over the cap; showing at most {MAX_LINES_CAP} lines.",
-            args.max_lines
-        ));
-        MAX_LINES_CAP
-    } else {
-        args.max_lines
-    };
+    let max_lines = crate::tools::cap_argument(
+        "max_lines",
+        args.max_lines,
+        MAX_LINES_CAP,
+        ("showing", "lines"),
+        &mut notices,
+    );
     let path = ctx.resolve(&args.path)?;
     let file = open_regular_file(ctx, &path, &args.path)?;
     let meta = file

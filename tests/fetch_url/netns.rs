@@ -185,6 +185,18 @@ fn json_and_charsets() {
     assert!(out.output().contains("max_bytes=36"), "{}", out.output());
 }
 
+/// Fetches `url` with `max_bytes`, asserting the body was cut at exactly that many bytes, fast.
+fn fetch_capped(ws: &Ws, url: &str, max_bytes: u64) -> Outcome {
+    let started = Instant::now();
+    let out = ws
+        .call("fetch_url", json!({"url": url, "max_bytes": max_bytes}))
+        .ok();
+    assert_eq!(out.data()["truncated"], true);
+    assert_eq!(out.data()["bytes"], max_bytes);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    out
+}
+
 #[test]
 #[ignore = "runs inside a private network namespace"]
 fn a_huge_body_costs_only_max_bytes() {
@@ -192,19 +204,10 @@ fn a_huge_body_costs_only_max_bytes() {
     let server = site();
     let ws = Ws::new();
     config(&ws.path(), TRUSTED);
-    let started = Instant::now();
-    let out = ws
-        .call(
-            "fetch_url",
-            json!({"url": server.url("/huge"), "max_bytes": 1000}),
-        )
-        .ok();
-    assert_eq!(out.data()["truncated"], true);
-    assert_eq!(out.data()["bytes"], 1000);
+    let out = fetch_capped(&ws, &server.url("/huge"), 1000);
     assert!(out
         .output()
         .contains("[truncated: the body is longer than max_bytes=1000"));
-    assert!(started.elapsed() < Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(300));
     // The server offered 1 GiB; what it got out is socket buffers plus a chunk or two.
     let sent = server.bytes_sent.load(std::sync::atomic::Ordering::SeqCst);
@@ -231,17 +234,8 @@ fn a_compressed_body_is_capped_after_decompression() {
     let server = site();
     let ws = Ws::new();
     config(&ws.path(), TRUSTED);
-    let started = Instant::now();
-    let out = ws
-        .call(
-            "fetch_url",
-            json!({"url": server.url("/bomb"), "max_bytes": 5000}),
-        )
-        .ok();
-    assert_eq!(out.data()["truncated"], true);
-    assert_eq!(out.data()["bytes"], 5000);
+    let out = fetch_capped(&ws, &server.url("/bomb"), 5000);
     assert!(out.output().contains(&"0".repeat(5000)));
-    assert!(started.elapsed() < Duration::from_secs(10));
     let out = fetch(&ws, &server.url("/png")).ok();
     assert_eq!(out.data()["kind"], "binary");
     assert!(

@@ -154,13 +154,8 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         )));
     }
     let mut notices = Vec::new();
-    let max_results = args.max_results.clamp(1, MAX_RESULTS_CAP);
-    if max_results != args.max_results {
-        notices.push(format!(
-            "max_results={} is outside 1..={MAX_RESULTS_CAP}; used {max_results}.",
-            args.max_results
-        ));
-    }
+    let max_results =
+        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices);
     let root = ctx.resolve(&args.path)?;
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() || meta.is_file() => {}
