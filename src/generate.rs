@@ -366,7 +366,9 @@ fn files(roff: &mut Roff) {
         "Every path is checked in three stages: lexically (after folding . and .. against the session \
          cwd, compared component-wise, so /ws-evil is not inside /ws); canonically for an existing path \
          (symlinks followed); and for a path that does not exist yet, through its deepest existing \
-         ancestor (so a new file beneath a symlink that leads out is refused). Refusals are \
+         ancestor (so a new file beneath a symlink that leads out is refused). Where the path resolves \
+         decides: one reaching the workspace or a trusted root through a symlink (/link/src/a.rs when \
+         /link -> /ws) is accepted. Refusals are \
          outside_workspace with a message starting \"path escapes workspace\". Paths are taken \
          literally: a leading ~, a backslash, a drive letter, a UNC or \\\\?\\ prefix, an empty path or \
          a NUL byte are invalid_arguments.",

@@ -3,7 +3,8 @@
 //! Every path a tool touches passes three stages, because each alone can be fooled:
 //! 1. *Lexical*: the path is joined to the session cwd and `.`/`..` are folded without touching
 //!    the disk, then compared component-wise with the roots (so `/ws-evil` is not inside `/ws`).
-//!    This refuses `../../etc/passwd` before any system call.
+//!    Stages 2 and 3 always run as well; a lexically outside path is accepted only when it
+//!    resolves inside (it reached the workspace through a symlink, e.g. `/link -> /ws`).
 //! 2. *Canonical*: an existing path is resolved by the kernel (`realpath`), which follows every
 //!    symlink; the resolved path must still be inside a root. This catches `link -> /etc`.
 //! 3. *Deepest ancestor*: a path that does not exist yet is resolved component by component,
@@ -91,22 +92,26 @@ impl Workspace {
     }
 
     /// Resolves a path argument through the three stages.
+    ///
+    /// A path whose lexical form lies outside every root is not refused on that alone: it may
+    /// reach the workspace through a symlink (a workspace opened as `/link` when `/link -> /ws`,
+    /// or a shell whose `$PWD` keeps the link). It is then resolved on disk, and accepted only
+    /// if what it resolves to lies inside a root, which is all the boundary promises: the file
+    /// touched is the resolved one.
     pub fn resolve(&self, input: &str) -> Result<WsPath, ToolError> {
         check_form(input)?;
         let joined = self.cwd.join(input);
         let lexical = normalize_lexically(&joined);
-        if !self.is_inside(&lexical) {
-            return Err(self.escape_error(input, &lexical));
-        }
-        let resolved = match lexical.canonicalize() {
-            Ok(path) => path,
-            Err(_) => resolve_leniently(&lexical).map_err(|err| match err {
-                ResolveError::Loop => ToolError::new(
+        let resolved = match resolve_on_disk(&lexical) {
+            Ok(resolved) => resolved,
+            Err(_) if !self.is_inside(&lexical) => return Err(self.escape_error(input, &lexical)),
+            Err(ResolveError::Loop) => {
+                return Err(ToolError::new(
                     ErrorCode::InvalidArguments,
                     format!("`{input}` goes through a symlink loop; name a path without the loop"),
-                ),
-                ResolveError::Io(err) => ToolError::io(input, "resolve", &err),
-            })?,
+                ))
+            }
+            Err(ResolveError::Io(err)) => return Err(ToolError::io(input, "resolve", &err)),
         };
         if !self.is_inside(&resolved) {
             return Err(self.escape_error(input, &resolved));
@@ -244,6 +249,15 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Stages 2 and 3: `realpath` for an existing path, [`resolve_leniently`] for one that is not
+/// there yet.
+fn resolve_on_disk(lexical: &Path) -> Result<PathBuf, ResolveError> {
+    match lexical.canonicalize() {
+        Ok(path) => Ok(path),
+        Err(_) => resolve_leniently(lexical),
+    }
 }
 
 enum ResolveError {

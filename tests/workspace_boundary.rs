@@ -190,3 +190,83 @@ fn state_directory_is_readable_but_never_listed() {
     let out = s.ws.run(&["ls"]).ok();
     assert!(!out.output().contains(".codesmith"), "{}", out.output());
 }
+
+/// `codesmith --workspace DIR ARGS` run from `cwd` (for workspaces named through a symlink).
+fn run_in(workspace: &std::path::Path, cwd: &std::path::Path, args: &[&str]) -> crate::harness::Outcome {
+    let mut cmd = std::process::Command::new(crate::harness::BIN);
+    cmd.arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .env_remove("CODESMITH_WORKSPACE")
+        .env_remove("CODESMITH_SESSION");
+    crate::harness::Outcome::of(cmd)
+}
+
+#[test]
+fn absolute_paths_through_a_symlink_to_the_workspace_are_inside() {
+    let s = setup();
+    let link = s.ws.path().parent().unwrap().join("link");
+    symlink(s.ws.path(), &link);
+    let through = link.join("src/a.txt");
+    let through = through.to_str().unwrap();
+    // A shell that `cd`s into the link keeps it in $PWD, so absolute paths name the link.
+    for workspace in [s.ws.path(), link.clone()] {
+        let out = run_in(&workspace, &link, &["read", through]).ok();
+        assert_eq!(out.data()["path"], "src/a.txt");
+    }
+    // A new file under the link resolves through its deepest existing ancestor.
+    let new = link.join("src/new.txt");
+    let out = run_in(
+        &link,
+        &link,
+        &["write", new.to_str().unwrap(), "--content", "n\n"],
+    )
+    .ok();
+    assert_eq!(out.data()["path"], "src/new.txt");
+    assert_eq!(s.ws.read_string("src/new.txt"), "n\n");
+    let out = run_in(&link, &link, &["ls", link.join("src").to_str().unwrap()]).ok();
+    assert_eq!(out.data()["path"], "src");
+}
+
+#[test]
+fn a_symlink_reaching_outside_is_still_refused_and_the_message_names_where_it_resolves() {
+    let s = setup();
+    let parent = s.ws.path().parent().unwrap().to_path_buf();
+    symlink(&s.outside, parent.join("out-link"));
+    symlink(&s.evil, parent.join("evil-link"));
+    let secret = parent.join("out-link/secret.txt");
+    let out =
+        s.ws.call("read_file", json!({"path": secret}))
+            .err("outside_workspace");
+    let real = s.outside.join("secret.txt");
+    assert!(
+        out.message()
+            .contains(&format!("resolves to `{}`", real.display())),
+        "{}",
+        out.message()
+    );
+    escapes(&s, parent.join("evil-link/e.txt").to_str().unwrap());
+    escapes(&s, parent.join("out-link/not-yet/new.txt").to_str().unwrap());
+    let out =
+        s.ws.call(
+            "write_file",
+            json!({"path": parent.join("out-link/new.txt"), "content": "x"}),
+        )
+        .err("outside_workspace");
+    assert!(out.message().starts_with("path escapes workspace"));
+    assert!(!s.outside.join("new.txt").exists());
+}
+
+#[test]
+fn a_trusted_root_reached_through_a_symlink_is_allowed() {
+    let s = setup();
+    s.ws.run(&["trust", "add", s.outside.to_str().unwrap()]).ok();
+    let link = s.ws.path().parent().unwrap().join("shared-link");
+    symlink(&s.outside, &link);
+    let out =
+        s.ws.call("read_file", json!({"path": link.join("secret.txt")}))
+            .ok();
+    assert_eq!(out.data()["path"], s.outside.join("secret.txt").to_str().unwrap());
+}
