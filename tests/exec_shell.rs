@@ -475,7 +475,7 @@ fn the_wrapper_leaves_no_trace_under_set_x_or_a_printf_function() {
     assert_eq!(out.data()["cwd"], "sub");
     assert_eq!(
         out.output(),
-        "exit code: 1\nstderr:\n+ cd sub\n+ false\ncwd is now sub\n"
+        "exit code: 1\ncwd is now sub\nstderr:\n+ cd sub\n+ false\n"
     );
     let out = shell(&ws, "printf() { echo fake; }; cd ..").ok();
     assert_eq!(out.data()["cwd"], ".");
@@ -613,4 +613,118 @@ fn terminal_escapes_are_stripped_from_the_output() {
     let ws = Ws::new();
     let out = shell(&ws, "printf '\\033[32mgreen\\033[0m\\n'").ok();
     assert_eq!(out.output(), "exit code: 0\nstdout:\ngreen\n");
+}
+
+#[test]
+fn changing_files_outside_the_workspace_asks_whatever_the_command() {
+    let ws = Ws::new();
+    let mark = marker("outside-writes");
+    let outside = std::env::temp_dir().join(&mark);
+    std::fs::create_dir_all(outside.join("keep")).unwrap();
+    std::fs::write(outside.join("keep/file.txt"), "keep me\n").unwrap();
+    let o = outside.display();
+    for command in [
+        format!("find {o} -delete"),
+        format!("find {o} -type f -exec rm {{}} +"),
+        format!("chmod -R 000 {o}"),
+        format!("mv {o}/keep {o}/moved"),
+        format!("echo gone > {o}/keep/file.txt"),
+        format!("cp /dev/null {o}/keep/file.txt"),
+        format!("echo x | tee {o}/keep/file.txt"),
+        format!("sed -i d {o}/keep/file.txt"),
+        format!("truncate -s 0 {o}/keep/file.txt"),
+        format!("echo {o} | xargs rm -rf"),
+        format!("cd {o} && rm -r keep"),
+    ] {
+        let out = shell(&ws, &command).err("approval_required");
+        let approval = &out.error()["approval"];
+        assert_eq!(approval["kind"], "destructive", "{command}");
+        assert!(
+            out.message().contains("codesmith approve ap-"),
+            "{command}: {}",
+            out.message()
+        );
+        assert!(out.message().contains("Nothing was done"), "{}", out.message());
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.join("keep/file.txt")).unwrap(),
+        "keep me\n"
+    );
+    // Inside the workspace the same commands simply run.
+    ws.write("build/a.o", "x");
+    ws.write("notes.txt", "a\n");
+    let out = shell(
+        &ws,
+        "find . -name '*.o' -delete && chmod -R u+w build && sed -i s/a/b/ notes.txt",
+    )
+    .ok();
+    assert_eq!(out.data()["exit_code"], 0);
+    assert!(!ws.join("build/a.o").exists());
+    assert_eq!(ws.read_string("notes.txt"), "b\n");
+    std::fs::remove_dir_all(&outside).unwrap();
+}
+
+#[test]
+fn a_command_cannot_grant_itself_approval_or_rewrite_codesmith_state() {
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[network]\ndefault = \"deny\"\n");
+    for command in [
+        "codesmith approve ap-0123456789ab",
+        "codesmith --yolo shell true",
+        "codesmith trust add /",
+        "echo '[network]' > .codesmith/config.toml",
+        "sed -i s/deny/allow/ .codesmith/config.toml",
+        "rm -rf .codesmith",
+    ] {
+        let out = shell(&ws, command).err("approval_required");
+        assert_eq!(out.error()["approval"]["kind"], "destructive", "{command}");
+    }
+    assert_eq!(
+        ws.read_string(".codesmith/config.toml"),
+        "[network]\ndefault = \"deny\"\n"
+    );
+    // Reading state (a spill file, say) is fine.
+    shell(&ws, "cat .codesmith/config.toml").ok();
+}
+
+#[test]
+fn the_command_is_parsed_exactly_as_sh_c_parses_it() {
+    let ws = Ws::new();
+    // A here-document without its end line, and a final backslash, end with the command.
+    let out = shell(&ws, "cat <<EOF\nhello").ok();
+    assert_eq!(
+        out.output(),
+        "exit code: 0\nstdout:\nhello\n[no newline at end]\n"
+    );
+    let out = shell(&ws, "echo hi \\").ok();
+    assert_eq!(out.output(), "exit code: 0\nstdout:\nhi \\\n");
+    // Error messages carry the command's own line numbers; `$0` and `$#` are sh -c's.
+    let out = shell(&ws, "echo a\ncd nowhere").ok();
+    assert!(
+        out.output().contains("sh: 2: cd: can't cd to nowhere"),
+        "{}",
+        out.output()
+    );
+    let out = shell(&ws, "echo \"$0 $#\"").ok();
+    assert_eq!(out.output(), "exit code: 0\nstdout:\nsh 0\n");
+    // A syntax error is the shell's, with its status.
+    let out = shell(&ws, "echo \"unterminated").ok();
+    assert_eq!(out.data()["exit_code"], 2);
+    assert!(
+        out.output().contains("Unterminated quoted string"),
+        "{}",
+        out.output()
+    );
+}
+
+#[test]
+fn the_new_cwd_is_reported_with_the_exit_code_not_inside_a_stream() {
+    let ws = Ws::new();
+    ws.mkdir("sub");
+    let out = shell(&ws, "cd sub && pwd").ok();
+    let expected = format!(
+        "exit code: 0\ncwd is now sub\nstdout:\n{}\n",
+        ws.join("sub").display()
+    );
+    assert_eq!(out.output(), expected);
 }

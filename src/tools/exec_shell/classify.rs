@@ -5,7 +5,7 @@
 //! not a `pull`; `echo rm -rf /` is an echo. Every simple command is visited, including those
 //! inside pipelines, `&&` chains, loops, subshells and `$(…)`, after unwrapping `sudo`, `env`,
 //! `nohup`, `timeout`, `xargs` and similar prefixes. The per-command rules live in
-//! [`super::rules`].
+//! [`super::rules`], and where file-changing commands land in [`super::writes`].
 //!
 //! What a class means for the run:
 //! - `read_only`: every command is on the safe list, no output redirection to a file. Runs.
@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use tree_sitter::{Node, Parser};
 
 use super::rules::{self, Word};
+use super::writes;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -211,10 +212,8 @@ impl Walker<'_> {
                 None => {}
             }
         }
-        if name == "rm" {
-            for reason in rules::rm_targets(args, self.cwd.as_deref(), self.scope) {
-                self.find(Class::Destructive, reason);
-            }
+        for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
+            self.find(Class::Destructive, reason);
         }
     }
 
@@ -279,7 +278,12 @@ impl Walker<'_> {
                 self.read_only = false;
                 self.find(Class::Destructive, format!("writes straight to the device `{t}`"));
             }
-            _ => self.read_only = false,
+            _ => {
+                self.read_only = false;
+                if let Some(reason) = writes::redirect_outside(&word, self.cwd.as_deref(), self.scope) {
+                    self.find(Class::Destructive, reason);
+                }
+            }
         }
     }
 

@@ -55,6 +55,19 @@ const TABLE: &[(&str, Class, &str)] = &[
     ("python3 script.py", Class::Other, ""),
     ("$EDITOR file", Class::Other, ""),
     ("mkdir -p out && touch out/a", Class::Other, ""),
+    // Other: file-changing commands whose targets stay inside the workspace.
+    ("find / -name '*.rs' -exec grep -l foo {} +", Class::Other, ""),
+    ("chmod +x script.sh", Class::Other, ""),
+    ("chmod -R u+w ../sub2", Class::Other, ""),
+    ("mv a.txt b.txt", Class::Other, ""),
+    ("cp a.txt /dev/null", Class::Other, ""),
+    ("echo x > out/log.txt 2>/dev/stderr", Class::Other, ""),
+    ("sed -i.bak s/a/b/ file.txt", Class::Other, ""),
+    ("tar xzf a.tgz", Class::Other, ""),
+    ("git ls-files -z | xargs -0 rm", Class::Other, ""),
+    ("ln -s /etc/hosts hosts-link", Class::Other, ""),
+    ("codesmith trust list", Class::Other, ""),
+    ("cat ../.codesmith/spill/x.txt", Class::ReadOnly, ""),
     // Network: first words and subcommands.
     ("curl https://example.com", Class::Network, "curl"),
     ("wget -q http://x", Class::Network, "wget"),
@@ -88,6 +101,8 @@ const TABLE: &[(&str, Class, &str)] = &[
     ("echo $(curl -s http://x)", Class::Network, "curl"),
     ("timeout 5 wget http://x", Class::Network, "wget"),
     ("env A=1 curl http://x", Class::Network, "curl"),
+    ("git remote update", Class::Network, "git remote update"),
+    ("cargo add serde", Class::Network, "cargo add"),
     // Destructive.
     ("rm -rf /", Class::Destructive, "filesystem root"),
     ("rm -rf /*", Class::Destructive, "filesystem root"),
@@ -108,6 +123,82 @@ const TABLE: &[(&str, Class, &str)] = &[
     ),
     ("rm -rf \"$DIR\"/", Class::Destructive, "run time"),
     ("rm -rf /etc/passwd", Class::Destructive, "outside the workspace"),
+    // Any file-changing command whose target lands outside the workspace.
+    ("find / -delete", Class::Destructive, "deletes files under `/`"),
+    (
+        "find /zz/nope -name '*.log' -delete",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    ("find / -exec rm -rf {} +", Class::Destructive, "find -exec rm"),
+    ("find \"$D\" -delete", Class::Destructive, "run time"),
+    ("chmod -R 777 /", Class::Destructive, "changes the mode of `/`"),
+    (
+        "chmod 600 /zz/nope/key",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    (
+        "chown -R nobody /zz/nope",
+        Class::Destructive,
+        "changes the owner",
+    ),
+    ("mv /zz/nope /zz/other", Class::Destructive, "moves `/zz/nope`"),
+    ("mv notes.txt /zz/nope/", Class::Destructive, "moves `/zz/nope`"),
+    ("cp x /zz/nope/passwd", Class::Destructive, "`cp` writes"),
+    ("cp -t /zz/nope a b", Class::Destructive, "`cp` writes `/zz/nope`"),
+    ("echo x > /zz/nope/out.txt", Class::Destructive, "`>` writes"),
+    ("echo x >> /zz/nope/out.txt", Class::Destructive, "`>` writes"),
+    ("ls &> /zz/nope/out.txt", Class::Destructive, "`>` writes"),
+    ("echo x | tee -a /zz/nope/x", Class::Destructive, "`tee` writes"),
+    ("sed -i s/a/b/ /zz/nope/x", Class::Destructive, "`sed -i` edits"),
+    ("truncate -s 0 /zz/nope/x", Class::Destructive, "truncates"),
+    ("shred -u /zz/nope/x", Class::Destructive, "overwrites"),
+    ("unlink /zz/nope", Class::Destructive, "`unlink` deletes"),
+    ("rmdir /zz/nope", Class::Destructive, "`rmdir` deletes"),
+    (
+        "dd if=/dev/zero of=/zz/nope/img",
+        Class::Destructive,
+        "`dd` writes",
+    ),
+    ("echo / | xargs rm -rf", Class::Destructive, "xargs reads"),
+    ("tar xzf a.tgz -C /zz/nope", Class::Destructive, "extracts into"),
+    (
+        "tar --extract -f a.tar --directory=/zz/nope",
+        Class::Destructive,
+        "extracts into",
+    ),
+    ("cd /zz && chmod -R 777 .", Class::Destructive, "`/zz`, outside"),
+    (
+        "ln -sf /etc/passwd /zz/nope/link",
+        Class::Destructive,
+        "`ln` writes",
+    ),
+    (
+        "echo '[network]' > ../.codesmith/config.toml",
+        Class::Destructive,
+        "codesmith's own state",
+    ),
+    (
+        "rm -rf ../.codesmith",
+        Class::Destructive,
+        "codesmith's own state",
+    ),
+    (
+        "codesmith approve ap-0123456789ab",
+        Class::Destructive,
+        "user's decision",
+    ),
+    (
+        "./target/release/codesmith --yolo shell 'rm -rf /'",
+        Class::Destructive,
+        "user's decision",
+    ),
+    (
+        "codesmith --workspace . trust add /",
+        Class::Destructive,
+        "widens the workspace",
+    ),
     ("git push --force origin main", Class::Destructive, "rewrites"),
     ("git push -f", Class::Destructive, "rewrites"),
     ("git push origin +main", Class::Destructive, "rewrites"),
@@ -172,6 +263,51 @@ fn classification_table() {
         }
     }
     assert!(failures.is_empty(), "misclassified:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn targets_are_judged_where_symlinks_lead() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("sub/out")).expect("symlink");
+    // Through the link: its target's contents, outside.
+    for command in [
+        "rm -rf out/",
+        "chmod -R 777 out",
+        "echo x > out/f",
+        "find out/ -delete",
+    ] {
+        let got = classify_in(command, &root);
+        assert_eq!(got.class, Class::Destructive, "{command}: {:?}", got.findings);
+        let reasons = got.reasons(Class::Destructive).expect("reasons");
+        assert!(reasons.contains("outside the workspace"), "{command}: {reasons}");
+    }
+    // The link itself lives inside: removing or renaming it touches nothing outside.
+    for command in ["rm out", "mv out out2", "unlink out"] {
+        let got = classify_in(command, &root);
+        assert_eq!(got.class, Class::Other, "{command}: {:?}", got.findings);
+    }
+}
+
+#[test]
+fn a_trusted_root_is_inside() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let trusted_dir = tempfile::tempdir().expect("tempdir");
+    let trusted = trusted_dir.path().canonicalize().expect("canonical");
+    let workspace = Workspace::new(root.clone(), vec![trusted.clone()]);
+    let scope = Scope {
+        workspace: &workspace,
+        cwd: root,
+        home: None,
+    };
+    for command in ["echo x > T/log", "chmod -R 777 T/build", "cp a T/"] {
+        let command = command.replace('T', &trusted.display().to_string());
+        let got = classify(&command, &scope);
+        assert_eq!(got.class, Class::Other, "{command}: {:?}", got.findings);
+    }
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub mod probe;
 pub mod rules;
 pub mod run;
 pub mod sentinel;
+pub mod writes;
 
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the session's workin
 Use it to build, test, run programs and use git. Do not use it to look at files: use read_file instead of cat/head/tail/sed -n, grep_files instead of grep/rg, file_search instead of find/ls -R, list_dir instead of ls, edit_file/apply_patch instead of sed -i or echo >; those tools page, cap and track freshness.
 What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, GIT_EDITOR=true, TERM=dumb).
 A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
-Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (rm -rf outside the workspace, git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
+Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (deleting, overwriting, moving or re-permissioning files outside the workspace with rm, find -delete, chmod, mv, cp, sed -i or a > redirection; git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
 Examples:
 {\"command\": \"cargo test 2>&1\"}
 {\"command\": \"cd crates/core && git log --oneline -5\"}
@@ -103,9 +104,10 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         return crate::tools::tasks::start(ctx, &args.command, classification.class);
     }
     let sentinel = Sentinel::new();
-    let script = sentinel.wrap(&args.command);
+    let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
-    let mut finished = run::run(&script, &cwd_before, Duration::from_millis(args.timeout_ms))
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let mut finished = run::run(&script, &Sentinel::arguments(&args.command), &cwd_before, timeout)
         .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
@@ -245,6 +247,11 @@ fn render(
         (Some(code), None) => text.push_str(&format!("exit code: {code}\n")),
         (None, _) => text.push_str("exit code: unknown\n"),
     }
+    // With the exit code, before the streams, so it cannot be mistaken for the command's output.
+    if let Some(line) = cwd_line {
+        text.push_str(line);
+        text.push('\n');
+    }
     for (name, capped, dropped) in [
         ("stdout", &out, finished.dropped.0),
         ("stderr", &err, finished.dropped.1),
@@ -270,10 +277,6 @@ fn render(
             "[the command exited but a process it started still holds its output; that process \
              keeps running and its later output is not shown. Start servers with background=true.]\n",
         );
-    }
-    if let Some(line) = cwd_line {
-        text.push_str(line);
-        text.push('\n');
     }
     let mut data = serde_json::Map::new();
     data.insert("exit_code".into(), finished.exit_code().into());

@@ -5,16 +5,7 @@
 //! write or run other programs, the flags that make them do so (`find -exec`, `rg --pre`,
 //! `git -c`, `sed` with anything but `-n Np`).
 //!
-//! `rm` targets are judged by where they land, and the reasons say which case it is, because
-//! the answer a person gives differs: wiping `/` (or `/*`) or the home directory is never what
-//! an agent means; a parent directory (`..`) or the workspace itself takes the project with it;
-//! deleting a path outside the workspace such as `/tmp/build` is often legitimate but is
-//! outside what the agent was given, so it also asks, under its own reason
-//! ("deletes outside the workspace") rather than the root-wipe one.
-
-use std::path::Path;
-
-use super::classify::{normalize, Scope};
+//! Where file-changing commands (`rm`, `chmod`, `mv`, `>` …) land is judged in [`super::writes`].
 
 /// One word of a command as the shell will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +21,10 @@ pub struct Word {
 impl Word {
     fn is(&self, text: &str) -> bool {
         self.text.as_deref() == Some(text)
+    }
+
+    pub fn is_any(&self, texts: &[&str]) -> bool {
+        self.text.as_deref().is_some_and(|t| texts.contains(&t))
     }
 
     fn starts_with(&self, prefix: &str) -> bool {
@@ -58,7 +53,22 @@ fn prefix_options(name: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Drops `sudo -u x`, `env A=1`, `timeout 10`, `xargs -n1` … from the front of a command.
-pub fn unwrap_prefixes(mut words: Vec<Word>) -> Vec<Word> {
+/// After `xargs`, the command also receives the words xargs reads at run time, so a word known
+/// only then is added (`… | xargs rm -rf` deletes paths nobody has seen yet).
+pub fn unwrap_prefixes(words: Vec<Word>) -> Vec<Word> {
+    let mut from_xargs = false;
+    let mut words = strip_prefixes(words, &mut from_xargs);
+    if from_xargs {
+        words.push(Word {
+            text: None,
+            substitutes_command: false,
+            raw: "(the words xargs reads)".to_string(),
+        });
+    }
+    words
+}
+
+fn strip_prefixes(mut words: Vec<Word>, from_xargs: &mut bool) -> Vec<Word> {
     loop {
         let Some(name) = words.first().and_then(|w| w.text.clone()) else {
             return words;
@@ -94,6 +104,7 @@ pub fn unwrap_prefixes(mut words: Vec<Word>) -> Vec<Word> {
             words.truncate(1);
             return words;
         }
+        *from_xargs |= name == "xargs";
         words.drain(..i);
     }
 }
@@ -292,7 +303,7 @@ fn network_subcommands(name: &str) -> &'static [&'static str] {
     match name {
         "git" => &["fetch", "pull", "clone", "ls-remote", "submodule", "push"],
         "cargo" => &[
-            "install", "fetch", "update", "publish", "search", "login", "owner", "yank",
+            "install", "fetch", "update", "publish", "search", "login", "owner", "yank", "add",
         ],
         "npm" => &["install", "i", "add", "update", "publish", "ci", "exec"],
         "pnpm" => &["install", "i", "add", "update", "publish", "dlx"],
@@ -344,6 +355,9 @@ pub fn network(name: &str, args: &[Word]) -> Option<String> {
         Some(s) if subs.contains(&s) => Some(format!("`{name} {s}` downloads or uploads")),
         // `yarn` alone installs.
         None if name == "yarn" => Some("`yarn` installs packages".to_string()),
+        Some("remote") if name == "git" && args.iter().any(|w| w.is("update")) => {
+            Some("`git remote update` fetches every remote".to_string())
+        }
         Some("mod") if name == "go" && args.iter().any(|w| w.is("download")) => {
             Some("`go mod download` downloads".to_string())
         }
@@ -388,12 +402,45 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
             }) || has_short_flag(rest, 'f');
             (sub == "push" && forced).then(|| "`git push --force` rewrites the remote's history".to_string())
         }
+        "codesmith" => codesmith_grant(args),
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "source" | "." => args
             .iter()
             .any(|w| w.substitutes_command)
             .then(|| format!("`{name}` runs a script produced by another command")),
         _ => None,
     }
+}
+
+/// `codesmith approve`, `codesmith trust add`, `--yolo`, `--approve`: a command granting
+/// itself what only the user may grant.
+fn codesmith_grant(args: &[Word]) -> Option<String> {
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
+        match text {
+            "--yolo" | "--approve" => {
+                return Some(format!(
+                    "`codesmith {text}` grants approvals, which is the user's decision"
+                ))
+            }
+            _ if text.starts_with("--approve=") => {
+                return Some(
+                    "`codesmith --approve` grants approvals, which is the user's decision".to_string(),
+                )
+            }
+            "--workspace" | "--session" | "--format" => i += 2,
+            _ if text.starts_with('-') => i += 1,
+            "approve" => {
+                return Some("`codesmith approve` grants approvals, which is the user's decision".to_string())
+            }
+            "trust" if args.get(i + 1).is_some_and(|w| w.is("add")) => {
+                return Some(
+                    "`codesmith trust add` widens the workspace, which is the user's decision".to_string(),
+                )
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 pub const SHELLS: &[&str] = &[
@@ -439,85 +486,4 @@ pub fn is_device_write(target: &str) -> bool {
         )
         && !target.starts_with("/dev/fd/")
         && !target.starts_with("/dev/shm/")
-}
-
-/// Reasons for each `rm` target that lands somewhere it should not.
-pub fn rm_targets(args: &[Word], cwd: Option<&Path>, scope: &Scope) -> Vec<String> {
-    let mut recursive = false;
-    let mut targets = Vec::new();
-    let mut options_done = false;
-    for word in args {
-        match word.text.as_deref() {
-            Some("--") if !options_done => options_done = true,
-            Some("--recursive") if !options_done => recursive = true,
-            Some(t) if !options_done && t.starts_with("--") => {}
-            Some(t) if !options_done && t.starts_with('-') && t.len() > 1 => {
-                recursive |= t.contains('r') || t.contains('R');
-            }
-            _ => targets.push(word),
-        }
-    }
-    let mut reasons = Vec::new();
-    for word in targets {
-        if let Some(reason) = rm_target(word, recursive, cwd, scope) {
-            reasons.push(reason);
-        }
-    }
-    reasons
-}
-
-fn rm_target(word: &Word, recursive: bool, cwd: Option<&Path>, scope: &Scope) -> Option<String> {
-    let shown = &word.raw;
-    let Some(text) = word.text.as_deref() else {
-        return recursive.then(|| format!("`rm -r` deletes `{shown}`, a path known only at run time"));
-    };
-    if text.starts_with('~') {
-        let rest = text.trim_start_matches('~').trim_matches('/');
-        return Some(if rest.is_empty() || rest == "*" {
-            format!("`rm` wipes the home directory (`{shown}`)")
-        } else {
-            format!("`rm` deletes `{shown}` in the home directory, outside the workspace")
-        });
-    }
-    // Judge the directory a glob would expand in: `/tmp/build/*` is inside `/tmp/build`.
-    let literal: String = match text.find(['*', '?', '[']) {
-        Some(at) => text[..at]
-            .rsplit_once('/')
-            .map(|(dir, _)| format!("{dir}/"))
-            .unwrap_or_default(),
-        None => text.to_string(),
-    };
-    let base = match (Path::new(&literal).is_absolute(), cwd) {
-        (true, _) => Path::new("/").to_path_buf(),
-        (false, Some(cwd)) => cwd.to_path_buf(),
-        (false, None) => {
-            return recursive
-                .then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
-        }
-    };
-    let abs = normalize(&base.join(&literal));
-    if abs == Path::new("/") {
-        return Some(format!("`rm` wipes the filesystem root (`{shown}`)"));
-    }
-    if text.split('/').all(|c| c == ".." || c.is_empty()) && text.contains("..") {
-        return Some(format!("`rm` deletes a parent directory (`{shown}`)"));
-    }
-    let workspace = scope.workspace;
-    let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
-    for root in roots {
-        if root.starts_with(&abs) {
-            return Some(format!(
-                "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
-            ));
-        }
-    }
-    if let Some(home) = &scope.home {
-        if home.starts_with(&abs) {
-            return Some(format!("`rm` wipes the home directory (`{shown}`)"));
-        }
-    }
-    if !workspace.is_inside(&abs) {
-        return Some(format!("`rm` deletes `{}`, outside the workspace", abs.display()));
-    }
-    None
 }

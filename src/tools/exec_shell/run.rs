@@ -152,11 +152,17 @@ impl Stream {
     }
 }
 
-/// Runs `script` in `cwd` and waits for it, at most `timeout`.
-pub fn run(script: &str, cwd: &Path, timeout: Duration) -> io::Result<Finished> {
+/// Runs `/bin/sh -c script [arguments…]` in `cwd` and waits for it, at most `timeout`.
+pub fn run(script: &str, arguments: &[&str], cwd: &Path, timeout: Duration) -> io::Result<Finished> {
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
-    let pid = spawn(script, cwd, out_write.as_raw_fd(), err_write.as_raw_fd())?;
+    let pid = spawn(
+        script,
+        arguments,
+        cwd,
+        out_write.as_raw_fd(),
+        err_write.as_raw_fd(),
+    )?;
     drop(out_write);
     drop(err_write);
     set_nonblocking(out_read.as_raw_fd())?;
@@ -325,11 +331,14 @@ fn environment() -> io::Result<Vec<CString>> {
     Ok(env)
 }
 
-/// `posix_spawn` of `/bin/sh -c script` in `cwd`, in a new session, stdin `/dev/null`, stdout
-/// and stderr onto the given pipe ends, signals reset to their defaults.
-fn spawn(script: &str, cwd: &Path, stdout: RawFd, stderr: RawFd) -> io::Result<i32> {
+/// `posix_spawn` of `/bin/sh -c script [arguments…]` in `cwd`, in a new session, stdin
+/// `/dev/null`, stdout and stderr onto the given pipe ends, signals reset to their defaults.
+fn spawn(script: &str, arguments: &[&str], cwd: &Path, stdout: RawFd, stderr: RawFd) -> io::Result<i32> {
     let program = cstring(b"/bin/sh")?;
-    let args = [cstring(b"/bin/sh")?, cstring(b"-c")?, cstring(script.as_bytes())?];
+    let mut args = vec![cstring(b"/bin/sh")?, cstring(b"-c")?, cstring(script.as_bytes())?];
+    for argument in arguments {
+        args.push(cstring(argument.as_bytes())?);
+    }
     let mut argv: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
     argv.push(std::ptr::null_mut());
     let env = environment()?;
@@ -405,7 +414,13 @@ mod tests {
     #[test]
     fn captures_both_streams_and_the_status() {
         let dir = std::env::temp_dir();
-        let finished = run("echo out; echo err >&2; exit 3", &dir, Duration::from_secs(10)).expect("run");
+        let finished = run(
+            "echo out; echo err >&2; exit 3",
+            &[],
+            &dir,
+            Duration::from_secs(10),
+        )
+        .expect("run");
         assert_eq!(finished.stdout, b"out\n");
         assert_eq!(finished.stderr, b"err\n");
         assert_eq!(finished.exit_code(), Some(3));
@@ -415,7 +430,7 @@ mod tests {
     #[test]
     fn sigpipe_is_default_in_the_child() {
         let dir = std::env::temp_dir();
-        let finished = run("yes | head -1", &dir, Duration::from_secs(10)).expect("run");
+        let finished = run("yes | head -1", &[], &dir, Duration::from_secs(10)).expect("run");
         assert_eq!(finished.stdout, b"y\n");
         assert!(!finished.timed_out);
     }
@@ -423,6 +438,6 @@ mod tests {
     #[test]
     fn a_missing_cwd_is_an_error_not_a_hang() {
         let missing = std::env::temp_dir().join("codesmith-no-such-dir-for-run");
-        assert!(run("true", &missing, Duration::from_secs(10)).is_err());
+        assert!(run("true", &[], &missing, Duration::from_secs(10)).is_err());
     }
 }

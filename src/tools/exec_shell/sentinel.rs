@@ -4,9 +4,12 @@
 //! next call.
 //!
 //! Why it is built this way:
-//! - The command is grouped in `{ … }` on lines of its own. A trailing `for` loop, a comment
-//!   or a here-document cannot swallow the sentinel line, and its exit status is saved in a
-//!   variable before the sentinel runs and returned after, so `false` still exits 1.
+//! - The command is not pasted into the script: it is passed as the script's first argument
+//!   and run with `eval`, so it is parsed on its own exactly as `sh -c COMMAND` would parse it.
+//!   A trailing `for` loop, a comment, a here-document without its end line or a final
+//!   backslash cannot swallow the sentinel line, error messages keep the command's own line
+//!   numbers, and `$0`/`$#` are what `sh -c` gives. Its exit status is saved in a variable
+//!   before the sentinel runs and returned after, so `false` still exits 1.
 //! - The sentinel runs only if the group finishes: `exit` inside the command, `set -e`
 //!   tripping, a kill at the deadline all end the shell first, and then the cwd stays where it
 //!   was ("only if the command ran to the end").
@@ -36,13 +39,20 @@ impl Sentinel {
         }
     }
 
-    /// The script `sh -c` runs: the user's command, then the sentinel.
-    pub fn wrap(&self, command: &str) -> String {
+    /// The script `sh -c` runs with the user's command as its first argument (after `$0`,
+    /// see [`Sentinel::arguments`]): the command, then the sentinel.
+    pub fn script(&self) -> String {
         let m = &self.marker;
         format!(
-            "{{\n{command}\n}}\n{{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
+            "__codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
+             {{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
              command printf '\\n{m}:%s:{m}\\n' \"$PWD\" >&2\nexit $__codesmith_status\n"
         )
+    }
+
+    /// The arguments after the script: `$0` (`sh`, as `sh -c` sets it) and the command.
+    pub fn arguments(command: &str) -> [&str; 2] {
+        ["sh", command]
     }
 
     /// Removes the sentinel line (and the newline printed before it) from `stderr` and returns

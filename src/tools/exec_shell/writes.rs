@@ -1,0 +1,603 @@
+//! Commands that change files, judged by where their targets land.
+//!
+//! Deleting, overwriting, moving, truncating or re-permissioning a path outside the workspace
+//! (and its trusted roots) needs a person's yes, whichever command does it: `rm`, `find -delete`,
+//! `chmod -R`, `mv`, `cp` onto a file, `tee`, `sed -i`, `dd of=`, `tar -x -C`, or a `>`
+//! redirection. Inside the workspace these run as usual. A target only known at run time
+//! (`"$DIR"`, the paths `xargs` reads) asks only for the recursive forms (`rm -r`, `chmod -R`),
+//! as a plain `rm "$f"` in a loop is everyday work.
+//!
+//! `rm` has its own cases, because the answer a person gives differs: wiping `/` (or `/*`) or
+//! the home directory is never what an agent means; a parent directory (`..`) or the workspace
+//! itself takes the project with it; deleting a path outside the workspace such as `/tmp/build`
+//! is often legitimate but is outside what the agent was given, so it also asks, under its own
+//! reason ("outside the workspace") rather than the root-wipe one.
+//!
+//! A target is resolved as the shell would: against the directory the command runs in (`cd` is
+//! followed by the classifier), with symlinks that exist resolved, so `rm -rf link/` through a
+//! link that leads out is judged where it lands. What a program does by itself (`python3 -c …`,
+//! a build script) is not visible here; the classifier reads shell words, it is not a sandbox.
+
+use std::path::{Path, PathBuf};
+
+use super::classify::{normalize, Scope};
+use super::rules::{base_name, is_device_write, is_safe, Word};
+
+/// Where a target lands.
+enum Target {
+    /// An absolute path, normalized and with existing symlinks resolved.
+    Path(PathBuf),
+    /// Known only when the command runs.
+    Unknown,
+}
+
+/// How a command treats a target path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    /// The operation removes or renames the name itself (`rm link` removes the link): only
+    /// the directories above it are resolved.
+    Name,
+    /// The operation writes through the name (`chmod link` changes the link's target).
+    Through,
+}
+
+/// Reasons for every target of `name args` that lands outside the workspace.
+pub fn outside_writes(name: &str, args: &[Word], cwd: Option<&Path>, scope: &Scope) -> Vec<String> {
+    let judge = Judge { cwd, scope };
+    match name {
+        "rm" => rm_targets(args, &judge),
+        "chmod" | "chown" | "chgrp" => judge.mode_change(name, args),
+        "mv" => judge.all_operands(
+            name,
+            args,
+            "moves",
+            Follow::Name,
+            &["-t", "--target-directory", "-S", "--suffix"],
+        ),
+        "unlink" | "rmdir" => judge.all_operands(name, args, "deletes", Follow::Name, &[]),
+        "shred" => judge.all_operands(
+            name,
+            args,
+            "overwrites",
+            Follow::Through,
+            &["-n", "--iterations", "-s", "--size", "--random-source"],
+        ),
+        "truncate" => judge.all_operands(
+            name,
+            args,
+            "truncates",
+            Follow::Through,
+            &["-s", "--size", "-r", "--reference"],
+        ),
+        "tee" => judge.all_operands(name, args, "writes", Follow::Through, &["--output-error"]),
+        "cp" | "install" | "ln" => judge.copy_target(name, args),
+        "sed" => judge.sed_in_place(args),
+        "dd" => judge.dd_output(args),
+        "find" => judge.find_actions(args),
+        "tar" => judge.tar_extract(args),
+        "unzip" => judge.unzip_target(args),
+        _ => Vec::new(),
+    }
+}
+
+/// The reason for a redirection (`> FILE`, `>> FILE`, `&> FILE`) that writes outside.
+pub fn redirect_outside(destination: &Word, cwd: Option<&Path>, scope: &Scope) -> Option<String> {
+    let judge = Judge { cwd, scope };
+    let text = destination.text.as_deref()?;
+    if is_harmless_sink(text) || is_device_write(text) {
+        return None;
+    }
+    let Target::Path(abs) = judge.resolve(destination, Follow::Through) else {
+        return None;
+    };
+    let place = judge.forbidden_place(&abs)?;
+    Some(format!("`>` writes `{}`, {place}", abs.display()))
+}
+
+/// Streams that are not files: writing to them changes nothing on disk.
+fn is_harmless_sink(target: &str) -> bool {
+    matches!(
+        target,
+        "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-"
+    ) || target.starts_with("/dev/fd/")
+        || target.starts_with("/proc/self/fd/")
+}
+
+struct Judge<'a> {
+    cwd: Option<&'a Path>,
+    scope: &'a Scope<'a>,
+}
+
+impl Judge<'_> {
+    fn resolve(&self, word: &Word, follow: Follow) -> Target {
+        let Some(text) = word.text.as_deref() else {
+            return Target::Unknown;
+        };
+        let joined = if let Some(rest) = text.strip_prefix('~') {
+            if !(rest.is_empty() || rest.starts_with('/')) {
+                return Target::Unknown; // `~user`
+            }
+            match &self.scope.home {
+                Some(home) => home.join(rest.trim_start_matches('/')),
+                None => return Target::Unknown,
+            }
+        } else if Path::new(text).is_absolute() {
+            PathBuf::from(text)
+        } else {
+            match self.cwd {
+                Some(cwd) => cwd.join(text),
+                None => return Target::Unknown,
+            }
+        };
+        let follow = if text.ends_with('/') {
+            Follow::Through
+        } else {
+            follow
+        };
+        Target::Path(resolve_links(&normalize(&joined), follow))
+    }
+
+    /// Where `abs` lies when a command may not change it without asking: outside the workspace
+    /// and its trusted roots, or inside codesmith's own state (its approvals, fingerprints and
+    /// network policy are not the command's to rewrite).
+    fn forbidden_place(&self, abs: &Path) -> Option<&'static str> {
+        let workspace = self.scope.workspace;
+        if !workspace.is_inside(abs) {
+            Some("outside the workspace")
+        } else if workspace.is_state_path(abs) {
+            Some("codesmith's own state")
+        } else {
+            None
+        }
+    }
+
+    /// One reason per target outside; `recursive` makes a run-time target ask too.
+    fn judge(
+        &self,
+        name: &str,
+        verb: &str,
+        targets: &[&Word],
+        follow: Follow,
+        recursive: bool,
+    ) -> Vec<String> {
+        let mut reasons = Vec::new();
+        for word in targets {
+            if word.text.as_deref().is_some_and(is_harmless_sink) {
+                continue;
+            }
+            match self.resolve(word, follow) {
+                Target::Path(abs) => {
+                    if let Some(place) = self.forbidden_place(&abs) {
+                        reasons.push(format!("`{name}` {verb} `{}`, {place}", abs.display()));
+                    }
+                }
+                Target::Unknown if recursive => reasons.push(format!(
+                    "`{name}` {verb} `{}`, a path known only at run time",
+                    word.raw
+                )),
+                Target::Unknown => {}
+            }
+        }
+        reasons
+    }
+
+    fn all_operands(
+        &self,
+        name: &str,
+        args: &[Word],
+        verb: &str,
+        follow: Follow,
+        takes_value: &[&str],
+    ) -> Vec<String> {
+        let parsed = Operands::parse(args, takes_value);
+        let mut targets = parsed.operands.clone();
+        targets.extend(parsed.value_of(&["-t", "--target-directory"]));
+        self.judge(name, verb, &targets, follow, false)
+    }
+
+    /// `chmod MODE FILE…`, `chown OWNER FILE…`; with `--reference=F` every operand is a file.
+    fn mode_change(&self, name: &str, args: &[Word]) -> Vec<String> {
+        // chmod's modes may start with `-` (`chmod -w f`): only its real flags are options.
+        let is_flag = |t: &str| {
+            t.starts_with("--")
+                || (t.len() > 1 && t[1..].chars().all(|c| "RvcfhHLP".contains(c)) && t.starts_with('-'))
+        };
+        let mut recursive = false;
+        let mut by_reference = false;
+        let mut operands = Vec::new();
+        let mut options_done = false;
+        for word in args {
+            match word.text.as_deref() {
+                Some("--") if !options_done => options_done = true,
+                Some(t) if !options_done && is_flag(t) => {
+                    recursive |= t == "--recursive" || (!t.starts_with("--") && t.contains('R'));
+                    by_reference |= t.starts_with("--reference");
+                }
+                _ => operands.push(word),
+            }
+        }
+        let files = if by_reference {
+            &operands[..]
+        } else {
+            operands.get(1..).unwrap_or_default()
+        };
+        let verb = if name == "chmod" {
+            "changes the mode of"
+        } else {
+            "changes the owner of"
+        };
+        let name = if recursive {
+            format!("{name} -R")
+        } else {
+            name.to_string()
+        };
+        self.judge(&name, verb, files, Follow::Through, recursive)
+    }
+
+    /// `cp SRC… DEST`, `install`, `ln TARGET LINK`: the destination (or `-t DIR`).
+    fn copy_target(&self, name: &str, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &[
+                "-t",
+                "--target-directory",
+                "-S",
+                "--suffix",
+                "-m",
+                "--mode",
+                "-o",
+                "--owner",
+                "-g",
+                "--group",
+            ],
+        );
+        let directory = parsed.value_of(&["-t", "--target-directory"]);
+        let makes_directories = name == "install" && parsed.has_short('d');
+        let targets: Vec<&Word> = if !directory.is_empty() {
+            directory
+        } else if makes_directories {
+            parsed.operands.clone()
+        } else if parsed.operands.len() >= 2 {
+            parsed.operands.last().copied().into_iter().collect()
+        } else {
+            Vec::new() // `ln -s TARGET` links into the cwd
+        };
+        let follow = if name == "ln" {
+            Follow::Name
+        } else {
+            Follow::Through
+        };
+        self.judge(name, "writes", &targets, follow, false)
+    }
+
+    /// `sed -i SCRIPT FILE…` (also `-i.bak`, `-ni`, `--in-place`).
+    fn sed_in_place(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+        );
+        let in_place = parsed
+            .options
+            .iter()
+            .any(|t| t.starts_with("--in-place") || short_cluster_has(t, 'i'));
+        if !in_place {
+            return Vec::new();
+        }
+        let has_script_option = !parsed
+            .value_of(&["-e", "--expression", "-f", "--file"])
+            .is_empty();
+        let files = if has_script_option {
+            &parsed.operands[..]
+        } else {
+            parsed.operands.get(1..).unwrap_or_default()
+        };
+        self.judge("sed -i", "edits", files, Follow::Name, false)
+    }
+
+    /// `dd of=FILE` (devices are judged apart).
+    fn dd_output(&self, args: &[Word]) -> Vec<String> {
+        let mut reasons = Vec::new();
+        for word in args {
+            let Some(target) = word.text.as_deref().and_then(|t| t.strip_prefix("of=")) else {
+                continue;
+            };
+            if is_device_write(target) {
+                continue;
+            }
+            reasons.extend(self.judge("dd", "writes", &[&literal(target)], Follow::Through, false));
+        }
+        reasons
+    }
+
+    /// `find ROOTS… -delete`, `-exec CMD {} ;` (unless CMD only reads), `-fprint FILE`.
+    fn find_actions(&self, args: &[Word]) -> Vec<String> {
+        let mut i = 0;
+        // Leading options: -H -L -P, -D DEBUG, -O LEVEL.
+        while let Some(t) = args.get(i).and_then(|w| w.text.as_deref()) {
+            match t {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                _ if t.starts_with("-O") => i += 1,
+                _ => break,
+            }
+        }
+        let mut roots: Vec<&Word> = Vec::new();
+        while let Some(word) = args.get(i) {
+            let starts_expression = word
+                .text
+                .as_deref()
+                .is_some_and(|t| t.starts_with('-') || t == "(" || t == "!" || t == ",");
+            if starts_expression {
+                break;
+            }
+            roots.push(word);
+            i += 1;
+        }
+        let dot = literal(".");
+        if roots.is_empty() {
+            roots.push(&dot);
+        }
+        let mut reasons = Vec::new();
+        let expression = &args[i..];
+        let mut j = 0;
+        while let Some(word) = expression.get(j) {
+            match word.text.as_deref() {
+                Some("-delete") => {
+                    reasons.extend(self.judge(
+                        "find -delete",
+                        "deletes files under",
+                        &roots,
+                        Follow::Through,
+                        true,
+                    ));
+                }
+                Some("-exec" | "-execdir" | "-ok" | "-okdir") => {
+                    let end = expression[j + 1..]
+                        .iter()
+                        .position(|w| w.is_any(&[";", "+"]))
+                        .map_or(expression.len(), |at| j + 1 + at);
+                    let command = &expression[j + 1..end];
+                    if let Some(program) = command.first().and_then(|w| w.text.as_deref()).map(base_name) {
+                        if !is_safe(program, &command[1..]) {
+                            let name = format!("find -exec {program}");
+                            reasons.extend(self.judge(
+                                &name,
+                                "runs on files under",
+                                &roots,
+                                Follow::Through,
+                                true,
+                            ));
+                        }
+                    }
+                    j = end;
+                }
+                Some("-fprint" | "-fprint0" | "-fprintf" | "-fls") => {
+                    if let Some(file) = expression.get(j + 1) {
+                        reasons.extend(self.judge("find", "writes", &[file], Follow::Through, false));
+                    }
+                    j += 1;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        reasons.dedup();
+        reasons
+    }
+
+    /// `tar -x … -C DIR` (also `tar xzf a.tgz -C DIR`, `--directory=DIR`).
+    fn tar_extract(&self, args: &[Word]) -> Vec<String> {
+        let first = args.first().and_then(|w| w.text.as_deref()).unwrap_or("");
+        let extracts = (!first.starts_with('-') && first.contains('x'))
+            || args.iter().any(|w| {
+                w.is_any(&["--extract", "--get"])
+                    || w.text
+                        .as_deref()
+                        .is_some_and(|t| !t.starts_with("--") && short_cluster_has(t, 'x'))
+            });
+        if !extracts {
+            return Vec::new();
+        }
+        let parsed = Operands::parse(args, &["-C", "--directory", "-f", "--file"]);
+        let directory = parsed.value_of(&["-C", "--directory"]);
+        self.judge("tar -x", "extracts into", &directory, Follow::Through, false)
+    }
+
+    /// `unzip ARCHIVE -d DIR`.
+    fn unzip_target(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(args, &["-d"]);
+        self.judge(
+            "unzip",
+            "extracts into",
+            &parsed.value_of(&["-d"]),
+            Follow::Through,
+            false,
+        )
+    }
+}
+
+/// `-ni`, `-xzf`: a short-option cluster holding `flag`.
+fn short_cluster_has(text: &str, flag: char) -> bool {
+    text.starts_with('-') && !text.starts_with("--") && text[1..].contains(flag)
+}
+
+/// A command's words split into options (with the values they take) and operands.
+struct Operands<'a> {
+    options: Vec<&'a str>,
+    /// `(option, value)`; for `--option=VALUE` a word holding just VALUE.
+    values: Vec<(&'a str, Word)>,
+    operands: Vec<&'a Word>,
+}
+
+impl<'a> Operands<'a> {
+    fn parse(args: &'a [Word], takes_value: &[&str]) -> Operands<'a> {
+        let mut parsed = Operands {
+            options: Vec::new(),
+            values: Vec::new(),
+            operands: Vec::new(),
+        };
+        let mut options_done = false;
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            let text = match word.text.as_deref() {
+                Some("--") if !options_done => {
+                    options_done = true;
+                    continue;
+                }
+                Some(t) if !options_done && t.starts_with('-') && t.len() > 1 => t,
+                _ => {
+                    parsed.operands.push(word);
+                    continue;
+                }
+            };
+            parsed.options.push(text);
+            match text.split_once('=').filter(|_| text.starts_with("--")) {
+                Some((option, value)) if takes_value.contains(&option) => {
+                    parsed.values.push((option, literal(value)));
+                }
+                Some(_) => {}
+                None if takes_value.contains(&text) => {
+                    if let Some(value) = words.next() {
+                        parsed.values.push((text, value.clone()));
+                    }
+                }
+                None => {}
+            }
+        }
+        parsed
+    }
+
+    fn has_short(&self, flag: char) -> bool {
+        self.options.iter().any(|t| short_cluster_has(t, flag))
+    }
+
+    /// The values given to any of `options`.
+    fn value_of(&self, options: &[&str]) -> Vec<&Word> {
+        self.values
+            .iter()
+            .filter(|(option, _)| options.contains(option))
+            .map(|(_, word)| word)
+            .collect()
+    }
+}
+
+fn literal(text: &str) -> Word {
+    Word {
+        text: Some(text.to_string()),
+        substitutes_command: false,
+        raw: text.to_string(),
+    }
+}
+
+/// Resolves the symlinks of the existing part of `path` (all of it, or only its directories
+/// for [`Follow::Name`]); the part that does not exist yet is re-attached as written.
+fn resolve_links(path: &Path, follow: Follow) -> PathBuf {
+    let (dir, name) = match (follow, path.parent(), path.file_name()) {
+        (Follow::Name, Some(parent), Some(name)) => (parent, Some(name)),
+        _ => (path, None),
+    };
+    let mut existing = dir;
+    let mut rest = Vec::new();
+    let resolved = loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            break canonical;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(component)) => {
+                rest.push(component);
+                existing = parent;
+            }
+            _ => break existing.to_path_buf(),
+        }
+    };
+    let mut out = resolved;
+    for component in rest.iter().rev() {
+        out.push(component);
+    }
+    if let Some(name) = name {
+        out.push(name);
+    }
+    out
+}
+
+/// Reasons for each `rm` target that lands somewhere it should not.
+fn rm_targets(args: &[Word], judge: &Judge) -> Vec<String> {
+    let mut recursive = false;
+    let mut targets = Vec::new();
+    let mut options_done = false;
+    for word in args {
+        match word.text.as_deref() {
+            Some("--") if !options_done => options_done = true,
+            Some("--recursive") if !options_done => recursive = true,
+            Some(t) if !options_done && t.starts_with("--") => {}
+            Some(t) if !options_done && t.starts_with('-') && t.len() > 1 => {
+                recursive |= t.contains('r') || t.contains('R');
+            }
+            _ => targets.push(word),
+        }
+    }
+    targets
+        .into_iter()
+        .filter_map(|word| rm_target(word, recursive, judge))
+        .collect()
+}
+
+fn rm_target(word: &Word, recursive: bool, judge: &Judge) -> Option<String> {
+    let shown = &word.raw;
+    let Some(text) = word.text.as_deref() else {
+        return recursive.then(|| format!("`rm -r` deletes `{shown}`, a path known only at run time"));
+    };
+    if text.starts_with('~') {
+        let rest = text.trim_start_matches('~').trim_matches('/');
+        return Some(if rest.is_empty() || rest == "*" {
+            format!("`rm` wipes the home directory (`{shown}`)")
+        } else {
+            format!("`rm` deletes `{shown}` in the home directory, outside the workspace")
+        });
+    }
+    // Judge the directory a glob would expand in: `/tmp/build/*` is inside `/tmp/build`.
+    let literal: String = match text.find(['*', '?', '[']) {
+        Some(at) => text[..at]
+            .rsplit_once('/')
+            .map(|(dir, _)| format!("{dir}/"))
+            .unwrap_or_default(),
+        None => text.to_string(),
+    };
+    let base = match (Path::new(&literal).is_absolute(), judge.cwd) {
+        (true, _) => Path::new("/").to_path_buf(),
+        (false, Some(cwd)) => cwd.to_path_buf(),
+        (false, None) => {
+            return recursive
+                .then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
+        }
+    };
+    let lexical = normalize(&base.join(&literal));
+    if lexical == Path::new("/") {
+        return Some(format!("`rm` wipes the filesystem root (`{shown}`)"));
+    }
+    if text.split('/').all(|c| c == ".." || c.is_empty()) && text.contains("..") {
+        return Some(format!("`rm` deletes a parent directory (`{shown}`)"));
+    }
+    let follow = if literal.ends_with('/') || literal.is_empty() {
+        Follow::Through
+    } else {
+        Follow::Name
+    };
+    let abs = resolve_links(&lexical, follow);
+    let workspace = judge.scope.workspace;
+    let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
+    for root in roots {
+        if root.starts_with(&abs) || root.starts_with(&lexical) {
+            return Some(format!(
+                "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
+            ));
+        }
+    }
+    if let Some(home) = &judge.scope.home {
+        if home.starts_with(&abs) || home.starts_with(&lexical) {
+            return Some(format!("`rm` wipes the home directory (`{shown}`)"));
+        }
+    }
+    let place = judge.forbidden_place(&abs)?;
+    Some(format!("`rm` deletes `{}`, {place}", abs.display()))
+}
