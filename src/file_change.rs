@@ -24,7 +24,7 @@ use crate::freshness::{self, Fingerprint};
 use crate::line_endings::{EndingProfile, LfText};
 use crate::state::State;
 use crate::textfile;
-use crate::workspace::WsPath;
+use crate::workspace::{shell_word, WsPath};
 
 /// The largest file the editing tools change (past it, freshness has no content hash and a
 /// whole-file rewrite is no longer an "edit").
@@ -216,9 +216,12 @@ fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded) -> ToolError
         format!(
             "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
              non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
-             example `iconv -f LATIN1 -t UTF-8 {0} > {0}.utf8 && mv {0}.utf8 {0}`), then call \
-             read_file with path=\"{0}\" and retry.",
-            path.display
+             example `iconv -f LATIN1 -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
+             read_file with path={3} and retry.",
+            path.display,
+            path.shell_word(),
+            shell_word(&format!("{}.utf8", path.call)),
+            path.call_arg()
         ),
     )
     .with("path", path.display.clone())
@@ -228,9 +231,10 @@ fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
     ToolError::new(
         ErrorCode::Stale,
         format!(
-            "`{0}` changed on disk while {tool} was reading it. Call read_file with path=\"{0}\" \
+            "`{}` changed on disk while {tool} was reading it. Call read_file with path={} \
              to see the current content, then redo this call against it.",
-            path.display
+            path.display,
+            path.call_arg()
         ),
     )
     .with("path", path.display.clone())
@@ -299,9 +303,12 @@ fn guessed_encoding(path: &WsPath, encoding: &'static Encoding, c: char) -> Tool
              (it might be {enc}). The new text adds `{c}` (U+{code:04X}), which would be written \
              in a guessed encoding, so nothing was written. Change it using only ASCII and \
              characters the file already holds, or, if you know its encoding, convert it to UTF-8 \
-             with exec_shell (`iconv -f ENCODING -t UTF-8 {path} > {path}.utf8 && mv {path}.utf8 \
-             {path}`), then call read_file with path=\"{path}\" and retry.",
+             with exec_shell (`iconv -f ENCODING -t UTF-8 {word} > {temp} && mv {temp} {word}`), \
+             then call read_file with path={arg} and retry.",
             path = path.display,
+            word = path.shell_word(),
+            temp = shell_word(&format!("{}.utf8", path.call)),
+            arg = path.call_arg(),
             enc = encoding.name(),
             code = c as u32
         ),

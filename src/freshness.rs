@@ -191,7 +191,7 @@ pub fn forget(state: &State, display: &str) {
 /// The gate in front of every change to an existing file: the session must have read it, and
 /// it must not have changed since. `tool` names the caller in the message.
 pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> {
-    let read_call = format!("read_file with path=\"{}\"", path.display);
+    let read_call = format!("read_file with path={}", path.call_arg());
     let Some(record) = lookup(state, &path.display) else {
         return Err(ToolError::new(
             ErrorCode::NotRead,

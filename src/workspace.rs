@@ -39,6 +39,21 @@ pub struct Workspace {
 pub struct WsPath {
     pub abs: PathBuf,
     pub display: String,
+    /// The path as a suggested call or command names it: relative to the session cwd (see
+    /// [`Workspace::call_path`]), so following the advice reaches this file.
+    pub call: String,
+}
+
+impl WsPath {
+    /// The path as a call argument, `path={}`: [`WsPath::call`], JSON-quoted.
+    pub fn call_arg(&self) -> String {
+        quote_arg(&self.call)
+    }
+
+    /// The path as a word of a suggested shell command (run in the session cwd).
+    pub fn shell_word(&self) -> String {
+        shell_word(&self.call)
+    }
 }
 
 impl Workspace {
@@ -118,6 +133,7 @@ impl Workspace {
         }
         Ok(WsPath {
             display: self.display(&resolved),
+            call: self.call_path(&resolved),
             abs: resolved,
         })
     }
@@ -149,6 +165,43 @@ impl Workspace {
         }
     }
 
+    /// How a suggested call ("Call read_file with path=...") names `abs` so that it resolves
+    /// to `abs` from the session cwd, which is where the next call resolves relative paths:
+    /// - cwd at the root: the workspace-relative path, as results show it;
+    /// - `abs` under the cwd: relative to the cwd (`.` for the cwd itself);
+    /// - `abs` elsewhere in the workspace, cwd inside it: `../`-relative to the cwd (`..`,
+    ///   `../lib/a.rs`), which keeps it short and free of the machine's directory layout;
+    /// - otherwise (a trusted root is involved): absolute.
+    ///
+    /// Results (`data.path`, listings) stay workspace-relative; only calls use this.
+    pub fn call_path(&self, abs: &Path) -> String {
+        if self.cwd == self.root {
+            return self.display(abs);
+        }
+        if let Ok(rel) = abs.strip_prefix(&self.cwd) {
+            return if rel.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                rel.to_string_lossy().into_owned()
+            };
+        }
+        if !(abs.starts_with(&self.root) && self.cwd.starts_with(&self.root)) {
+            return abs.to_string_lossy().into_owned();
+        }
+        let shared = abs
+            .components()
+            .zip(self.cwd.components())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let ups = self.cwd.components().count() - shared;
+        let mut path = vec![std::ffi::OsStr::new(".."); ups];
+        path.extend(abs.components().skip(shared).map(|c| c.as_os_str()));
+        path.iter()
+            .map(|part| part.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
     fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
         let mut roots = vec![self.root.to_string_lossy().into_owned()];
         roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));
@@ -164,6 +217,27 @@ impl Workspace {
         )
         .with("path", input)
         .with("roots", roots)
+    }
+}
+
+/// A value as a suggested call writes it: a JSON string. An ordinary path prints as
+/// `"src/a.rs"`; `"` and `\` are escaped and control characters written as `\n`, `\u0001`,
+/// so a path holding them cannot break the call text.
+pub fn quote_arg(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
+}
+
+/// A path as a suggested shell command writes it: as is when it holds only characters no shell
+/// treats specially, otherwise in single quotes.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '+' | ',' | ':' | '@' | '%'));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
@@ -342,6 +416,36 @@ mod tests {
         };
         assert!(!ws.is_inside(Path::new("/ws-evil/x")));
         assert!(ws.is_inside(Path::new("/ws/x")));
+    }
+
+    #[test]
+    fn call_paths_resolve_from_the_cwd() {
+        let mut ws = Workspace {
+            root: "/ws".into(),
+            trusted: vec!["/shared".into()],
+            cwd: "/ws".into(),
+        };
+        assert_eq!(ws.call_path(Path::new("/ws/src/a.rs")), "src/a.rs");
+        assert_eq!(ws.call_path(Path::new("/ws")), ".");
+        ws.cwd = "/ws/src/deep".into();
+        assert_eq!(ws.call_path(Path::new("/ws/src/deep/x.rs")), "x.rs");
+        assert_eq!(ws.call_path(Path::new("/ws/src/deep")), ".");
+        assert_eq!(ws.call_path(Path::new("/ws/src")), "..");
+        assert_eq!(ws.call_path(Path::new("/ws/src/main.rs")), "../main.rs");
+        assert_eq!(ws.call_path(Path::new("/ws")), "../..");
+        assert_eq!(ws.call_path(Path::new("/ws/lib/a.rs")), "../../lib/a.rs");
+        assert_eq!(ws.call_path(Path::new("/shared/x")), "/shared/x");
+        ws.cwd = "/shared/sub".into();
+        assert_eq!(ws.call_path(Path::new("/ws/a.rs")), "/ws/a.rs");
+    }
+
+    #[test]
+    fn call_arguments_are_json_strings() {
+        assert_eq!(quote_arg("src/a.rs"), "\"src/a.rs\"");
+        assert_eq!(quote_arg("q\"x"), "\"q\\\"x\"");
+        assert_eq!(quote_arg("n\ny"), "\"n\\ny\"");
+        assert_eq!(shell_word("src/a.rs"), "src/a.rs");
+        assert_eq!(shell_word("it's here"), "'it'\\''s here'");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod grep_files;
 mod invocation;
 mod list_dir;
 mod read_file;
+mod session_cwd;
 mod state;
 mod tasks;
 mod trust;

@@ -164,10 +164,11 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
             return Err(ToolError::invalid(format!(
-                "`{0}` is a file, not a directory; file_search looks below a directory. Call file_search \
-                 with pattern={1} path=\".\", or read_file with path=\"{0}\".",
+                "`{}` is a file, not a directory; file_search looks below a directory. Call file_search \
+                 with pattern={} path=\".\", or read_file with path={}.",
                 root.display,
-                quote(&args.pattern)
+                quote(&args.pattern),
+                root.call_arg()
             ))
             .with("path", root.display.clone()))
         }

@@ -58,8 +58,8 @@ struct Listing {
 pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.depth == 0 || args.depth > MAX_DEPTH {
         return Err(ToolError::invalid(format!(
-            "depth must be 1 to {MAX_DEPTH}. Call list_dir with path=\"{}\" depth=1.",
-            args.path
+            "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth=1.",
+            crate::workspace::quote_arg(&args.path)
         )));
     }
     let path = ctx.resolve(&args.path)?;
@@ -74,8 +74,9 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         return Err(ToolError::new(
             ErrorCode::InvalidArguments,
             format!(
-                "`{0}` is a file, not a directory. Call read_file with path=\"{0}\" to read it.",
-                path.display
+                "`{}` is a file, not a directory. Call read_file with path={} to read it.",
+                path.display,
+                path.call_arg()
             ),
         )
         .with("path", path.display.clone()));

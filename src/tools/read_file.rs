@@ -14,7 +14,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::freshness::{self, Fingerprint, HASH_LIMIT};
 use crate::textfile;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::WsPath;
+use crate::workspace::{quote_arg, WsPath};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
@@ -69,14 +69,14 @@ pub struct ReadFileArgs {
 pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.start_line == 0 {
         return Err(ToolError::invalid(format!(
-            "start_line is 1-based, so 0 is not a line. Call read_file with path=\"{}\" start_line=1.",
-            args.path
+            "start_line is 1-based, so 0 is not a line. Call read_file with path={} start_line=1.",
+            quote_arg(&args.path)
         )));
     }
     if args.max_lines == 0 {
         return Err(ToolError::invalid(format!(
-            "max_lines must be 1 to {MAX_LINES_CAP}. Call read_file with path=\"{}\" max_lines=200.",
-            args.path
+            "max_lines must be 1 to {MAX_LINES_CAP}. Call read_file with path={} max_lines=200.",
+            quote_arg(&args.path)
         )));
     }
     let mut notices = Vec::new();
@@ -149,8 +149,9 @@ fn check_file_type(meta: &fs::Metadata, path: &WsPath) -> Result<(), ToolError> 
         return Err(ToolError::new(
             ErrorCode::IsDirectory,
             format!(
-                "`{0}` is a directory, not a file. Call list_dir with path=\"{0}\" to see what it holds.",
-                path.display
+                "`{}` is a directory, not a file. Call list_dir with path={} to see what it holds.",
+                path.display,
+                path.call_arg()
             ),
         )
         .with("path", path.display.clone()));
@@ -190,13 +191,17 @@ pub fn is_missing(err: &std::io::Error) -> bool {
 /// `not_found` with up to three similar existing paths.
 pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
     let similar = crate::similar_paths::suggest(&ctx.workspace, &path.display, 3);
+    // The message names them as the next call must (from the session cwd); `data.similar`
+    // keeps them workspace-relative, like every path in results.
+    let workspace = &ctx.workspace;
+    let callable = |p: &String| workspace.call_path(&workspace.root().join(p));
     let hint =
         if similar.is_empty() {
             "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
         } else {
             format!(
             "Similar paths that exist: {}. Call again with one of them, or use file_search to find the file.",
-            similar.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            similar.iter().map(|p| format!("`{}`", callable(p))).collect::<Vec<_>>().join(", ")
         )
         };
     ToolError::new(ErrorCode::NotFound, format!("`{given}` does not exist. {hint}"))
@@ -209,8 +214,9 @@ fn binary_error(path: &WsPath, len: u64) -> ToolError {
         ErrorCode::BinaryFile,
         format!(
             "`{}` is a binary file ({len} bytes); read_file shows text only. To inspect it, use \
-             exec_shell with `file {0}` or `xxd {0} | head`.",
-            path.display
+             exec_shell with `file {1}` or `xxd {1} | head`.",
+            path.display,
+            path.shell_word()
         ),
     )
     .with("path", path.display.clone())
@@ -504,14 +510,16 @@ impl Page {
             } else {
                 format!(
                     "[NO CONTENT] start_line={} is past the end of the file, which has {total} lines. \
-                     Call read_file with path=\"{given_path}\" start_line=1 to read from the start.",
-                    self.start_line
+                     Call read_file with path={} start_line=1 to read from the start.",
+                    self.start_line,
+                    quote_arg(given_path)
                 )
             };
         } else if more {
             let next = end_line + 1;
             output.push_str(&format!(
-                "\nTo continue, call read_file with path=\"{given_path}\" start_line={next} max_lines={}",
+                "\nTo continue, call read_file with path={} start_line={next} max_lines={}",
+                quote_arg(given_path),
                 self.max_lines
             ));
         } else if output.ends_with('\n') {

@@ -42,8 +42,9 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     if args.path.ends_with('/') {
         return Err(ToolError::invalid(format!(
             "`{}` ends with `/`, which names a directory; write_file writes files. Call again with \
-             a file name, for example path=\"{}file.txt\".",
-            args.path, args.path
+             a file name, for example path={}.",
+            args.path,
+            crate::workspace::quote_arg(&format!("{}file.txt", args.path))
         )));
     }
     let path = ctx.resolve_for_write(&args.path)?;
@@ -56,10 +57,11 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         Ok(meta) if meta.is_dir() => Err(ToolError::new(
             ErrorCode::IsDirectory,
             format!(
-                "`{0}` is a directory; write_file writes files. To put a file inside it, call \
-                 write_file with path=\"{0}/NAME\"; to see what it holds, call list_dir with \
-                 path=\"{0}\".",
-                path.display
+                "`{}` is a directory; write_file writes files. To put a file inside it, call \
+                 write_file with path={}; to see what it holds, call list_dir with path={}.",
+                path.display,
+                crate::workspace::quote_arg(&format!("{}/NAME", path.call)),
+                path.call_arg()
             ),
         )
         .with("path", path.display.clone())),

@@ -12,6 +12,7 @@ use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, 
 use super::model::{FilePatch, Hunk, Tag};
 use super::unified::clip;
 use crate::error::{ErrorCode, ToolError};
+use crate::workspace::WsPath;
 
 /// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large
 /// file has hundreds of thousands).
@@ -248,7 +249,7 @@ pub struct HunkResult {
 
 /// Who the hunks belong to, for messages.
 pub struct Target<'p> {
-    pub display: &'p str,
+    pub path: &'p WsPath,
     pub patch: &'p FilePatch,
 }
 
@@ -398,7 +399,7 @@ impl Failure {
     fn into_error(self, file: &FileText, target: &Target, index: usize, pattern: &[&str]) -> ToolError {
         let hunk = &target.patch.hunks[index];
         let total = target.patch.hunks.len();
-        let display = target.display;
+        let display = target.path.display.as_str();
         let head = format!(
             "hunk {} of {total} for `{display}` (patch line {}) did not apply, so nothing was written.",
             index + 1,
@@ -406,7 +407,8 @@ impl Failure {
         );
         let read_call = |line: usize| {
             format!(
-                "read_file with path=\"{display}\" start_line={}",
+                "read_file with path={} start_line={}",
+                target.path.call_arg(),
                 line.saturating_sub(5).max(1)
             )
         };

@@ -106,13 +106,14 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
         } else {
             slot(ctx, &mut plan.slots, &mut index, &file.path, file)?
         };
-        let display = plan.slots[source].path.display.clone();
+        let path = plan.slots[source].path.clone();
+        let display = path.display.clone();
         match file.op {
             Op::Add => {
                 if plan.slots[source].current.is_some() {
-                    return Err(already_exists(&display, file));
+                    return Err(already_exists(&path, file));
                 }
-                let applied = run_hunks("", &display, file)?;
+                let applied = run_hunks("", &path, file)?;
                 push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
                 let slot = &mut plan.slots[source];
                 slot.current = Some(Current {
@@ -127,16 +128,17 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 let current = existing(ctx, &plan.slots, source, file)?;
                 let mut hunks = Vec::new();
                 if !file.hunks.is_empty() {
-                    let applied = run_hunks(current, &display, file)?;
+                    let applied = run_hunks(current, &path, file)?;
                     if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
                         return Err(ToolError::new(
                             ErrorCode::PatchFailed,
                             format!(
                                 "the patch deletes `{display}` (patch line {}), but its hunks do not remove \
                                  every line of the file, so the patch was made against other content and \
-                                 nothing was written. Call read_file with path=\"{display}\" to see the file, \
+                                 nothing was written. Call read_file with path={} to see the file, \
                                  then regenerate the patch.",
-                                file.line
+                                file.line,
+                                path.call_arg()
                             ),
                         )
                         .with("path", display));
@@ -154,7 +156,7 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
             Op::Update => {
                 materialize(&mut plan.slots, source);
                 let current = existing(ctx, &plan.slots, source, file)?;
-                let applied = run_hunks(current, &display, file)?;
+                let applied = run_hunks(current, &path, file)?;
                 let previous = plan.slots[source].current.as_ref();
                 let content = Current {
                     text: match previous.map(|c| &c.text) {
@@ -228,8 +230,8 @@ fn push_diff(diff: &mut String, old: Option<&str>, new: Option<&str>, body: &str
     diff.push_str(body);
 }
 
-fn run_hunks(text: &str, display: &str, file: &FilePatch) -> Result<Applied, ToolError> {
-    apply::apply(text, &Target { display, patch: file })
+fn run_hunks(text: &str, path: &WsPath, file: &FilePatch) -> Result<Applied, ToolError> {
+    apply::apply(text, &Target { path, patch: file })
 }
 
 /// Turns a splice into text of its own, before a second change to the same file in one patch.
@@ -280,17 +282,19 @@ fn existing<'s>(
     }
 }
 
-fn already_exists(display: &str, file: &FilePatch) -> ToolError {
+fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
+    let display = &path.display;
     ToolError::new(
         ErrorCode::PatchFailed,
         format!(
             "the patch adds `{display}` (patch line {}), but that file already exists, so nothing was \
              written. To change it, patch it as an update (`*** Update File:` or a diff with \
-             `--- a/{display}`); to replace it whole, call write_file with path=\"{display}\".",
-            file.line
+             `--- a/{display}`); to replace it whole, call write_file with path={}.",
+            file.line,
+            path.call_arg()
         ),
     )
-    .with("path", display)
+    .with("path", display.as_str())
 }
 
 /// The slot for a file the patch creates: an existing file there is an error (reported before
@@ -303,7 +307,7 @@ fn new_slot(
 ) -> Result<usize, ToolError> {
     let path = ctx.resolve_for_write(&file.path)?;
     if !index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
-        return Err(already_exists(&path.display, file));
+        return Err(already_exists(&path, file));
     }
     slot(ctx, slots, index, &file.path, file)
 }

@@ -15,6 +15,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::file_change;
 use crate::line_endings::{to_lf, LfEdit};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::workspace::WsPath;
 use adapt::IndentChange;
 use matching::Level;
 
@@ -172,8 +173,8 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let hay = lf.as_str();
     let display = path.display.as_str();
     let plan = match mode {
-        Mode::Search(search) => plan_search(display, hay, search, &args)?,
-        Mode::Range(start, end) => plan_range(display, hay, start, end, &args)?,
+        Mode::Search(search) => plan_search(&path, hay, search, &args)?,
+        Mode::Range(start, end) => plan_range(&path, hay, start, end, &args)?,
     };
     let new_text = lf.splice(&plan.edits);
     let mut notes = Vec::new();
@@ -261,11 +262,12 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     Ok(out)
 }
 
-fn plan_search(display: &str, hay: &str, search: &str, args: &EditFileArgs) -> Result<Plan, ToolError> {
+fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> Result<Plan, ToolError> {
+    let display = path.display.as_str();
     let search = to_lf(search);
     let replace = to_lf(&args.replace);
     let Some(found) = matching::find(hay, &search, &replace) else {
-        return Err(no_match(display, hay, &search, "search"));
+        return Err(no_match(path, hay, &search, "search"));
     };
     let count = found.hits.len();
     let all_lines = line_numbers(hay, &found.hits);
@@ -331,17 +333,18 @@ fn find_anchor(hay: &str, anchor: &str) -> (Level, Vec<Range<usize>>) {
 }
 
 fn plan_range(
-    display: &str,
+    path: &WsPath,
     hay: &str,
     start: &str,
     end: &str,
     args: &EditFileArgs,
 ) -> Result<Plan, ToolError> {
+    let display = path.display.as_str();
     let start = to_lf(start);
     let end = to_lf(end);
     let (start_level, starts) = find_anchor(hay, &start);
     if starts.is_empty() {
-        return Err(no_match(display, hay, &start, "search_start"));
+        return Err(no_match(path, hay, &start, "search_start"));
     }
     let start_lines = line_numbers(hay, &starts);
     let index = match (starts.len(), args.occurrence) {
@@ -382,8 +385,9 @@ fn plan_range(
             message.push_str(&diagnosis.text);
         }
         message.push_str(&format!(
-            " Call read_file with path=\"{display}\" start_line={start_line} to see the text after \
-             search_start, then retry with a search_end copied from it."
+            " Call read_file with path={} start_line={start_line} to see the text after \
+             search_start, then retry with a search_end copied from it.",
+            path.call_arg()
         ));
         return Err(ToolError::new(ErrorCode::NoMatch, message)
             .with("path", display)
@@ -460,11 +464,12 @@ fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], rep
         .with("match", found.level.as_str())
 }
 
-fn no_match(display: &str, hay: &str, search: &str, what: &str) -> ToolError {
+fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
+    let display = path.display.as_str();
     let diagnosis = diagnose::diagnose(hay, search);
     let read_call = match diagnosis.near_line {
-        Some(line) if line > 5 => format!("read_file with path=\"{display}\" start_line={}", line - 5),
-        _ => format!("read_file with path=\"{display}\""),
+        Some(line) if line > 5 => format!("read_file with path={} start_line={}", path.call_arg(), line - 5),
+        _ => format!("read_file with path={}", path.call_arg()),
     };
     let tried = if what == "search" {
         " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
