@@ -3,6 +3,7 @@ mod net_support;
 
 mod apply_patch;
 mod apply_patch_conformance;
+mod apply_patch_links;
 mod approvals;
 mod catalog;
 mod edit_file;

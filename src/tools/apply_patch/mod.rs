@@ -6,6 +6,7 @@
 
 mod apply;
 mod begin_patch;
+mod links;
 mod locate;
 mod model;
 mod transaction;
@@ -140,16 +141,18 @@ fn parse_error(format: Format, err: ParseError) -> ToolError {
         Format::Unified => "unified diff",
         Format::BeginPatch => "`*** Begin Patch` patch",
     };
-    ToolError::new(
-        ErrorCode::PatchFailed,
+    let message = if err.unsupported {
+        err.message
+    } else {
         format!(
             "the {what} does not parse at patch line {}: {} Nothing was written; fix that line and call \
              apply_patch again.",
             err.line, err.message
-        ),
-    )
-    .with("patch_line", err.line)
-    .with("format", format.as_str())
+        )
+    };
+    ToolError::new(ErrorCode::PatchFailed, message)
+        .with("patch_line", err.line)
+        .with("format", format.as_str())
 }
 
 fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {

@@ -74,8 +74,9 @@ pub struct FilePatch {
     /// `copy from/to`: the source stays.
     pub copy: bool,
     pub hunks: Vec<Hunk>,
-    /// The file's new permission bits (`new mode`, `new file mode`), octal as git writes it.
-    pub new_mode: Option<u32>,
+    /// Whether the file becomes executable (`new mode`, `new file mode`): the only part of a
+    /// git mode apply_patch takes, as git itself does for regular files.
+    pub executable: Option<bool>,
     /// Added lines take their line ending from the patch (it carries CRLF lines explicitly,
     /// as `git diff` of a CRLF file does) rather than from the file.
     pub explicit_endings: bool,
@@ -91,7 +92,7 @@ impl FilePatch {
             move_to: None,
             copy: false,
             hunks: Vec::new(),
-            new_mode: None,
+            executable: None,
             explicit_endings: false,
             line,
         }
@@ -119,6 +120,9 @@ impl Format {
 pub struct ParseError {
     pub line: usize,
     pub message: String,
+    /// The patch parses, but asks for something apply_patch does not do (a symlink, a
+    /// submodule); `message` is then the whole explanation, with the way out.
+    pub unsupported: bool,
 }
 
 impl ParseError {
@@ -126,6 +130,14 @@ impl ParseError {
         ParseError {
             line,
             message: message.into(),
+            unsupported: false,
+        }
+    }
+
+    pub fn unsupported(line: usize, message: impl Into<String>) -> ParseError {
+        ParseError {
+            unsupported: true,
+            ..ParseError::new(line, message)
         }
     }
 }

@@ -5,7 +5,7 @@
 //! files removed, replaced and deleted ones restored with their old bytes and mode — so the
 //! tree is left as it was found.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::apply::{self, Applied, Splice, Target};
+use super::links::{self, LinkStep};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
 use crate::atomic::{write_atomically, write_atomically_parts, WriteOptions};
@@ -96,15 +97,20 @@ pub struct Plan {
 pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
     let mut plan = Planning {
         slots: Vec::new(),
+        index: HashMap::new(),
+        links: Vec::new(),
+        claimed_by_links: HashSet::new(),
         reports: Vec::new(),
         diff: String::new(),
     };
-    let mut index: HashMap<PathBuf, usize> = HashMap::new();
     for file in files {
+        if links::plan(ctx, &mut plan, file)? {
+            continue;
+        }
         let source = if file.op == Op::Add {
-            new_slot(ctx, &mut plan.slots, &mut index, file)?
+            new_slot(ctx, &mut plan, file)?
         } else {
-            slot(ctx, &mut plan.slots, &mut index, &file.path, file)?
+            slot(ctx, &mut plan, &file.path, file)?
         };
         let path = plan.slots[source].path.clone();
         let display = path.display.clone();
@@ -120,30 +126,15 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                     text: Text::Owned(applied.splice.to_text("")),
                     origin: None,
                 });
-                slot.mode = file.new_mode;
+                slot.mode = file.executable.map(|x| with_executable(0o644, x));
                 plan.reports.push(report("added", &display, None, applied.hunks));
             }
             Op::Delete => {
-                materialize(&mut plan.slots, source);
-                let current = existing(ctx, &plan.slots, source, file)?;
+                materialize(&mut plan, source);
+                let current = existing(ctx, &plan, source, file)?;
                 let mut hunks = Vec::new();
                 if !file.hunks.is_empty() {
-                    let applied = run_hunks(current, &path, file)?;
-                    if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
-                        return Err(ToolError::new(
-                            ErrorCode::PatchFailed,
-                            format!(
-                                "the patch deletes `{display}` (patch line {}), but its hunks do not remove \
-                                 every line of the file, so the patch was made against other content and \
-                                 nothing was written. Call read_file with path={} to see the file, \
-                                 then regenerate the patch.",
-                                file.line,
-                                path.call_arg()
-                            ),
-                        )
-                        .with("path", display));
-                    }
-                    hunks = applied.hunks;
+                    hunks = deleting_hunks(current, &path, file)?;
                 }
                 let lines = current.lines().count();
                 plan.diff.push_str(&format!(
@@ -154,8 +145,8 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                 plan.reports.push(report("deleted", &display, None, hunks));
             }
             Op::Update => {
-                materialize(&mut plan.slots, source);
-                let current = existing(ctx, &plan.slots, source, file)?;
+                materialize(&mut plan, source);
+                let current = existing(ctx, &plan, source, file)?;
                 let applied = run_hunks(current, &path, file)?;
                 let previous = plan.slots[source].current.as_ref();
                 let content = Current {
@@ -168,7 +159,7 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                     origin: previous.and_then(|c| c.origin),
                 };
                 let dest = match &file.move_to {
-                    Some(to) => slot(ctx, &mut plan.slots, &mut index, to, file)?,
+                    Some(to) => slot(ctx, &mut plan, to, file)?,
                     None => source,
                 };
                 let dest_display = plan.slots[dest].path.display.clone();
@@ -176,18 +167,22 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
                     push_diff(&mut plan.diff, Some(&display), Some(&display), &applied.diff);
                     let slot = &mut plan.slots[source];
                     slot.current = Some(content);
-                    slot.mode = file.new_mode.or(slot.mode);
+                    let base = slot.mode.unwrap_or(slot.old_mode);
+                    slot.mode = file.executable.map(|x| with_executable(base, x)).or(slot.mode);
                     plan.reports
                         .push(report("modified", &display, None, applied.hunks));
                 } else {
                     push_diff(&mut plan.diff, Some(&display), Some(&dest_display), &applied.diff);
-                    let source_mode = plan.slots[source].mode.or(Some(plan.slots[source].old_mode));
+                    let source_mode = plan.slots[source].mode.unwrap_or(plan.slots[source].old_mode);
                     if !file.copy {
                         plan.slots[source].current = None;
                     }
                     let slot = &mut plan.slots[dest];
                     slot.current = Some(content);
-                    slot.mode = file.new_mode.or(source_mode);
+                    slot.mode = Some(
+                        file.executable
+                            .map_or(source_mode, |x| with_executable(source_mode, x)),
+                    );
                     let status = if file.copy { "copied" } else { "renamed" };
                     plan.reports
                         .push(report(status, &dest_display, Some(display), applied.hunks));
@@ -195,21 +190,47 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
             }
         }
     }
+    let mut all_steps: Vec<Step> = plan.links.into_iter().map(Step::Link).collect();
+    all_steps.extend(steps(plan.slots)?);
     Ok(Plan {
-        steps: steps(plan.slots)?,
+        steps: all_steps,
         reports: plan.reports,
         diff: plan.diff,
     })
 }
 
 /// The plan while it is being built.
-struct Planning {
+pub(super) struct Planning {
     slots: Vec<Slot>,
-    reports: Vec<FileReport>,
-    diff: String,
+    /// Slot by resolved path.
+    index: HashMap<PathBuf, usize>,
+    /// Symlinks removed or renamed (see [`links`]), run before the content changes.
+    pub(super) links: Vec<LinkStep>,
+    /// Paths a link step vacates or fills: no other part of the patch may use them, except to
+    /// create a file where a removed link was.
+    pub(super) claimed_by_links: HashSet<PathBuf>,
+    pub(super) reports: Vec<FileReport>,
+    pub(super) diff: String,
 }
 
-fn report(
+impl Planning {
+    /// True when another part of the patch already touches `abs`.
+    pub(super) fn touches(&self, abs: &Path) -> bool {
+        self.index.contains_key(abs)
+    }
+}
+
+/// `mode` made executable (an `x` bit for each `r` bit, as `chmod +x` under a usual umask) or
+/// not; no other bit changes.
+fn with_executable(mode: u32, executable: bool) -> u32 {
+    if executable {
+        mode | ((mode & 0o444) >> 2)
+    } else {
+        mode & !0o111
+    }
+}
+
+pub(super) fn report(
     status: &'static str,
     path: &str,
     from: Option<String>,
@@ -230,12 +251,37 @@ fn push_diff(diff: &mut String, old: Option<&str>, new: Option<&str>, body: &str
     diff.push_str(body);
 }
 
-fn run_hunks(text: &str, path: &WsPath, file: &FilePatch) -> Result<Applied, ToolError> {
+/// Runs the hunks of a file deletion, which must remove every line of the file.
+pub(super) fn deleting_hunks(
+    current: &str,
+    path: &WsPath,
+    file: &FilePatch,
+) -> Result<Vec<apply::HunkResult>, ToolError> {
+    let display = &path.display;
+    let applied = run_hunks(current, path, file)?;
+    if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
+        return Err(ToolError::new(
+            ErrorCode::PatchFailed,
+            format!(
+                "the patch deletes `{display}` (patch line {}), but its hunks do not remove every line of \
+                 the file, so the patch was made against other content and nothing was written. Call \
+                 read_file with path={} to see the file, then regenerate the patch.",
+                file.line,
+                path.call_arg()
+            ),
+        )
+        .with("path", display.as_str()));
+    }
+    Ok(applied.hunks)
+}
+
+pub(super) fn run_hunks(text: &str, path: &WsPath, file: &FilePatch) -> Result<Applied, ToolError> {
     apply::apply(text, &Target { path, patch: file })
 }
 
 /// Turns a splice into text of its own, before a second change to the same file in one patch.
-fn materialize(slots: &mut [Slot], index: usize) {
+pub(super) fn materialize(plan: &mut Planning, index: usize) {
+    let slots = &mut plan.slots;
     if let Some(Current {
         text: Text::Spliced(splice),
         origin,
@@ -252,15 +298,15 @@ fn materialize(slots: &mut [Slot], index: usize) {
 }
 
 /// The current content of a file the patch expects to exist (call [`materialize`] first).
-fn existing<'s>(
+pub(super) fn existing<'s>(
     ctx: &Context,
-    slots: &'s [Slot],
+    plan: &'s Planning,
     index: usize,
     file: &FilePatch,
 ) -> Result<&'s str, ToolError> {
-    let slot = &slots[index];
+    let slot = &plan.slots[index];
     match &slot.current {
-        Some(current) => Ok(text_of(slots, current)),
+        Some(current) => Ok(text_of(&plan.slots, current)),
         None if slot.loaded.is_some() => Err(ToolError::new(
             ErrorCode::PatchFailed,
             format!(
@@ -282,7 +328,7 @@ fn existing<'s>(
     }
 }
 
-fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
+pub(super) fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
     let display = &path.display;
     ToolError::new(
         ErrorCode::PatchFailed,
@@ -299,33 +345,47 @@ fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
 
 /// The slot for a file the patch creates: an existing file there is an error (reported before
 /// any freshness gate, which would otherwise ask for a pointless read).
-fn new_slot(
-    ctx: &Context,
-    slots: &mut Vec<Slot>,
-    index: &mut HashMap<PathBuf, usize>,
-    file: &FilePatch,
-) -> Result<usize, ToolError> {
+fn new_slot(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<usize, ToolError> {
+    // Where the patch removed a symlink, the new file goes in the link's place, not through it.
+    if let Some(link) = links::link_at(ctx, &file.path)? {
+        if plan.claimed_by_links.contains(&link.path.abs) && !plan.index.contains_key(&link.path.abs) {
+            return slot_at(ctx, plan, link.path, &file.path, file);
+        }
+    }
     let path = ctx.resolve_for_write(&file.path)?;
-    if !index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
+    if !plan.index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
         return Err(already_exists(&path, file));
     }
-    slot(ctx, slots, index, &file.path, file)
+    slot_at(ctx, plan, path, &file.path, file)
 }
 
 /// The slot for `given`, loading the file (with the freshness gate) on first touch.
-fn slot(
+pub(super) fn slot(
     ctx: &Context,
-    slots: &mut Vec<Slot>,
-    index: &mut HashMap<PathBuf, usize>,
+    plan: &mut Planning,
     given: &str,
     file: &FilePatch,
 ) -> Result<usize, ToolError> {
     let path = ctx.resolve_for_write(given)?;
-    if let Some(&i) = index.get(&path.abs) {
+    if plan.claimed_by_links.contains(&path.abs) && !plan.index.contains_key(&path.abs) {
+        return Err(claimed_by_link(&path.display, file));
+    }
+    slot_at(ctx, plan, path, given, file)
+}
+
+fn slot_at(
+    ctx: &Context,
+    plan: &mut Planning,
+    path: WsPath,
+    given: &str,
+    file: &FilePatch,
+) -> Result<usize, ToolError> {
+    if let Some(&i) = plan.index.get(&path.abs) {
         return Ok(i);
     }
     let (loaded, old_mode) = match fs::symlink_metadata(&path.abs) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, 0),
+        _ if plan.claimed_by_links.contains(&path.abs) => (None, 0),
         _ => {
             let loaded = file_change::load(ctx, &path, given).map_err(|err| at_line(err, file))?;
             let mode = fs::metadata(&path.abs)
@@ -334,9 +394,9 @@ fn slot(
             (Some(loaded), mode)
         }
     };
-    let i = slots.len();
-    index.insert(path.abs.clone(), i);
-    slots.push(Slot {
+    let i = plan.slots.len();
+    plan.index.insert(path.abs.clone(), i);
+    plan.slots.push(Slot {
         current: loaded.as_ref().map(|_| Current {
             text: Text::Original,
             origin: Some(i),
@@ -349,6 +409,19 @@ fn slot(
     Ok(i)
 }
 
+/// A path an earlier part of the patch deleted or renamed a symlink at, or renamed one to.
+pub(super) fn claimed_by_link(display: &str, file: &FilePatch) -> ToolError {
+    ToolError::new(
+        ErrorCode::PatchFailed,
+        format!(
+            "patch line {} uses `{display}`, where an earlier part of the same patch deletes or renames a \
+             symlink; nothing was written. Put each symlink change in its own apply_patch call.",
+            file.line
+        ),
+    )
+    .with("path", display)
+}
+
 /// Adds the patch line to a gate's message, and says nothing was written.
 fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
     let message = format!(
@@ -359,6 +432,7 @@ fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
 }
 
 enum Step {
+    Link(LinkStep),
     Create {
         path: WsPath,
         bytes: NewBytes,
@@ -588,13 +662,14 @@ pub fn commit(ctx: &Context, plan: Plan) -> Result<(), ToolError> {
                 }
             }
             Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
+            Step::Link(_) => {}
         }
     }
     Ok(())
 }
 
 /// Directories that writing `path` would create, deepest first.
-fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+pub(super) fn missing_dirs(path: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     let mut dir = path.parent();
     while let Some(d) = dir {
@@ -613,6 +688,11 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
 
 fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
     match step {
+        Step::Link(link) => {
+            let dirs = link.perform()?;
+            prune_empty_parents(ctx, link.vacated());
+            Ok(dirs)
+        }
         Step::Create { path, bytes, mode } => {
             let dirs = missing_dirs(&path.abs);
             let write = || -> std::io::Result<()> {
@@ -670,6 +750,7 @@ fn remove_dirs(dirs: &[PathBuf]) {
 /// holds the bytes the session read, so its fingerprint is refreshed to the new mtime.
 fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), String> {
     match step {
+        Step::Link(link) => link.undo(created_dirs),
         Step::Create { path, .. } => {
             fs::remove_file(&path.abs).map_err(|_| path.display.clone())?;
             remove_dirs(created_dirs);

@@ -18,6 +18,9 @@ struct GitHeader {
     new_file_mode: Option<u32>,
     deleted: bool,
     new_mode: Option<u32>,
+    /// The first mode line naming something other than a regular file: its mode, patch line
+    /// and text.
+    special: Option<(u32, usize, String)>,
     rename_from: Option<String>,
     rename_to: Option<String>,
     copy_from: Option<String>,
@@ -84,17 +87,28 @@ fn parse_git_header(lines: &[&str], start: usize, rest: &str) -> Result<(GitHead
     while i < lines.len() {
         let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
         let path_of = |value: &str| unquote_path(value, i + 1);
+        let mut note_mode = |value: &str| -> Result<u32, ParseError> {
+            let mode = mode(value, i + 1)?;
+            if !is_regular(mode) && header.special.is_none() {
+                header.special = Some((mode, i + 1, line.to_string()));
+            }
+            Ok(mode)
+        };
         if let Some(v) = line.strip_prefix("new file mode ") {
-            header.new_file_mode = Some(mode(v, i + 1)?);
-        } else if line.starts_with("deleted file mode ") {
+            header.new_file_mode = Some(note_mode(v)?);
+        } else if let Some(v) = line.strip_prefix("deleted file mode ") {
+            note_mode(v)?;
             header.deleted = true;
         } else if let Some(v) = line.strip_prefix("new mode ") {
-            header.new_mode = Some(mode(v, i + 1)?);
-        } else if line.starts_with("old mode ")
-            || line.starts_with("index ")
-            || line.starts_with("similarity index ")
-            || line.starts_with("dissimilarity index ")
-        {
+            header.new_mode = Some(note_mode(v)?);
+        } else if let Some(v) = line.strip_prefix("old mode ") {
+            note_mode(v)?;
+        } else if let Some(v) = line.strip_prefix("index ") {
+            // `index abc123..def456 100644`: the mode is there when it did not change.
+            if let Some(m) = v.split_whitespace().nth(1) {
+                note_mode(m)?;
+            }
+        } else if line.starts_with("similarity index ") || line.starts_with("dissimilarity index ") {
         } else if let Some(v) = line
             .strip_prefix("rename from ")
             .or(line.strip_prefix("rename old "))
@@ -334,14 +348,90 @@ fn range(text: &str) -> Option<(usize, usize)> {
 }
 
 fn mode(text: &str, line: usize) -> Result<u32, ParseError> {
-    u32::from_str_radix(text.trim(), 8)
-        .map(|m| m & 0o7777)
-        .map_err(|_| {
-            ParseError::new(
-                line,
-                format!("`{}` is not an octal file mode such as 100644.", clip(text)),
-            )
-        })
+    u32::from_str_radix(text.trim(), 8).map_err(|_| {
+        ParseError::new(
+            line,
+            format!("`{}` is not an octal file mode such as 100644.", clip(text)),
+        )
+    })
+}
+
+/// The file-type bits of a git mode.
+const TYPE_BITS: u32 = 0o170000;
+const REGULAR: u32 = 0o100000;
+const SYMLINK: u32 = 0o120000;
+const GITLINK: u32 = 0o160000;
+
+/// A regular file's mode (`100644`, `100755`), or bare permission bits (`755`).
+fn is_regular(mode: u32) -> bool {
+    matches!(mode & TYPE_BITS, 0 | REGULAR)
+}
+
+/// Refuses a file change whose git mode is a symlink (120000), a submodule (160000) or any
+/// other non-regular type. Applied as a regular file, such a change would write the link's
+/// target path as text into a file with mode 0000; what the patch means can only be done by
+/// making the link or checking out the submodule, which is exec_shell's business.
+fn unsupported_mode(
+    (mode, line, text): &(u32, usize, String),
+    header: &GitHeader,
+    path: &str,
+    hunks: &[Hunk],
+) -> ParseError {
+    let added: Vec<&str> = hunks
+        .iter()
+        .flat_map(|h| &h.body)
+        .filter(|l| l.tag == Tag::Add)
+        .map(|l| l.text.as_str())
+        .collect();
+    let target = match added.as_slice() {
+        [one] => *one,
+        _ => "TARGET",
+    };
+    let quoted = shell_quote(path);
+    let (kind, instead) = match mode & TYPE_BITS {
+        SYMLINK if header.deleted => (
+            "a symlink",
+            format!("remove the link with exec_shell: `rm {quoted}`"),
+        ),
+        SYMLINK => (
+            "a symlink",
+            format!(
+                "make the link with exec_shell: `ln -sfn {} {quoted}`",
+                shell_quote(target)
+            ),
+        ),
+        GITLINK => (
+            "a submodule (gitlink)",
+            "manage the submodule with git in exec_shell (for example `git submodule update --init`)"
+                .to_string(),
+        ),
+        _ => (
+            "neither a regular file nor an executable",
+            "make that change with exec_shell".to_string(),
+        ),
+    };
+    ParseError::unsupported(
+        *line,
+        format!(
+            "the patch's change to `{path}` is for {kind} (`{}` at patch line {line}); apply_patch changes \
+             regular files only and does not create, change or delete symlinks or submodules, so nothing \
+             was written. Take that file's part out of the patch, apply the rest, and {instead}.",
+            clip(text)
+        ),
+    )
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/+=:@,".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// The path of a `---`/`+++` line: quoted, or up to a tab (after which `diff -u` writes a
@@ -515,10 +605,15 @@ fn settle_git(
     let old = old.map(|n| strip(&n, level));
     let new = new.map(|n| strip(&n, level));
     let line = header.line;
+    if let Some(special) = &header.special {
+        let path = new.as_deref().or(old.as_deref()).unwrap_or_default();
+        return Err(unsupported_mode(special, &header, path, &hunks));
+    }
+    let executable = |mode: Option<u32>| mode.map(|m| m & 0o111 != 0);
     let mut file = if header.new_file_mode.is_some() || old.is_none() {
         let path = new.ok_or_else(|| ParseError::new(line, "a new file needs a name on its `+++` line."))?;
         let mut file = FilePatch::new(Op::Add, path, line);
-        file.new_mode = header.new_file_mode;
+        file.executable = executable(header.new_file_mode);
         file
     } else if header.deleted || new.is_none() {
         let path =
@@ -537,8 +632,8 @@ fn settle_git(
         let path = old.or(new).unwrap_or_default();
         FilePatch::new(Op::Update, path, line)
     };
-    if file.new_mode.is_none() {
-        file.new_mode = header.new_mode;
+    if file.executable.is_none() {
+        file.executable = executable(header.new_mode);
     }
     file.hunks = hunks;
     Ok(with_endings(file))
@@ -649,6 +744,6 @@ mod tests {
         assert_eq!(files.len(), 2);
         assert_eq!(files[0].path, "x");
         assert_eq!(files[0].move_to.as_deref(), Some("y"));
-        assert_eq!(files[1].new_mode, Some(0o755));
+        assert_eq!(files[1].executable, Some(true));
     }
 }

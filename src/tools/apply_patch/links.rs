@@ -1,0 +1,226 @@
+//! Deleting and renaming a symlink act on the link, never on the file it points to.
+//!
+//! The workspace guard resolves every path to its target (so what was checked is what is
+//! opened), which is right for reading and changing content through a link but wrong for
+//! removing or renaming it: `*** Delete File: link.txt` must not delete `target.txt`, a file
+//! the patch never names. So for those two operations the path's last component is looked
+//! at without following it — its directory goes through the guard as usual — and a symlink
+//! there is removed or moved as a link, as `git apply` does. Its target is untouched.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::model::{FilePatch, Op};
+use super::transaction::{self, Planning};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::workspace::WsPath;
+
+/// Plans `file` when it deletes or renames a symlink; returns false (nothing planned) for
+/// every other change, which goes through the link to its target as usual.
+pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool, ToolError> {
+    let moves = file.op == Op::Update && file.move_to.is_some() && !file.copy;
+    if file.op != Op::Delete && !moves {
+        return Ok(false);
+    }
+    let Some(link) = link_at(ctx, &file.path)? else {
+        return Ok(false);
+    };
+    let display = link.path.display.clone();
+    if plan.claimed_by_links.contains(&link.path.abs) {
+        return Err(transaction::claimed_by_link(&display, file));
+    }
+    let target = link.target.to_string_lossy().into_owned();
+    match &file.move_to {
+        Some(to) if moves => {
+            if !file.hunks.is_empty() {
+                return Err(ToolError::new(
+                    ErrorCode::PatchFailed,
+                    format!(
+                        "`{display}` is a symlink (to `{target}`). apply_patch renames a symlink itself, as \
+                         git does, and cannot change the file behind it in the same file change (patch line \
+                         {}); nothing was written. Rename the link without hunks, and patch the file it \
+                         points to under its own name.",
+                        file.line
+                    ),
+                )
+                .with("path", display));
+            }
+            let to = destination(ctx, plan, &link, to, file)?;
+            plan.claimed_by_links.insert(link.path.abs.clone());
+            plan.claimed_by_links.insert(to.abs.clone());
+            plan.diff
+                .push_str(&format!("--- a/{display}\n+++ b/{}\n", to.display));
+            plan.reports.push(transaction::report(
+                "renamed",
+                &to.display,
+                Some(display),
+                Vec::new(),
+            ));
+            plan.links.push(LinkStep::Move { link, to });
+        }
+        _ => {
+            // Hunks are checked against the content seen through the link (what read_file showed),
+            // which must be fresh; the content itself stays.
+            let mut hunks = Vec::new();
+            if !file.hunks.is_empty() {
+                let source = transaction::slot(ctx, plan, &file.path, file)?;
+                transaction::materialize(plan, source);
+                let current = transaction::existing(ctx, plan, source, file)?;
+                hunks = transaction::deleting_hunks(current, &link.path, file)?;
+            }
+            plan.claimed_by_links.insert(link.path.abs.clone());
+            plan.diff.push_str(&format!(
+                "--- a/{display}\n+++ /dev/null\n(deleted the symlink; the file it points to, `{target}`, is kept)\n"
+            ));
+            plan.reports
+                .push(transaction::report("deleted", &display, None, hunks));
+            plan.links.push(LinkStep::Remove(link));
+        }
+    }
+    Ok(true)
+}
+
+/// Where a renamed link goes: a path that does not exist and no other part of the patch uses.
+fn destination(
+    ctx: &Context,
+    plan: &Planning,
+    link: &Link,
+    to: &str,
+    file: &FilePatch,
+) -> Result<WsPath, ToolError> {
+    let taken = |display: &str| {
+        ToolError::new(
+            ErrorCode::PatchFailed,
+            format!(
+                "the patch renames the symlink `{}` to `{display}` (patch line {}), but `{display}` already \
+                 exists, so nothing was written. Rename the link to a path that does not exist.",
+                link.path.display, file.line
+            ),
+        )
+        .with("path", display)
+    };
+    if let Some(existing) = link_at(ctx, to)? {
+        return Err(taken(&existing.path.display));
+    }
+    let path = ctx.resolve_for_write(to)?;
+    if plan.claimed_by_links.contains(&path.abs) || plan.touches(&path.abs) {
+        return Err(transaction::claimed_by_link(&path.display, file));
+    }
+    if fs::symlink_metadata(&path.abs).is_ok() {
+        return Err(taken(&path.display));
+    }
+    Ok(path)
+}
+
+/// A symlink the patch names: where the link itself is, and what it points to.
+#[derive(Debug, Clone)]
+pub struct Link {
+    /// The link's own path (its directory resolved, its last component not followed).
+    pub path: WsPath,
+    /// The link's text, as `readlink` returns it (restored verbatim on rollback).
+    pub target: PathBuf,
+}
+
+/// The symlink `given` names, if its last component is one.
+pub fn link_at(ctx: &Context, given: &str) -> Result<Option<Link>, ToolError> {
+    let lexical = Path::new(given);
+    let Some(name) = lexical.file_name() else {
+        return Ok(None);
+    };
+    if given.ends_with('/') {
+        return Ok(None);
+    }
+    let parent = match lexical.parent().and_then(Path::to_str) {
+        Some("") | None => ".",
+        Some(parent) => parent,
+    };
+    let dir = ctx.resolve_for_write(parent)?;
+    let abs = dir.abs.join(name);
+    let Ok(meta) = fs::symlink_metadata(&abs) else {
+        return Ok(None);
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(None);
+    }
+    let target = fs::read_link(&abs).map_err(|err| ToolError::io(given, "read the symlink", &err))?;
+    Ok(Some(Link {
+        path: WsPath {
+            display: ctx.workspace.display(&abs),
+            call: ctx.workspace.call_path(&abs),
+            abs,
+        },
+        target,
+    }))
+}
+
+/// A change to a link, run before the patch's content changes.
+pub enum LinkStep {
+    Remove(Link),
+    Move { link: Link, to: WsPath },
+}
+
+impl LinkStep {
+    /// Performs the step; returns the directories it created (deepest first), for undo.
+    pub fn perform(&self) -> Result<Vec<PathBuf>, ToolError> {
+        match self {
+            LinkStep::Remove(link) => {
+                fs::remove_file(&link.path.abs)
+                    .map_err(|err| ToolError::io(&link.path.display, "delete the symlink", &err))?;
+                Ok(Vec::new())
+            }
+            LinkStep::Move { link, to } => {
+                let dirs = super::transaction::missing_dirs(&to.abs);
+                let moved = to
+                    .abs
+                    .parent()
+                    .map_or(Ok(()), fs::create_dir_all)
+                    .and_then(|()| fs::rename(&link.path.abs, &to.abs));
+                if let Err(err) = moved {
+                    remove_dirs(&dirs);
+                    return Err(ToolError::io(&link.path.display, "rename the symlink", &err));
+                }
+                Ok(dirs)
+            }
+        }
+    }
+
+    /// Puts the link back; on failure returns its path.
+    pub fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), String> {
+        match self {
+            LinkStep::Remove(link) => {
+                let restore = || -> std::io::Result<()> {
+                    if let Some(parent) = link.path.abs.parent() {
+                        fs::create_dir_all(parent)?;
+                    }
+                    std::os::unix::fs::symlink(&link.target, &link.path.abs)
+                };
+                restore().map_err(|_| link.path.display.clone())
+            }
+            LinkStep::Move { link, to } => {
+                let restore = || -> std::io::Result<()> {
+                    if let Some(parent) = link.path.abs.parent() {
+                        fs::create_dir_all(parent)?;
+                    }
+                    fs::rename(&to.abs, &link.path.abs)
+                };
+                restore().map_err(|_| link.path.display.clone())?;
+                remove_dirs(created_dirs);
+                Ok(())
+            }
+        }
+    }
+
+    /// The path the link leaves (for pruning emptied directories).
+    pub fn vacated(&self) -> &Path {
+        match self {
+            LinkStep::Remove(link) | LinkStep::Move { link, .. } => &link.path.abs,
+        }
+    }
+}
+
+fn remove_dirs(dirs: &[PathBuf]) {
+    for dir in dirs {
+        let _ = fs::remove_dir(dir);
+    }
+}
