@@ -34,6 +34,7 @@ impl Context {
     pub fn open(global: &Global, tool: &'static str) -> Result<Context, ToolError> {
         check_session_name(&global.session)?;
         let root = workspace_root(global)?;
+        crate::state::check_state_dir(&root.join(".codesmith"))?;
         let state = State::new(root.join(".codesmith"), global.session.clone());
         let mut workspace = Workspace::new(root, crate::trust::load(state.dir()));
         let session = state.load_session();

@@ -305,7 +305,9 @@ fn files(roff: &mut Roff) {
     para(
         roff,
         "State lives in .codesmith/ at the workspace root (created on first need, with a .gitignore). \
-         The file tools never write inside it and the listing and search tools skip it.",
+         The file tools never write inside it and the listing and search tools skip it (a path \
+         inside it is invalid_arguments for them; read a spill file with read_file). It must be a \
+         real directory: a .codesmith symlink is refused by every call (io_error) until removed.",
     );
     item(
         roff,

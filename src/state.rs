@@ -174,6 +174,34 @@ impl Drop for Lock {
     }
 }
 
+/// Refuses a `.codesmith` that is a symlink. The state directory holds the freshness records
+/// the edit gates trust and the approvals that unlock commands; through a link it could live
+/// outside the workspace, or inside it under another name that the file tools' ban on writing
+/// `.codesmith/` does not cover, letting write_file forge a "read" record. State lives in a real
+/// directory at the root, so the link has to go (codesmith recreates the directory).
+pub fn check_state_dir(dir: &Path) -> Result<(), ToolError> {
+    let Ok(meta) = fs::symlink_metadata(dir) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    let target = fs::read_link(dir)
+        .map(|t| format!(" (to `{}`)", t.display()))
+        .unwrap_or_default();
+    Err(ToolError::new(
+        crate::error::ErrorCode::IoError,
+        format!(
+            "`.codesmith` at the workspace root is a symlink{target}; codesmith keeps its state \
+             (sessions, freshness records, approvals) in a real directory there and does not follow \
+             a link to it, so nothing was done. Ask the user to remove the link (`rm .codesmith` in \
+             the workspace root removes only the link, not its target), then call again: \
+             codesmith creates the directory itself."
+        ),
+    )
+    .with("path", ".codesmith"))
+}
+
 /// Checks a session name: it becomes a file name, so only `[A-Za-z0-9._-]`, not starting with `.`.
 pub fn check_session_name(name: &str) -> Result<(), ToolError> {
     let ok = !name.is_empty()

@@ -101,9 +101,11 @@ impl Workspace {
         path.starts_with(&self.root) || self.trusted.iter().any(|t| path.starts_with(t))
     }
 
-    /// True when `path` lies within `.codesmith/` at the root.
+    /// True when `path` lies within `.codesmith/` at the root, or within the directory it
+    /// resolves to (should `.codesmith` be a symlink after all, its target is state too).
     pub fn is_state_path(&self, path: &Path) -> bool {
-        path.starts_with(self.state_dir())
+        let dir = self.state_dir();
+        path.starts_with(&dir) || dir.canonicalize().is_ok_and(|real| path.starts_with(real))
     }
 
     /// Resolves a path argument through the three stages.
@@ -446,6 +448,22 @@ mod tests {
         assert_eq!(quote_arg("n\ny"), "\"n\\ny\"");
         assert_eq!(shell_word("src/a.rs"), "src/a.rs");
         assert_eq!(shell_word("it's here"), "'it'\\''s here'");
+    }
+
+    #[test]
+    fn the_state_ban_covers_where_a_linked_state_directory_resolves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink("real", root.join(".codesmith")).unwrap();
+        let ws = Workspace::new(root.clone(), vec![]);
+        assert!(ws.is_state_path(&root.join(".codesmith/sessions/x")));
+        assert!(ws.is_state_path(&root.join("real/sessions/x")));
+        assert!(!ws.is_state_path(&root.join("realm/x")));
+        let err = ws
+            .resolve_for_write("real/sessions/default.fp/x.json")
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::OutsideWorkspace);
     }
 
     #[test]

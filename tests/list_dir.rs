@@ -121,3 +121,34 @@ fn trees_list_but_do_not_expand_always_skipped_directories() {
     let flat = ws.run(&["ls"]).ok();
     assert_eq!(flat.output(), ".gitignore (5 B)\ngen/\nnode_modules/\nsrc/");
 }
+
+#[test]
+fn the_state_directory_is_refused_not_called_empty_by_list_and_search_tools() {
+    let ws = crate::harness::Ws::new();
+    ws.write("f.txt", "needle\n");
+    ws.run(&["read", "f.txt"]).ok();
+    assert!(ws.exists(".codesmith/sessions"));
+    for args in [
+        vec!["ls", ".codesmith"],
+        vec!["ls", ".codesmith/sessions"],
+        vec!["grep", ".", "--path", ".codesmith"],
+        vec!["grep", "f.txt", "--path", ".codesmith/sessions"],
+        vec!["find", "", "--path", ".codesmith"],
+        vec!["find", "*", "--path", "./.codesmith/sessions"],
+    ] {
+        let out = ws.run(&args).err("invalid_arguments");
+        let message = out.message();
+        assert!(message.contains("codesmith's own state"), "{args:?}: {message}");
+        assert!(
+            message.contains("can be read with read_file"),
+            "{args:?}: {message}"
+        );
+        assert!(!message.contains("is empty"), "{message}");
+    }
+    let abs = ws.join(".codesmith").to_string_lossy().into_owned();
+    ws.run(&["ls", &abs]).err("invalid_arguments");
+    // The next call the message names works.
+    let out = ws.run(&["ls", ".codesmith"]).err("invalid_arguments");
+    assert!(out.message().ends_with("e.g. path=\".\"."), "{}", out.message());
+    ws.run(&["ls", "."]).ok();
+}

@@ -131,3 +131,42 @@ fn a_read_that_cannot_be_recorded_still_shows_the_page_with_a_notice() {
     assert!(notices[0].contains("could not be recorded"), "{notices:?}");
     assert!(notices[0].contains("as not read"));
 }
+
+fn assert_linked_state_refused(out: crate::harness::Outcome) {
+    let out = out.err("io_error");
+    assert!(
+        out.message()
+            .contains("`.codesmith` at the workspace root is a symlink"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("remove the link"), "{}", out.message());
+}
+
+#[test]
+fn a_codesmith_symlink_inside_the_workspace_is_refused_so_records_cannot_be_forged() {
+    let ws = Ws::new();
+    ws.write("f", "x\n").mkdir("real");
+    crate::harness::symlink("real", ws.join(".codesmith"));
+    assert_linked_state_refused(ws.run(&["read", "f"]));
+    assert_linked_state_refused(ws.run(&["write", "real/sessions/default.fp/x.json", "--content", "{}"]));
+    assert_linked_state_refused(ws.run(&["trust", "list"]));
+    assert!(
+        !ws.exists("real/sessions"),
+        "nothing may be written through the link"
+    );
+    // Once the link is gone, codesmith makes a real directory and works again.
+    std::fs::remove_file(ws.join(".codesmith")).unwrap();
+    ws.run(&["read", "f"]).ok();
+    assert!(ws.join(".codesmith").symlink_metadata().unwrap().is_dir());
+}
+
+#[test]
+fn a_codesmith_symlink_leading_outside_is_refused_and_nothing_is_written_there() {
+    let outside = tempfile::tempdir().unwrap();
+    let ws = Ws::new();
+    ws.write("f", "x\n");
+    crate::harness::symlink(outside.path(), ws.join(".codesmith"));
+    assert_linked_state_refused(ws.run(&["read", "f"]));
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

@@ -160,6 +160,7 @@ impl Drop for Flush<'_> {
 
 pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let root = ctx.resolve(&args.path)?;
+    crate::tools::refuse_state_path(ctx, &root, "file_search")?;
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {

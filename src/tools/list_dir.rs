@@ -63,6 +63,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         )));
     }
     let path = ctx.resolve(&args.path)?;
+    crate::tools::refuse_state_path(ctx, &path, "list_dir")?;
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
         Err(err) if crate::tools::read_file::is_missing(&err) => {

@@ -117,6 +117,28 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|spec| spec.name).collect()
 }
 
+/// The search and list tools skip `.codesmith/` (the contract says so, and its records are no
+/// one's source). Given a path inside it they refuse rather than search it or call it empty;
+/// the one thing in it worth reading, a spill file an output named, goes to read_file.
+pub fn refuse_state_path(
+    ctx: &Context,
+    path: &crate::workspace::WsPath,
+    tool: &str,
+) -> Result<(), ToolError> {
+    if !ctx.workspace.is_state_path(&path.abs) {
+        return Ok(());
+    }
+    Err(ToolError::invalid(format!(
+        "`{}` is inside .codesmith/, codesmith's own state, which the search and list tools \
+         (grep_files, file_search, list_dir) skip. A spill file named in an output \
+         (`.codesmith/spill/...`) can be read with read_file. Otherwise call {tool} with a path \
+         outside .codesmith/, e.g. path={}.",
+        path.display,
+        crate::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
+    ))
+    .with("path", path.display.clone()))
+}
+
 /// Holds a numeric argument inside `allowed`. A value outside is not an error (the call still does
 /// the useful thing) but never silent: the notice names the value asked for and the one used.
 pub fn clamp_argument(

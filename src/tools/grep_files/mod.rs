@@ -157,6 +157,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let max_results =
         crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices);
     let root = ctx.resolve(&args.path)?;
+    crate::tools::refuse_state_path(ctx, &root, "grep_files")?;
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() || meta.is_file() => {}
         Ok(_) => {
