@@ -728,3 +728,23 @@ fn the_new_cwd_is_reported_with_the_exit_code_not_inside_a_stream() {
     );
     assert_eq!(out.output(), expected);
 }
+
+#[test]
+fn a_deleted_file_is_not_sent_back_to_read_file() {
+    let ws = Ws::new();
+    ws.write("gone.txt", "g\n");
+    ws.read_via_tool("gone.txt");
+    let out = shell(&ws, "rm gone.txt").ok();
+    let notice = &out.notices()[0];
+    assert!(notice.contains("gone.txt (deleted)"), "{notice}");
+    assert!(!notice.contains("read_file with path=\"gone.txt\""), "{notice}");
+    assert!(notice.contains("no longer exist"), "{notice}");
+    // With a changed file too, the example call names the changed one.
+    ws.write("a.txt", "a\n");
+    ws.write("b.txt", "b\n");
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("b.txt");
+    let out = shell(&ws, "rm a.txt && echo x >> b.txt").ok();
+    let notice = &out.notices()[0];
+    assert!(notice.contains("read_file with path=\"b.txt\""), "{notice}");
+}

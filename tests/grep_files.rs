@@ -537,3 +537,34 @@ fn codesmith_state_is_never_searched() {
         .ok();
     assert_eq!(out.data()["files"], json!(["a.txt"]));
 }
+
+#[test]
+fn a_line_end_anchor_matches_before_crlf_too() {
+    let ws = Ws::new();
+    ws.write("win.txt", "a NEEDLE\r\nb\r\n");
+    ws.write("unix.txt", "c NEEDLE\n");
+    let out = ws
+        .call(
+            "grep_files",
+            json!({"pattern": "NEEDLE$", "output_mode": "count"}),
+        )
+        .ok();
+    assert_eq!(out.data()["total_matches"], 2, "{}", out.output());
+}
+
+#[test]
+fn when_only_binary_or_huge_files_were_found_no_pattern_hint_is_given() {
+    let ws = Ws::new();
+    ws.write("bin.dat", b"TODO bin\0z\n");
+    let out = ws
+        .call("grep_files", json!({"pattern": "TODO", "path": "bin.dat"}))
+        .ok();
+    let text = out.output();
+    assert!(text.contains("1 binary file skipped"), "{text}");
+    assert!(text.contains("the pattern was not tried"), "{text}");
+    assert!(
+        text.contains("exec_shell with `grep -a -n PATTERN FILE`"),
+        "{text}"
+    );
+    assert!(!text.contains("case_insensitive=true"), "{text}");
+}

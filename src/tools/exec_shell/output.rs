@@ -83,6 +83,7 @@ pub fn cap(text: &str, name: &str, spill: impl FnOnce(&str) -> Option<String>) -
         };
     }
     let (head_end, head_text) = take_head(&lines);
+    let head_text_is_empty = head_text.is_empty();
     let (tail_start, tail_text) = take_tail(&lines, head_end);
     let middle = &lines[head_end..tail_start];
     let omitted_bytes = text.len() - head_text.len() - tail_text.len();
@@ -102,9 +103,27 @@ pub fn cap(text: &str, name: &str, spill: impl FnOnce(&str) -> Option<String>) -
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&format!(
-        "[... {omitted_lines} lines ({omitted_bytes} bytes) omitted; {where_} ...]\n"
-    ));
+    // A line cut inside (a first line longer than the head's budget, a last one longer than
+    // the tail's) is partly shown, so it is not counted as an omitted line.
+    let head_cut = head_end == 0 && !head_text_is_empty;
+    let tail_cut = tail_start == lines.len() && !tail_text.is_empty();
+    let cut_lines = if omitted_lines == 1 && head_cut && tail_cut {
+        1
+    } else {
+        usize::from(head_cut) + usize::from(tail_cut)
+    };
+    let whole = omitted_lines.saturating_sub(cut_lines);
+    let what = match (whole, cut_lines) {
+        (0, 0) => format!("{omitted_bytes} bytes"),
+        (whole, 0) => format!("{} ({omitted_bytes} bytes)", count(whole, "line")),
+        (0, 1) => format!("{omitted_bytes} bytes from the middle of a long line"),
+        (0, _) => format!("{omitted_bytes} bytes from the middle of long lines"),
+        (whole, _) => format!(
+            "{} and parts of long lines ({omitted_bytes} bytes)",
+            count(whole, "whole line")
+        ),
+    };
+    out.push_str(&format!("[... {what} omitted; {where_} ...]\n"));
     if !summary.is_empty() {
         let more = summary_total - summary.len();
         out.push_str(&format!(
@@ -186,6 +205,15 @@ fn suffix_within(text: &str, max: usize) -> &str {
     &text[start..]
 }
 
+/// `1 line`, `3 lines`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn cut_line(line: &str) -> String {
     match line.char_indices().nth(SUMMARY_LINE_CHARS) {
         Some((at, _)) => format!("{}[...]", &line[..at]),
@@ -246,5 +274,26 @@ mod tests {
         assert!(capped.truncated);
         assert!(capped.text.len() < HEAD_BYTES + TAIL_BYTES + 200);
         assert!(capped.text.contains("could not be saved"));
+        assert!(
+            capped
+                .text
+                .contains("[... 83616 bytes from the middle of a long line omitted;"),
+            "{}",
+            capped.text
+        );
+    }
+
+    #[test]
+    fn whole_omitted_lines_are_counted_in_the_singular_too() {
+        let mut text = "line\n".repeat(250);
+        text.push_str(&"y".repeat(100));
+        let capped = cap(&text, "stdout", |_| None);
+        assert!(
+            capped.text.contains("[... 91 lines (455 bytes) omitted;"),
+            "{}",
+            capped.text
+        );
+        assert_eq!(count(1, "line"), "1 line");
+        assert_eq!(count(2, "whole line"), "2 whole lines");
     }
 }

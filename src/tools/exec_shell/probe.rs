@@ -249,10 +249,21 @@ fn notice(drifted: &[(String, Drift)]) -> String {
     } else {
         String::new()
     };
-    let first = &drifted[0].0;
-    format!(
-        "Files you read changed on disk since: {}{tail}. Your copy of them is stale: call read_file \
-         on them (e.g. read_file with path=\"{first}\") before editing them.",
+    let mut text = format!(
+        "Files you read changed on disk since: {}{tail}.",
         shown.join(", ")
-    )
+    );
+    if let Some((first, _)) = drifted.iter().find(|(_, drift)| *drift == Drift::Changed) {
+        text.push_str(&format!(
+            " Your copy of the changed ones is stale: call read_file on them (e.g. read_file with \
+             path=\"{first}\") before editing them."
+        ));
+    }
+    if drifted.iter().any(|(_, drift)| *drift == Drift::Deleted) {
+        text.push_str(
+            " The deleted ones no longer exist: do not edit them from memory; write_file creates a \
+             file anew if it should exist.",
+        );
+    }
+    text
 }

@@ -276,6 +276,20 @@ fn no_match_text(
             call.base()
         ));
     }
+    let text_files_searched = found.files_searched.saturating_sub(found.skipped_binary);
+    if text_files_searched == 0 && found.skipped_binary + found.skipped_large > 0 {
+        // Nothing was searched at all: the pattern is not the problem.
+        text.push_str(
+            "\nNo text file under 10 MB was searched, so the pattern was not tried. To search a \
+             binary or very large file anyway, use exec_shell with `grep -a -n PATTERN FILE` (or \
+             `grep -c` to count); read_file pages through a large text file.",
+        );
+        text.push_str(&format!(
+            "\nAlways skipped: {}. To find files by name, use file_search.",
+            super::skip_list()
+        ));
+        return text;
+    }
     if !args.case_insensitive && args.pattern.chars().any(char::is_alphabetic) {
         text.push_str(&format!(
             "\nTo ignore case, call grep_files with {} case_insensitive=true.",

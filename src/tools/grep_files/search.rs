@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use grep_matcher::Matcher;
+use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -32,7 +32,9 @@ pub struct Query {
 }
 
 /// ripgrep's matcher settings: a line terminator (which lets it search for candidate lines
-/// fast) unless the pattern may span lines.
+/// fast) unless the pattern may span lines. Line by line, CRLF mode (ripgrep's `--crlf`) lets
+/// `$` match before a `\r\n` too, so `NEEDLE$` finds a line of a Windows-style file whose text
+/// shows `NEEDLE` at its end.
 pub fn build_matcher(args: &GrepFilesArgs) -> Result<RegexMatcher, grep_regex::Error> {
     let mut builder = RegexMatcherBuilder::new();
     builder
@@ -43,7 +45,10 @@ pub fn build_matcher(args: &GrepFilesArgs) -> Result<RegexMatcher, grep_regex::E
     if args.multiline {
         builder.dot_matches_new_line(true);
     } else {
-        builder.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+        builder
+            .line_terminator(Some(b'\n'))
+            .crlf(true)
+            .dot_matches_new_line(false);
     }
     builder.fixed_strings(args.fixed_strings).build(&args.pattern)
 }
@@ -152,6 +157,11 @@ pub fn run(
     searcher_builder
         .line_number(true)
         .multi_line(query.multiline)
+        .line_terminator(if query.multiline {
+            LineTerminator::byte(b'\n')
+        } else {
+            LineTerminator::crlf()
+        })
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .before_context(if query.mode == OutputMode::Content {
             query.context
