@@ -43,15 +43,21 @@ fn anthropic(spec: &ToolSpec) -> Value {
     json!({"name": spec.name, "description": spec.description, "input_schema": (spec.schema)()})
 }
 
+/// MCP's hints: a tool that is not read-only may change or delete files (`destructiveHint`
+/// defaults to true there; it is said outright), and exec_shell reaches the network as fetch_url
+/// does (a command like `curl`, once the policy or the user allows it).
 fn mcp(spec: &ToolSpec) -> Value {
-    let read_only = spec.capability == crate::tools::Capability::ReadOnly;
+    use crate::tools::Capability;
+    let read_only = spec.capability == Capability::ReadOnly;
+    let open_world = matches!(spec.capability, Capability::Network | Capability::RunsCode);
     json!({
         "name": spec.name,
         "description": spec.description,
         "inputSchema": (spec.schema)(),
         "annotations": {
             "readOnlyHint": read_only,
-            "openWorldHint": spec.capability == crate::tools::Capability::Network,
+            "destructiveHint": !read_only && spec.capability != Capability::Network,
+            "openWorldHint": open_world,
         },
     })
 }

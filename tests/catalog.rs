@@ -49,6 +49,21 @@ fn each_ecosystem_gets_its_shape() {
     let mcp: Value = serde_json::from_str(&tools(&ws, "mcp")).unwrap();
     assert_eq!(mcp["tools"][0]["inputSchema"], first["input_schema"]);
     assert_eq!(mcp["tools"][0]["annotations"]["readOnlyHint"], true);
+    let annotations = |name: &str| {
+        mcp["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["annotations"].clone())
+            .unwrap()
+    };
+    // exec_shell can change files and reach the network (once allowed); write_file changes files.
+    assert_eq!(annotations("exec_shell")["openWorldHint"], true);
+    assert_eq!(annotations("exec_shell")["destructiveHint"], true);
+    assert_eq!(annotations("write_file")["destructiveHint"], true);
+    assert_eq!(annotations("write_file")["openWorldHint"], false);
+    assert_eq!(annotations("fetch_url")["openWorldHint"], true);
 
     let markdown = tools(&ws, "markdown");
     assert!(markdown.contains("## read_file (`codesmith read`)"));
