@@ -8,6 +8,7 @@ mod approvals;
 mod catalog;
 mod edit_file;
 mod edit_file_disk;
+mod edit_file_matching;
 mod envelope;
 mod exec_shell;
 mod fetch_url;

@@ -62,17 +62,28 @@ fn lead(line: &str) -> &str {
 /// verbatim (so untouched lines keep their exact bytes: indentation, quotes, trailing spaces);
 /// new lines are re-indented by the offset between `search` and the file.
 ///
+/// With `mid_line`, the span starts inside a file line (after other text on it): that line's
+/// indentation is not in the span, so it says nothing about the offset, and the first
+/// replacement line goes in as given — nothing may be added in front of it, mid-line.
+///
 /// With `typography` (the punctuation level), where the file's span uses only curly quotes of a
 /// kind and search used straight ones, the new lines get curly quotes too, so a change to
 /// typeset prose keeps its style.
-pub fn adapt(matched: &str, search: &str, replace: &str, typography: bool) -> (String, IndentChange) {
+pub fn adapt(
+    matched: &str,
+    search: &str,
+    replace: &str,
+    mid_line: bool,
+    typography: bool,
+) -> (String, IndentChange) {
     let file_lines: Vec<&str> = matched.split('\n').collect();
     let search_lines: Vec<&str> = search.split('\n').collect();
     if file_lines.len() != search_lines.len() {
         return (replace.to_string(), IndentChange::AsGiven);
     }
     let replace_lines: Vec<&str> = replace.split('\n').collect();
-    let change = indent_change(&search_lines, &file_lines);
+    let skip = usize::from(mid_line);
+    let change = indent_change(&search_lines[skip..], &file_lines[skip..]);
     let mut from_file: Vec<Option<usize>> = vec![None; replace_lines.len()];
     for op in similar::capture_diff_slices(Algorithm::Myers, &search_lines, &replace_lines) {
         if let DiffOp::Equal {
@@ -94,7 +105,8 @@ pub fn adapt(matched: &str, search: &str, replace: &str, typography: bool) -> (S
     };
     let curl_doubles = curls('"', '\u{201C}', '\u{201D}');
     let curl_singles = curls('\'', '\u{2018}', '\u{2019}');
-    let first_takes_file_lead = !search_lines[0].trim_matches(is_blank).is_empty()
+    let first_takes_file_lead = !mid_line
+        && !search_lines[0].trim_matches(is_blank).is_empty()
         && lead(search_lines[0]).is_empty()
         && !lead(file_lines[0]).is_empty();
     let mut out: Vec<String> = Vec::with_capacity(replace_lines.len());
@@ -114,6 +126,10 @@ pub fn adapt(matched: &str, search: &str, replace: &str, typography: bool) -> (S
         } else {
             line
         };
+        if i == 0 && mid_line {
+            out.push(line.to_string());
+            continue;
+        }
         if i == 0 && first_takes_file_lead && lead(line).is_empty() {
             out.push(format!("{}{line}", lead(file_lines[0])));
             continue;
@@ -230,10 +246,16 @@ mod tests {
         let matched = "\tif a {\n\t\tb();  \n\t}";
         let search = "if a {\n    b();\n}";
         let replace = "if a {\n    b();\n    c();\n}";
-        let (text, change) = adapt(matched, search, replace, false);
+        let (text, change) = adapt(matched, search, replace, false, false);
         assert_eq!(change, IndentChange::Mapped);
         assert_eq!(text, "\tif a {\n\t\tb();  \n\t\tc();\n\t}");
-        let (text, change) = adapt("    x = 1\n    y = 2", "x = 1\ny = 2", "x = 1\ny = 3", false);
+        let (text, change) = adapt(
+            "    x = 1\n    y = 2",
+            "x = 1\ny = 2",
+            "x = 1\ny = 3",
+            false,
+            false,
+        );
         assert_eq!(change, IndentChange::Added("    ".into()));
         assert_eq!(text, "    x = 1\n    y = 3");
     }
@@ -243,10 +265,16 @@ mod tests {
         let matched = "She said “yes” and didn’t look back.";
         let search = "She said \"yes\" and didn't look back.";
         let replace = "She said \"no\" and didn't look 'back'.";
-        let (text, _) = adapt(matched, search, replace, true);
+        let (text, _) = adapt(matched, search, replace, false, true);
         assert_eq!(text, "She said “no” and didn’t look ‘back’.");
         // Straight quotes in the file's span: nothing is curled.
-        let (text, _) = adapt("print(\"“hi”\")", "print(\"\"hi\"\")", "print(\"\"yo\"\")", true);
+        let (text, _) = adapt(
+            "print(\"“hi”\")",
+            "print(\"\"hi\"\")",
+            "print(\"\"yo\"\")",
+            false,
+            true,
+        );
         assert_eq!(text, "print(\"\"yo\"\")");
     }
 }

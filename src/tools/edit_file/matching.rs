@@ -69,6 +69,9 @@ pub struct Found {
     /// The replacement (line-number prefixes stripped when it carried them too).
     pub replace: String,
     pub replace_was_numbered: bool,
+    /// At the `line_numbers` level with `grep -n` prefixes: only some replace lines carry one,
+    /// so which are prefixes and which are text cannot be told.
+    pub replace_mixed: bool,
 }
 
 /// Runs the ladder over `hay` (LF text). `None` when no level hits.
@@ -80,6 +83,7 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
             search: search.to_string(),
             replace: replace.to_string(),
             replace_was_numbered: false,
+            replace_mixed: false,
         })
     };
     if let Some(f) = found(Level::Exact, find_exact(hay, search)) {
@@ -100,9 +104,9 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
     }
     let numbered = Numbered::parse(search)?;
     let hit = numbered.land(hay, &LineIndex::new(hay))?;
-    let (replace, replace_was_numbered) = match Numbered::parse(replace) {
-        Some(r) if r.family == numbered.family => (r.text(), true),
-        _ => (replace.to_string(), false),
+    let (replace, replace_was_numbered, replace_mixed) = match strip_replace(numbered.family, replace) {
+        Some((text, stripped)) => (text, stripped, false),
+        None => (replace.to_string(), false, true),
     };
     Some(Found {
         level: Level::LineNumbers,
@@ -110,7 +114,39 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
         search: numbered.text(),
         replace,
         replace_was_numbered,
+        replace_mixed,
     })
+}
+
+/// `replace` with the prefixes of the search's family stripped from every line that carries
+/// one; a line without one is a new line, kept as is, and the numbers need not increase (new
+/// and moved lines break any order). A model that pasted numbered lines into search usually
+/// pasted them into replace too, adding lines as it went; writing `    12│ ` into the file is
+/// never what it meant. `grep -n` prefixes (`12:`) are the exception: `8080:80` or `10:30` is
+/// ordinary text, so they are stripped only when every line has one; a mix is `None`.
+fn strip_replace(family: Family, replace: &str) -> Option<(String, bool)> {
+    let re = family.regex();
+    let body = replace.strip_suffix('\n').unwrap_or(replace);
+    let lines: Vec<&str> = body.split('\n').collect();
+    let prefixed = lines.iter().filter(|l| re.is_match(l)).count();
+    if prefixed == 0 {
+        return Some((replace.to_string(), false));
+    }
+    if family == Family::Grep && prefixed < lines.len() {
+        return None;
+    }
+    let mut text = lines
+        .iter()
+        .map(|line| match re.captures(line) {
+            Some(caps) => caps[2].to_string(),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if body.len() < replace.len() {
+        text.push('\n');
+    }
+    Some((text, true))
 }
 
 /// Every non-overlapping exact occurrence. The scan advances by whole matches.

@@ -269,6 +269,15 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
     let Some(found) = matching::find(hay, &search, &replace) else {
         return Err(no_match(path, hay, &search, "search"));
     };
+    if found.replace_mixed {
+        return Err(ToolError::invalid(format!(
+            "search matched `{display}` once its `grep -n` line-number prefixes (`12:`) were stripped, but \
+             only some lines of replace carry such a prefix, so it cannot be told which are prefixes and \
+             which are text (`10:30` is text). Nothing was written. Call edit_file again with replace \
+             written without any line-number prefixes."
+        ))
+        .with("path", display));
+    }
     let count = found.hits.len();
     let all_lines = line_numbers(hay, &found.hits);
     let chosen: Vec<usize> = match (count, args.replace_all, args.occurrence) {
@@ -292,7 +301,8 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
                 replace = replace.strip_suffix('\n').unwrap_or(replace);
             }
             let typography = found.level == Level::Punctuation;
-            let (text, change) = adapt::adapt(matched, search, replace, typography);
+            let mid_line = range.start > 0 && hay.as_bytes()[range.start - 1] != b'\n';
+            let (text, change) = adapt::adapt(matched, search, replace, mid_line, typography);
             indent = change;
             text
         };
