@@ -186,8 +186,11 @@ impl Walker<'_> {
         };
         let name = name.to_string();
         let args = &words[1..];
-        if name == "cd" {
-            self.cd(args);
+        match name.as_str() {
+            "cd" | "pushd" => self.cd(args),
+            // Where `popd` returns to is not followed; later relative paths are unknown.
+            "popd" => self.cd_unknown(),
+            _ => {}
         }
         if !rules::is_safe(&name, args) {
             self.read_only = false;
@@ -215,6 +218,10 @@ impl Walker<'_> {
         for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
             self.find(Class::Destructive, reason);
         }
+    }
+
+    fn cd_unknown(&mut self) {
+        self.cwd = None;
     }
 
     fn cd(&mut self, args: &[Word]) {

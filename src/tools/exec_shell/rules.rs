@@ -403,6 +403,20 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
             (sub == "push" && forced).then(|| "`git push --force` rewrites the remote's history".to_string())
         }
         "codesmith" => codesmith_grant(args),
+        "shutdown" | "reboot" | "halt" | "poweroff" => Some(format!("`{name}` stops the machine")),
+        "systemctl"
+            if args
+                .iter()
+                .any(|w| w.is_any(&["poweroff", "reboot", "halt", "kexec"])) =>
+        {
+            Some("`systemctl` stops the machine".to_string())
+        }
+        "kill" if args.iter().any(|w| w.is("-1")) => {
+            Some("`kill -1` signals every process the user owns".to_string())
+        }
+        "crontab" if args.iter().any(|w| w.is("-r")) => {
+            Some("`crontab -r` deletes the user's crontab".to_string())
+        }
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "source" | "." => args
             .iter()
             .any(|w| w.substitutes_command)

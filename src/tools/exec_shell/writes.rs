@@ -71,7 +71,36 @@ pub fn outside_writes(name: &str, args: &[Word], cwd: Option<&Path>, scope: &Sco
         ),
         "tee" => judge.all_operands(name, args, "writes", Follow::Through, &["--output-error"]),
         "cp" | "install" | "ln" => judge.copy_target(name, args),
-        "sed" => judge.sed_in_place(args),
+        "sed" => judge.in_place(
+            "sed -i",
+            args,
+            &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+        ),
+        "perl" => judge.in_place("perl -i", args, &["-e", "-E", "-M", "-m", "-I", "-x"]),
+        "sort" => {
+            let parsed = Operands::parse(
+                args,
+                &[
+                    "-o",
+                    "--output",
+                    "-k",
+                    "--key",
+                    "-t",
+                    "--field-separator",
+                    "-S",
+                    "--buffer-size",
+                    "-T",
+                    "--temporary-directory",
+                ],
+            );
+            judge.judge(
+                "sort -o",
+                "writes",
+                &parsed.value_of(&["-o", "--output"]),
+                Follow::Through,
+                false,
+            )
+        }
         "dd" => judge.dd_output(args),
         "find" => judge.find_actions(args),
         "tar" => judge.tar_extract(args),
@@ -270,12 +299,10 @@ impl Judge<'_> {
         self.judge(name, "writes", &targets, follow, false)
     }
 
-    /// `sed -i SCRIPT FILE…` (also `-i.bak`, `-ni`, `--in-place`).
-    fn sed_in_place(&self, args: &[Word]) -> Vec<String> {
-        let parsed = Operands::parse(
-            args,
-            &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
-        );
+    /// `sed -i SCRIPT FILE…` (also `-i.bak`, `-ni`, `--in-place`), `perl -pi -e CODE FILE…`:
+    /// the script is the first operand unless given with `-e`/`-f`.
+    fn in_place(&self, name: &str, args: &[Word], takes_value: &[&str]) -> Vec<String> {
+        let parsed = Operands::parse(args, takes_value);
         let in_place = parsed
             .options
             .iter()
@@ -284,14 +311,14 @@ impl Judge<'_> {
             return Vec::new();
         }
         let has_script_option = !parsed
-            .value_of(&["-e", "--expression", "-f", "--file"])
+            .value_of(&["-e", "-E", "--expression", "-f", "--file"])
             .is_empty();
         let files = if has_script_option {
             &parsed.operands[..]
         } else {
             parsed.operands.get(1..).unwrap_or_default()
         };
-        self.judge("sed -i", "edits", files, Follow::Name, false)
+        self.judge(name, "edits", files, Follow::Name, false)
     }
 
     /// `dd of=FILE` (devices are judged apart).
@@ -385,22 +412,34 @@ impl Judge<'_> {
         reasons
     }
 
-    /// `tar -x … -C DIR` (also `tar xzf a.tgz -C DIR`, `--directory=DIR`).
+    /// `tar -x … -C DIR` (also `tar xzf a.tgz -C DIR`, `--directory=DIR`) extracts into DIR;
+    /// `tar -c -f FILE` (also `-r`, `-u`) writes the archive FILE.
     fn tar_extract(&self, args: &[Word]) -> Vec<String> {
         let first = args.first().and_then(|w| w.text.as_deref()).unwrap_or("");
-        let extracts = (!first.starts_with('-') && first.contains('x'))
-            || args.iter().any(|w| {
-                w.is_any(&["--extract", "--get"])
-                    || w.text
-                        .as_deref()
-                        .is_some_and(|t| !t.starts_with("--") && short_cluster_has(t, 'x'))
-            });
-        if !extracts {
-            return Vec::new();
-        }
+        let mode = |short: char, long: &[&str]| {
+            (!first.starts_with('-') && first.contains(short))
+                || args.iter().any(|w| {
+                    w.is_any(long)
+                        || w.text
+                            .as_deref()
+                            .is_some_and(|t| !t.starts_with("--") && short_cluster_has(t, short))
+                })
+        };
         let parsed = Operands::parse(args, &["-C", "--directory", "-f", "--file"]);
-        let directory = parsed.value_of(&["-C", "--directory"]);
-        self.judge("tar -x", "extracts into", &directory, Follow::Through, false)
+        if mode('x', &["--extract", "--get"]) {
+            let directory = parsed.value_of(&["-C", "--directory"]);
+            return self.judge("tar -x", "extracts into", &directory, Follow::Through, false);
+        }
+        if mode('c', &["--create"]) || mode('r', &["--append"]) || mode('u', &["--update"]) {
+            // `tar czf out.tgz src`: with a bundled `f`, the archive is the first operand after
+            // the bundle.
+            let mut archive = parsed.value_of(&["-f", "--file"]);
+            if archive.is_empty() && !first.starts_with('-') && first.contains('f') {
+                archive.extend(parsed.operands.get(1).copied());
+            }
+            return self.judge("tar", "writes", &archive, Follow::Through, false);
+        }
+        Vec::new()
     }
 
     /// `unzip ARCHIVE -d DIR`.
