@@ -7,6 +7,7 @@ use crate::approval::ApprovalRequest;
 use crate::config::Config;
 use crate::error::ToolError;
 use crate::state::{check_session_name, State};
+use crate::tools::ToolOutput;
 use crate::workspace::{Workspace, WsPath};
 
 /// Global options, already resolved from flags and environment.
@@ -27,6 +28,8 @@ pub struct Context {
     approve: Vec<String>,
     yolo: bool,
     config: OnceCell<Config>,
+    /// Notices from opening the session (the recorded cwd was gone), for the call's result.
+    opening_notices: Vec<String>,
 }
 
 impl Context {
@@ -38,9 +41,15 @@ impl Context {
         let state = State::new(root.join(".codesmith"), global.session.clone());
         let mut workspace = Workspace::new(root, crate::trust::load(state.dir()));
         let session = state.load_session();
+        let mut opening_notices = Vec::new();
         if session.cwd != "." {
             let cwd = workspace.root().join(&session.cwd);
             workspace.set_cwd(&cwd);
+            if workspace.cwd() == workspace.root() {
+                opening_notices.push(cwd_lost(&session.cwd, &cwd));
+                // Recorded, so the notice is given once and later calls start from the root.
+                let _ = state.update_session(|session| session.cwd = ".".to_string());
+            }
         }
         Ok(Context {
             tool,
@@ -49,7 +58,34 @@ impl Context {
             approve: global.approve.clone(),
             yolo: global.yolo,
             config: OnceCell::new(),
+            opening_notices,
         })
+    }
+
+    /// Adds the notices from opening the session to a tool's result: as notices on success,
+    /// and at the end of the message on failure (an error envelope has no notices, and a
+    /// `not_found` is exactly when the model needs to know its cwd moved).
+    pub fn with_opening_notices(
+        &mut self,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Result<ToolOutput, ToolError> {
+        let notices = std::mem::take(&mut self.opening_notices);
+        if notices.is_empty() {
+            return result;
+        }
+        match result {
+            Ok(mut out) => {
+                out.notices.splice(0..0, notices);
+                Ok(out)
+            }
+            Err(mut err) => {
+                for notice in notices {
+                    err.message.push_str("\nNote: ");
+                    err.message.push_str(&notice);
+                }
+                Err(err)
+            }
+        }
     }
 
     /// The workspace config, loaded on first use.
@@ -102,6 +138,19 @@ impl Context {
             || self.state.load_session().approvals.contains(&id)
             || crate::approval::persisted(self.state.dir()).contains(&id)
     }
+}
+
+/// The notice for a recorded cwd that can no longer be used.
+fn cwd_lost(recorded: &str, path: &std::path::Path) -> String {
+    let why = if path.exists() {
+        "is no longer inside the workspace or a trusted directory"
+    } else {
+        "no longer exists"
+    };
+    format!(
+        "The session cwd `{recorded}` {why}, so the cwd is now the workspace root: relative paths \
+         resolve from there. To work in another directory, use exec_shell with `cd DIR`."
+    )
 }
 
 fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {

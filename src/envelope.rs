@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
+use crate::context::Context;
 use crate::error::ToolError;
-use crate::state::State;
 use crate::tools::ToolOutput;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
@@ -20,9 +20,9 @@ pub fn emit(
     tool: &str,
     result: Result<ToolOutput, ToolError>,
     text_format: bool,
-    state: Option<&State>,
+    ctx: Option<&Context>,
 ) -> i32 {
-    let (envelope, status) = build(tool, result, state);
+    let (envelope, status) = build(tool, result, ctx);
     let text = if text_format {
         let mut output = envelope["output"].as_str().unwrap_or_default().to_string();
         if !output.ends_with('\n') {
@@ -44,11 +44,11 @@ pub fn write_stdout(bytes: &[u8]) {
     let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
 }
 
-fn build(tool: &str, result: Result<ToolOutput, ToolError>, state: Option<&State>) -> (Value, i32) {
+fn build(tool: &str, result: Result<ToolOutput, ToolError>, ctx: Option<&Context>) -> (Value, i32) {
     let mut envelope = Map::new();
     match result {
         Ok(mut out) => {
-            let output = cap(tool, out.output, &mut out.data, state);
+            let output = cap(tool, out.output, &mut out.data, ctx);
             envelope.insert("ok".into(), Value::Bool(true));
             envelope.insert("tool".into(), Value::String(tool.to_string()));
             envelope.insert("output".into(), Value::String(output));
@@ -59,7 +59,7 @@ fn build(tool: &str, result: Result<ToolOutput, ToolError>, state: Option<&State
         Err(err) => {
             let status = err.code.exit_status();
             let mut ignored = Map::new();
-            let message = cap(tool, err.message, &mut ignored, state);
+            let message = cap(tool, err.message, &mut ignored, ctx);
             let mut error = Map::new();
             error.insert("code".into(), Value::String(err.code.as_str().to_string()));
             error.insert("message".into(), Value::String(message.clone()));
@@ -77,12 +77,12 @@ fn build(tool: &str, result: Result<ToolOutput, ToolError>, state: Option<&State
 
 /// Applies the output cap: keeps the head (ending on a whole line where one ends in the last
 /// few thousand characters), spills the whole text and says so in a final line.
-fn cap(tool: &str, output: String, data: &mut Map<String, Value>, state: Option<&State>) -> String {
+fn cap(tool: &str, output: String, data: &mut Map<String, Value>, ctx: Option<&Context>) -> String {
     let total = output.chars().count();
     if total <= OUTPUT_CAP_CHARS {
         return output;
     }
-    let spilled = state.and_then(|s| s.spill(tool, &output).ok());
+    let spilled = ctx.and_then(|c| c.state.spill(tool, &output).ok());
     let budget = OUTPUT_CAP_CHARS - 400;
     let cut = output.char_indices().nth(budget).map_or(output.len(), |(i, _)| i);
     let head = &output[..cut];
@@ -92,9 +92,14 @@ fn cap(tool: &str, output: String, data: &mut Map<String, Value>, state: Option<
     };
     let kept = head.chars().count();
     let omitted = total - kept;
-    let where_ = match &spilled {
-        Some(path) => format!("the whole text is in {path} (read it with read_file, or narrow the call)"),
-        None => "narrow the call to see the rest".to_string(),
+    let where_ = match (&spilled, ctx) {
+        // Named as read_file will take it from the session cwd; `data.spill_path` stays
+        // workspace-relative like every path in results.
+        (Some(path), Some(ctx)) => format!(
+            "the whole text is in {} (read it with read_file, or narrow the call)",
+            ctx.workspace.call_path(&ctx.workspace.root().join(path))
+        ),
+        _ => "narrow the call to see the rest".to_string(),
     };
     data.insert("output_truncated".into(), Value::Bool(true));
     data.insert("output_omitted_chars".into(), Value::from(omitted));

@@ -42,7 +42,8 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         Invocation::Tool { global, spec, args } => match Context::open(&global, spec.name) {
             Ok(mut ctx) => {
                 let result = (spec.run)(args, &mut ctx);
-                envelope::emit(spec.name, result, global.text_format, Some(&ctx.state))
+                let result = ctx.with_opening_notices(result);
+                envelope::emit(spec.name, result, global.text_format, Some(&ctx))
             }
             Err(err) => envelope::emit(spec.name, Err(err), global.text_format, None),
         },

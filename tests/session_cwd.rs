@@ -158,3 +158,59 @@ fn paths_with_quotes_or_newlines_are_quoted_as_json_strings_in_calls() {
         out.message()
     );
 }
+
+#[test]
+fn a_deleted_cwd_falls_back_to_the_root_with_one_notice() {
+    let ws = Ws::new();
+    ws.write("f", "root f\n").write("sub/f", "sub f\n");
+    ws.run(&["shell", "cd sub"]).ok();
+    let out = ws.run(&["read", "f"]).ok();
+    assert_eq!(out.data()["path"], "sub/f");
+    std::fs::remove_file(ws.join("sub/f")).unwrap();
+    std::fs::remove_dir(ws.join("sub")).unwrap();
+    let out = ws.run(&["read", "f"]).ok();
+    assert_eq!(out.data()["path"], "f");
+    let notices = out.notices();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("`sub` no longer exists") && n.contains("the cwd is now the workspace root")),
+        "{notices:?}"
+    );
+    // Once is enough: the root is now the recorded cwd.
+    let out = ws.run(&["read", "f"]).ok();
+    assert!(out.notices().is_empty(), "{:?}", out.notices());
+}
+
+#[test]
+fn a_deleted_cwd_is_noted_in_an_error_message_too() {
+    let ws = Ws::new();
+    ws.write("sub/only-here.txt", "x\n");
+    ws.run(&["shell", "cd sub"]).ok();
+    std::fs::remove_dir_all(ws.join("sub")).unwrap();
+    let out = ws.run(&["read", "only-here.txt"]).err("not_found");
+    assert!(
+        out.message()
+            .contains("Note: The session cwd `sub` no longer exists"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn the_spill_file_is_named_as_read_file_takes_it_from_the_cwd() {
+    let ws = Ws::new();
+    for i in 1000..1600 {
+        ws.write(&format!("d/{}", i.to_string().repeat(60)), "");
+    }
+    ws.mkdir("sub/deep");
+    ws.run(&["shell", "cd sub/deep"]).ok();
+    let out = ws.call("list_dir", json!({"path": "../../d"})).ok();
+    let spill = out.data()["spill_path"].as_str().unwrap().to_string();
+    assert!(spill.starts_with(".codesmith/spill/"), "{spill}");
+    let last = out.output().lines().last().unwrap();
+    let named = format!("the whole text is in ../../{spill} (read it with read_file");
+    assert!(last.contains(&named), "{last}");
+    ws.call("read_file", json!({"path": format!("../../{spill}")}))
+        .ok();
+}
