@@ -61,12 +61,12 @@ complete -c codesmith -n "__fish_codesmith_needs_command" -f -a "help" -d 'Print
 complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l path -d 'The file to read: relative to the session cwd, or absolute inside the workspace.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l start-line -d 'The first line to show, 1-based.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l max-lines -d 'How many lines to show, 1 to 500.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read" -l max-lines -d 'How many lines to show, 1 to 500; values outside are clamped (a notice says so).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l path -d 'The file to read: relative to the session cwd, or absolute inside the workspace.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l start-line -d 'The first line to show, 1-based.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l max-lines -d 'How many lines to show, 1 to 500.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -l max-lines -d 'How many lines to show, 1 to 500; values outside are clamped (a notice says so).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand read_file" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l path -d 'The file to edit: relative to the session cwd, or absolute inside the workspace.' -r
@@ -114,7 +114,7 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l fixed-strin
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l context -d 'Lines of context to show before and after each match (content mode), 0 to 50.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000; every match is' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000 (values outside' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
@@ -127,7 +127,7 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l fixed
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l context -d 'Lines of context to show before and after each match (content mode), 0 to 50.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000; every match is' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000 (values outside' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
@@ -175,21 +175,21 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l all 
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l url -d 'The absolute http or https URL to GET.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000, at most 10000000).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000; larger values are capped at' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l format -d 'markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.' -r -f -a "markdown\t''
 text\t''
 raw\t''"
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000, at most 120000).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000; larger values are capped' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l url -d 'The absolute http or https URL to GET.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000, at most 10000000).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l max-bytes -d 'Read at most this many bytes of the body (default 2000000; larger values are capped at' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l format -d 'markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.' -r -f -a "markdown\t''
 text\t''
 raw\t''"
-complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000, at most 120000).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -l timeout-ms -d 'Time limit for the whole call in milliseconds (default 30000; larger values are capped' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch_url" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c codesmith -n "__fish_codesmith_using_subcommand call" -l json -d 'The call as JSON instead of stdin' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand call" -l json -d 'The call as JSON instead of stdin (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand tools" -l format -d 'The catalog\'s shape' -r -f -a "json\t''
 openai\t''

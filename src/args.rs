@@ -2,15 +2,27 @@
 //!
 //! Flags, `--json TEXT` and stdin all arrive here as a `serde_json::Value`; this is the one place
 //! that turns a bad argument into `invalid_arguments`, naming the field and the valid ones.
+//!
+//! The well-formed call takes the short road: one serde pass, no schema. Only when that pass
+//! fails is the tool's schema generated to repair what is unambiguous (`"2"` or `2.0` for an
+//! integer, `"true"` for a boolean) and to explain the rest in words a model can act on: every
+//! unknown field with the field it probably meant, every wrong type with the expected range and
+//! an example call.
+
+mod coerce;
+mod fields;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
-/// Parses a JSON text holding the arguments object.
+pub use coerce::clamp_out_of_range;
+
+/// Parses a JSON text holding the arguments object. A leading UTF-8 byte order mark is skipped
+/// (editors on Windows write one).
 pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
-    let trimmed = text.trim();
+    let trimmed = strip_bom(text).trim();
     if trimmed.is_empty() {
         return Ok(Value::Object(Default::default()));
     }
@@ -22,44 +34,56 @@ pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
     })
 }
 
+/// `text` without a leading byte order mark.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Deserializes `value` into `T`. A JSON `null` for a field counts as leaving it out (strict
-/// tool-calling modes send null for every optional field); every other mismatch is an error.
+/// tool-calling modes send null for every optional field); unambiguous spellings of a number or
+/// a boolean are accepted (see [`coerce`]); every other mismatch is an error.
 pub fn from_value<T: DeserializeOwned>(
     tool: &str,
     value: Value,
     schema: fn() -> Value,
 ) -> Result<T, ToolError> {
-    let value = match value {
+    let map = match value {
         Value::Object(mut map) => {
             map.retain(|_, v| !v.is_null());
-            Value::Object(map)
+            map
         }
-        Value::Null => Value::Object(Default::default()),
+        Value::Null => Map::new(),
         other => {
             return Err(ToolError::invalid(format!(
                 "the arguments for {tool} must be a JSON object, not {}. Pass them as {{\"name\": value, ...}}; valid fields: {}.",
                 kind_of(&other),
-                field_list(schema)
+                field_names(&schema()).join(", ")
             )))
         }
     };
-    serde_path_to_error::deserialize(value).map_err(|err| {
+    let value = Value::Object(map);
+    if let Ok(args) = T::deserialize(&value) {
+        return Ok(args);
+    }
+    let Value::Object(map) = value else {
+        return Err(ToolError::invalid(format!(
+            "the arguments for {tool} must be a JSON object"
+        )));
+    };
+    let schema = schema();
+    let map = fields::check_unknown(tool, map, &schema)?;
+    let map = coerce::repair(map, &schema)?;
+    serde_path_to_error::deserialize(Value::Object(map)).map_err(|err| {
         let mut field = err.path().to_string();
         let inner = err.into_inner().to_string();
         let named = inner.split('`').nth(1).unwrap_or("?").to_string();
-        let message = if inner.starts_with("unknown field") {
-            field = named.clone();
-            format!(
-                "unknown field `{named}` for {tool}; valid fields: {}. Call again without `{named}`.",
-                field_list(schema)
-            )
-        } else if inner.starts_with("missing field") {
+        let message = if inner.starts_with("missing field") {
             field = named.clone();
             format!("missing field `{named}` for {tool}; it is required. Call again with `{named}` set.")
         } else if field.is_empty() || field == "." {
             format!(
                 "invalid arguments for {tool}: {inner}. Valid fields: {}.",
-                field_list(schema)
+                field_names(&schema).join(", ")
             )
         } else {
             format!("invalid value for `{field}` in {tool}: {inner}. See the schema in `codesmith tools`.")
@@ -68,13 +92,57 @@ pub fn from_value<T: DeserializeOwned>(
     })
 }
 
-fn field_list(schema: fn() -> Value) -> String {
-    let schema = schema();
-    let names: Vec<&str> = schema["properties"]
+/// The schema's property names, in schema order.
+fn field_names(schema: &Value) -> Vec<&str> {
+    schema["properties"]
         .as_object()
         .map(|props| props.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    names.join(", ")
+        .unwrap_or_default()
+}
+
+/// An arguments object as it would be written in a message: `{"path": "f", "start_line": 2}`.
+/// Long strings are shortened (a 40 KB `content` would drown the message); `shortened` says so.
+fn example_call(map: &Map<String, Value>) -> (String, bool) {
+    const LONGEST: usize = 60;
+    let mut shortened = false;
+    let fields: Vec<String> = map
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(text) if text.chars().count() > LONGEST => {
+                    shortened = true;
+                    let head: String = text.chars().take(LONGEST).collect();
+                    Value::String(format!("{head}…"))
+                }
+                other => other.clone(),
+            };
+            format!("{}: {}", quote(key), compact(&value))
+        })
+        .collect();
+    (format!("{{{}}}", fields.join(", ")), shortened)
+}
+
+/// `map` with its fields in the schema's order (unknown ones last), for example calls.
+fn in_schema_order(mut map: Map<String, Value>, schema: &Value) -> Map<String, Value> {
+    let mut ordered: Map<String, Value> = field_names(schema)
+        .into_iter()
+        .filter_map(|name| map.shift_remove(name).map(|value| (name.to_string(), value)))
+        .collect();
+    ordered.append(&mut map);
+    ordered
+}
+
+/// `value` as JSON with a space after each `,` and `:`, the way the messages write calls.
+fn compact(value: &Value) -> String {
+    match value {
+        Value::Array(items) => format!("[{}]", items.iter().map(compact).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => example_call(map).0,
+        other => other.to_string(),
+    }
+}
+
+fn quote(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -174,7 +174,9 @@ fn call_command() -> Command {
             Arg::new("json")
                 .long("json")
                 .value_name("TEXT")
-                .help("The call as JSON instead of stdin"),
+                .num_args(0..=1)
+                .default_missing_value("")
+                .help("The call as JSON instead of stdin (no value: read it from stdin)"),
         )
 }
 
@@ -195,11 +197,13 @@ fn trust_command() -> Command {
         .about("Manage trusted paths outside the workspace")
         .arg(
             Arg::new("action")
+                .value_name("ACTION")
                 .required(true)
                 .value_parser(["add", "remove", "list"]),
         )
         .arg(
             Arg::new("path")
+                .value_name("PATH")
                 .value_parser(clap::value_parser!(PathBuf))
                 .help("The directory (add, remove)"),
         )
@@ -210,6 +214,7 @@ fn approve_command() -> Command {
         .about("Grant a pending approval for this session")
         .arg(
             Arg::new("id")
+                .value_name("ID")
                 .required(true)
                 .help("The id from an approval_required error"),
         )
@@ -277,7 +282,7 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum FlagKind {
+pub(crate) enum FlagKind {
     Bool,
     Integer,
     Number,
@@ -285,7 +290,7 @@ enum FlagKind {
     List,
 }
 
-fn flag_kind(prop: &Value) -> FlagKind {
+pub(crate) fn flag_kind(prop: &Value) -> FlagKind {
     let type_of = |schema: &Value| -> Option<String> {
         match &schema["type"] {
             Value::String(t) => Some(t.clone()),
@@ -322,25 +327,29 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         .as_deref()
         .and_then(tools::find)
         .map(|spec| (spec.schema)());
-    let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(argv) {
+    let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(&argv) {
         Ok(matches) => matches,
         Err(err) => {
             use clap::error::ErrorKind;
-            return match err.kind() {
+            if matches!(
+                err.kind(),
                 ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    Invocation::Print(err.render().to_string())
-                }
-                _ => Invocation::Usage {
-                    global: Global {
-                        session: "default".into(),
-                        text_format,
-                        ..Global::default()
-                    },
-                    tool: usage_tool_name(invoked.as_deref()),
-                    error: usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string()),
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                return Invocation::Print(err.render().to_string());
+            }
+            let error = misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
+                usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
+            });
+            return Invocation::Usage {
+                global: Global {
+                    session: "default".into(),
+                    text_format,
+                    ..Global::default()
                 },
+                tool: usage_tool_name(invoked.as_deref()),
+                error,
             };
         }
     };
@@ -492,8 +501,12 @@ fn read_stdin_text(what: &str) -> Result<String, ToolError> {
     std::io::stdin()
         .read_to_end(&mut bytes)
         .map_err(|err| ToolError::invalid(format!("could not read {what} from stdin: {err}")))?;
-    String::from_utf8(bytes)
-        .map_err(|_| ToolError::invalid(format!("{what} on stdin is not valid UTF-8; send UTF-8 JSON")))
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ToolError::invalid(format!("{what} on stdin is not valid UTF-8; send UTF-8 JSON")))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
 }
 
 fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
@@ -501,7 +514,7 @@ fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
     crate::args::parse_json_text(tool, &text)
 }
 
-/// `call`: `{"name": TOOL, "arguments": {...} | "<json text>"}`.
+/// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].
 fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     let usage = |global: Global, tool: &str, error: ToolError| Invocation::Usage {
         global,
@@ -509,13 +522,13 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
         error,
     };
     let text = match sub.get_one::<String>("json") {
-        Some(text) => text.clone(),
-        None => match read_stdin_text("the call") {
+        Some(text) if !text.is_empty() => text.clone(),
+        _ => match read_stdin_text("the call") {
             Ok(text) => text,
             Err(err) => return usage(global, "call", err),
         },
     };
-    let call: Value = match serde_json::from_str(text.trim()) {
+    let call: Value = match serde_json::from_str(crate::args::strip_bom(&text).trim()) {
         Ok(value) => value,
         Err(err) => {
             return usage(
@@ -527,33 +540,13 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             )
         }
     };
-    let Value::Object(mut call) = call else {
-        return usage(
-            global,
-            "call",
-            ToolError::invalid("call expects a JSON object {\"name\": ..., \"arguments\": {...}}"),
-        );
+    let (name, arguments) = match unwrap_call(call) {
+        Ok(call) => call,
+        Err(refusal) => {
+            let (tool, error) = *refusal;
+            return usage(global, &tool, error);
+        }
     };
-    let Some(Value::String(name)) = call.remove("name") else {
-        return usage(
-            global,
-            "call",
-            ToolError::invalid("call needs a string field \"name\" naming the tool, e.g. {\"name\": \"read_file\", \"arguments\": {...}}"),
-        );
-    };
-    let arguments = call
-        .remove("arguments")
-        .or_else(|| call.remove("input"))
-        .unwrap_or(Value::Null);
-    if let Some(extra) = call.keys().next() {
-        return usage(
-            global,
-            &name,
-            ToolError::invalid(format!(
-                "unknown field `{extra}` in the call; valid fields: name, arguments"
-            )),
-        );
-    }
     let Some(spec) = tools::find(&name) else {
         return usage(global, &name, unknown_tool(&name));
     };
@@ -568,6 +561,159 @@ fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
         global,
         spec,
         args: arguments,
+    }
+}
+
+/// The shapes `call` accepts, for its messages.
+const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
+     (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
+     \"input\": {\"path\": \"a.txt\"}} (Anthropic) and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
+     {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
+     \"call_id\" are ignored.";
+
+/// The envelope fields of a tool call that say nothing about what to run: the call's id (MCP,
+/// Anthropic `tool_use`, OpenAI chat and Responses) and its type tag.
+const IGNORED_CALL_FIELDS: [&str; 3] = ["id", "type", "call_id"];
+
+/// The tool name and arguments of a call: `{"name", "arguments"|"input"}` (MCP, Anthropic
+/// `tool_use`, OpenAI Responses `function_call`) or `{"function": {"name", "arguments"}}`
+/// (OpenAI chat `tool_calls`). On error, the envelope's tool name and the error.
+fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>> {
+    let refuse = |tool: &str, message: String| Box::new((tool.to_string(), ToolError::invalid(message)));
+    let Value::Object(mut call) = call else {
+        return Err(refuse(
+            "call",
+            format!("call expects a JSON object. {CALL_SHAPES}"),
+        ));
+    };
+    for field in IGNORED_CALL_FIELDS {
+        call.shift_remove(field);
+    }
+    if let Some(function) = call.shift_remove("function") {
+        let Value::Object(function) = function else {
+            return Err(refuse(
+                "call",
+                format!(
+                    "\"function\" must be an object {{\"name\": ..., \"arguments\": ...}}. {CALL_SHAPES}"
+                ),
+            ));
+        };
+        if let Some(extra) = call.keys().next() {
+            return Err(refuse(
+                "call",
+                format!("unknown field `{extra}` in the call. {CALL_SHAPES}"),
+            ));
+        }
+        call = function;
+    }
+    let Some(Value::String(name)) = call.shift_remove("name") else {
+        return Err(refuse(
+            "call",
+            format!("call needs a string field \"name\" naming the tool. {CALL_SHAPES}"),
+        ));
+    };
+    let arguments = match (call.shift_remove("arguments"), call.shift_remove("input")) {
+        (Some(_), Some(_)) => {
+            return Err(refuse(
+                &name,
+                format!("the call has both \"arguments\" and \"input\"; send one of them. {CALL_SHAPES}"),
+            ))
+        }
+        (arguments, input) => arguments.or(input).unwrap_or(Value::Null),
+    };
+    if !call.is_empty() {
+        let extra: Vec<String> = call.keys().map(|k| format!("`{k}`")).collect();
+        return Err(refuse(
+            &name,
+            format!(
+                "unknown field{} {} in the call. {CALL_SHAPES}",
+                if extra.len() == 1 { "" } else { "s" },
+                extra.join(", ")
+            ),
+        ));
+    }
+    Ok((name, arguments))
+}
+
+/// A global option written after the command name (`codesmith read f --workspace /tmp`), which
+/// clap only knows as an unexpected argument: the message names the rule and the corrected
+/// command line, every misplaced global option moved before the command.
+fn misplaced_global(argv: &[OsString], invoked: Option<&str>, schema: Option<&Value>) -> Option<ToolError> {
+    let invoked = invoked?;
+    let args: Vec<&str> = argv.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
+    let at = args.iter().skip(1).position(|a| *a == invoked)? + 1;
+    // Options of the command itself (`fetch --format`, `tools --format`) stay where they are.
+    let mut cmd = command_for(Some(invoked), schema);
+    cmd.build();
+    let own: Vec<String> = cmd
+        .find_subcommand(invoked)
+        .map(|sub| {
+            sub.get_arguments()
+                .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut moved: Vec<&str> = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut rest = args[at + 1..].iter();
+    while let Some(&arg) = rest.next() {
+        if arg == "--" {
+            kept.push(arg);
+            kept.extend(rest.by_ref());
+            break;
+        }
+        let flag = arg.split_once('=').map_or(arg, |(flag, _)| flag);
+        let global = flag == "--yolo" || GLOBALS_WITH_VALUE.contains(&flag);
+        if !global || own.iter().any(|o| o == flag) {
+            kept.push(arg);
+            continue;
+        }
+        moved.push(arg);
+        if GLOBALS_WITH_VALUE.contains(&arg) {
+            moved.extend(rest.next());
+        }
+    }
+    let flags: Vec<String> = moved
+        .iter()
+        .filter(|arg| arg.starts_with("--"))
+        .map(|arg| format!("`{}`", arg.split('=').next().unwrap_or_default()))
+        .collect();
+    let named = match flags.as_slice() {
+        [] => return None,
+        [one] => format!("global option {one} goes"),
+        [init @ .., last] => format!("global options {} and {last} go", init.join(", ")),
+    };
+    let corrected: Vec<&str> = std::iter::once("codesmith")
+        .chain(args[1..at].iter().copied())
+        .chain(moved.iter().copied())
+        .chain(std::iter::once(invoked))
+        .chain(kept.iter().copied())
+        .collect();
+    let what = if tools::find(invoked).is_some() {
+        "tool"
+    } else {
+        "command"
+    };
+    Some(ToolError::invalid(format!(
+        "{named} before the {what} name `{invoked}`, not after it. Call again as: {}",
+        corrected
+            .iter()
+            .map(|a| shell_quote(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )))
+}
+
+/// `arg` as a POSIX shell word.
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
     }
 }
 
@@ -589,9 +735,23 @@ fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendered: &str) ->
         .unwrap_or_default()
         .trim_start_matches("error: ")
         .trim();
-    let mut message = format!("{}.", first.trim_end_matches('.'));
+    let mut message = first.trim_end_matches(['.', ':']).to_string();
+    // clap lists missing arguments on the indented lines after the first.
+    let missing: Vec<&str> = lines
+        .clone()
+        .take_while(|line| line.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    if !missing.is_empty() {
+        message.push_str(&format!(": {}", missing.join(", ")));
+    }
+    message.push('.');
     for line in lines.map(str::trim) {
-        if let Some(tip) = line.strip_prefix("tip: ") {
+        if let Some(usage) = line.strip_prefix("Usage: ") {
+            if !missing.is_empty() {
+                message.push_str(&format!(" Usage: {usage}."));
+            }
+        } else if let Some(tip) = line.strip_prefix("tip: ") {
             message.push_str(&format!(" Tip: {}.", tip.trim_end_matches('.')));
         } else if let Some(values) = line.strip_prefix("[possible values: ") {
             message.push_str(&format!(" Possible values: {}.", values.trim_end_matches(']')));
@@ -615,7 +775,20 @@ fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendered: &str) ->
                 spec.alias
             ));
         }
-        _ => message.push_str(" Run `codesmith --help` (or `codesmith <command> --help`) for the usage."),
+        _ => match invoked {
+            Some("approve") => message.push_str(
+                " Pass the id from the approval_required error (error.approval.id), e.g. \
+                 `codesmith approve ap-0123456789ab`; see `codesmith approve --help`.",
+            ),
+            Some("trust") => message.push_str(
+                " Say what to do: `codesmith trust list`, or `codesmith trust add DIR` / \
+                 `codesmith trust remove DIR`; see `codesmith trust --help`.",
+            ),
+            Some(command @ ("call" | "tools")) => {
+                message.push_str(&format!(" Run `codesmith {command} --help` for the usage."))
+            }
+            _ => message.push_str(" Run `codesmith --help` (or `codesmith <command> --help`) for the usage."),
+        },
     }
     ToolError::invalid(message)
 }

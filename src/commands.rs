@@ -44,23 +44,34 @@ pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, T
     let (state, root) = open_state(global)?;
     let session = state.load_session();
     let Some(pending) = session.pending.get(id).cloned() else {
-        let known: Vec<&String> = session.pending.keys().collect();
+        // Granted actions stay on record (a later `--persist` needs their kind and subject)
+        // but are no longer waiting for anyone, so they are not offered.
+        let persisted = crate::approval::persisted(state.dir());
+        let waiting: Vec<&str> = session
+            .pending
+            .keys()
+            .filter(|k| !session.approvals.contains(*k) && !persisted.contains(*k))
+            .map(String::as_str)
+            .collect();
+        let way_out = match waiting.as_slice() {
+            [] => "Nothing is waiting for approval now: repeat the call that returned \
+                   approval_required and approve the id in its error.approval.id."
+                .to_string(),
+            [one] => format!("Waiting now: {one}; approve it with `codesmith approve {one}`."),
+            several => format!(
+                "Waiting now: {}; approve one with `codesmith approve ID`.",
+                several.join(", ")
+            ),
+        };
         return Err(ToolError::new(
             ErrorCode::NotFound,
             format!(
                 "no pending approval `{id}` in session `{}`. Ids come from approval_required errors \
-                 of this session{}.",
-                global.session,
-                if known.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; pending now: {}",
-                        known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
-                    )
-                }
+                 of this session (pass --session NAME before `approve` for another one). {way_out}",
+                global.session
             ),
-        ));
+        )
+        .with("pending", waiting));
     };
     state.update_session(|session| {
         session.approvals.insert(id.to_string());

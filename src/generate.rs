@@ -156,13 +156,22 @@ fn invocation(roff: &mut Roff) {
          or a JSON object on stdin (--json with no value, or no arguments at all while stdin is not a \
          terminal). JSON argument names are snake_case and match the catalog's input schema; each has \
          a kebab-case flag (start_line is --start-line). Giving two sources at once, an unknown field \
-         (the message names it and lists the valid ones), a wrong type or malformed JSON is \
-         invalid_arguments. A JSON null for an optional field means the field is left out.",
+         (the message names every one, the field each probably meant, the valid ones and the \
+         corrected call), a wrong type or malformed JSON is invalid_arguments. For an integer field \
+         a whole number as a string (\"2\") or a float without a fraction (2.0) is taken; for a \
+         boolean field \"true\" and \"false\" are. Fields documented as clamped (max_lines, \
+         max_results) clamp any out-of-range number with a notice. A JSON null for an optional field \
+         means the field is left out. Global options go before the tool name.",
     );
     para(
         roff,
-        "call reads {\"name\": TOOL, \"arguments\": {...}} from stdin (or --json TEXT): a model's tool \
-         call verbatim. \"arguments\" may also be a JSON string holding the object, as OpenAI sends it.",
+        "call reads a model's tool call verbatim from stdin (also --json with no value) or --json \
+         TEXT: {\"name\": TOOL, \"arguments\": {...}} (MCP, OpenAI Responses), an Anthropic tool_use \
+         block {\"type\": \"tool_use\", \"id\": ..., \"name\": TOOL, \"input\": {...}}, or an OpenAI \
+         chat tool call {\"id\": ..., \"type\": \"function\", \"function\": {\"name\": TOOL, \
+         \"arguments\": \"...\"}}. \"arguments\" may be a JSON string holding the object; the \
+         fields id, type and call_id are ignored, any other is invalid_arguments. A UTF-8 byte \
+         order mark before stdin JSON is skipped.",
     );
     para(
         roff,

@@ -39,9 +39,17 @@ use context::Context;
 /// Runs one invocation and returns the process exit status.
 pub fn run(argv: Vec<OsString>) -> i32 {
     match cli::parse(argv) {
-        Invocation::Tool { global, spec, args } => match Context::open(&global, spec.name) {
+        Invocation::Tool {
+            global,
+            spec,
+            mut args,
+        } => match Context::open(&global, spec.name) {
             Ok(mut ctx) => {
-                let result = (spec.run)(args, &mut ctx);
+                let clamped = args::clamp_out_of_range(spec.name, &mut args);
+                let result = (spec.run)(args, &mut ctx).map(|mut output| {
+                    output.notices.splice(0..0, clamped);
+                    output
+                });
                 let result = ctx.with_opening_notices(result);
                 envelope::emit(spec.name, result, global.text_format, Some(&ctx))
             }

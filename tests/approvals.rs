@@ -73,3 +73,33 @@ fn approving_an_unknown_id_lists_the_pending_ones() {
     let out = ws.run(&["approve", "ap-000000000000"]).err("not_found");
     assert!(out.message().contains(&id), "{}", out.message());
 }
+
+#[test]
+fn a_granted_id_is_no_longer_listed_as_pending() {
+    let ws = Ws::new();
+    let first = ask(&ws, &[]).err("approval_required");
+    let id = first.error()["approval"]["id"].as_str().unwrap().to_string();
+    let out = ws.run(&["approve", "ap-000000000000"]).err("not_found");
+    assert!(
+        out.message().ends_with(&format!(
+            "Waiting now: {id}; approve it with `codesmith approve {id}`."
+        )),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["pending"], json!([id]));
+    ws.run(&["approve", &id]).ok();
+    let out = ws.run(&["approve", "ap-000000000000"]).err("not_found");
+    assert!(!out.message().contains(&id), "{}", out.message());
+    assert!(
+        out.message().contains(
+            "Nothing is waiting for approval now: repeat the call that returned \
+             approval_required and approve the id in its error.approval.id."
+        ),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["pending"], json!([]));
+    // The grant itself still holds, and approving it again (say with --persist) still works.
+    ws.run(&["approve", &id]).ok();
+}

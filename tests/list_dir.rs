@@ -59,11 +59,17 @@ fn depth_lists_a_tree_indented() {
 #[test]
 fn depth_out_of_range_is_refused_with_the_call() {
     let ws = Ws::new();
-    for depth in [0, 11] {
+    // The suggested call uses the nearest legal depth.
+    for (depth, nearest) in [(0, 1), (11, 10), (500, 10)] {
         let out = ws
             .call("list_dir", json!({"depth": depth}))
             .err("invalid_arguments");
-        assert!(out.message().contains("Call list_dir with path=\".\" depth=1."));
+        assert!(
+            out.message()
+                .contains(&format!("Call list_dir with path=\".\" depth={nearest}.")),
+            "{}",
+            out.message()
+        );
     }
 }
 

@@ -5,6 +5,7 @@ mod apply_patch;
 mod apply_patch_conformance;
 mod apply_patch_links;
 mod approvals;
+mod arguments;
 mod catalog;
 mod edit_file;
 mod edit_file_disk;

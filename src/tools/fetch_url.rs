@@ -55,16 +55,20 @@ pub enum FetchFormat {
 pub struct FetchUrlArgs {
     /// The absolute http or https URL to GET.
     pub url: String,
-    /// Read at most this many bytes of the body (default 2000000, at most 10000000).
+    /// Read at most this many bytes of the body (default 2000000; larger values are capped at
+    /// 10000000).
     #[serde(default = "default_max_bytes")]
-    #[schemars(range(min = 1, max = 10_000_000))]
+    // No schema maximum: larger values are capped, not refused.
+    #[schemars(range(min = 1))]
     pub max_bytes: u64,
     /// markdown: HTML as markdown, JSON pretty-printed; text: HTML as plain text; raw: as sent.
     #[serde(default = "default_format")]
     pub format: FetchFormat,
-    /// Time limit for the whole call in milliseconds (default 30000, at most 120000).
+    /// Time limit for the whole call in milliseconds (default 30000; larger values are capped
+    /// at 120000).
     #[serde(default = "default_timeout_ms")]
-    #[schemars(range(min = 1, max = 120_000))]
+    // No schema maximum: larger values are capped, not refused.
+    #[schemars(range(min = 1))]
     pub timeout_ms: u64,
 }
 

@@ -72,6 +72,8 @@ pub struct FileSearchArgs {
     pub path: String,
     /// How many paths to show, 1 to 200 (values outside are clamped); every match is counted.
     #[serde(default = "default_max_results")]
+    // No schema range: out-of-range values are clamped, not refused.
+    #[schemars(with = "i64")]
     pub max_results: u64,
     /// "path" (default) or "mtime" (most recently modified first).
     #[serde(default)]

@@ -60,9 +60,11 @@ pub struct ReadFileArgs {
     #[serde(default = "default_start_line")]
     #[schemars(range(min = 1))]
     pub start_line: u64,
-    /// How many lines to show, 1 to 500.
+    /// How many lines to show, 1 to 500; values outside are clamped (a notice says so).
     #[serde(default = "default_max_lines")]
-    #[schemars(range(min = 1, max = 500))]
+    // No schema range: out-of-range values are clamped, not refused, and the schema says what
+    // the tool accepts.
+    #[schemars(with = "i64")]
     pub max_lines: u64,
 }
 

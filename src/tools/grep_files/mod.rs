@@ -105,10 +105,11 @@ pub struct GrepFilesArgs {
     /// "content" (matching lines), "files" (matching paths) or "count" (matches per file).
     #[serde(default)]
     pub output_mode: OutputMode,
-    /// How many matches (content) or files (files, count) to show, 1 to 1000; every match is
-    /// still counted.
+    /// How many matches (content) or files (files, count) to show, 1 to 1000 (values outside
+    /// are clamped); every match is still counted.
     #[serde(default = "default_max_results")]
-    #[schemars(range(min = 1, max = 1000))]
+    // No schema range: out-of-range values are clamped, not refused.
+    #[schemars(with = "i64")]
     pub max_results: u64,
     /// Also search files that .gitignore/.ignore rules hide (the always-skip list still
     /// applies).

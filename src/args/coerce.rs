@@ -1,0 +1,302 @@
+//! Argument values of the wrong JSON type. Models write `"2"` or `2.0` for an integer and
+//! `"true"` for a boolean; those have one meaning and are taken as meant, but only where the
+//! schema says integer or boolean (a `"2"` for a string field stays a string). Anything else is
+//! refused with a sentence naming the field, what it takes and an example call, instead of
+//! serde's "invalid type: string, expected u64".
+
+use serde_json::{Map, Number, Value};
+
+use crate::cli::{flag_kind, FlagKind};
+use crate::error::ToolError;
+
+/// Numeric fields whose documented behaviour is to clamp, not refuse: the tool holds values it
+/// can represent inside the range itself (with its own notice); what it cannot represent — a
+/// negative number, one too large for 64 bits — is clamped here, before serde sees it.
+struct Clamped {
+    tool: &'static str,
+    field: &'static str,
+    min: u64,
+    max: u64,
+}
+
+const CLAMPED: &[Clamped] = &[
+    Clamped {
+        tool: crate::tools::read_file::SPEC.name,
+        field: "max_lines",
+        min: 1,
+        max: crate::tools::read_file::MAX_LINES_CAP,
+    },
+    Clamped {
+        tool: crate::tools::grep_files::SPEC.name,
+        field: "max_results",
+        min: 1,
+        max: crate::tools::grep_files::MAX_RESULTS_CAP,
+    },
+    Clamped {
+        tool: crate::tools::file_search::SPEC.name,
+        field: "max_results",
+        min: 1,
+        max: crate::tools::file_search::MAX_RESULTS_CAP,
+    },
+];
+
+/// Clamps the clamped fields of `tool` that are below their minimum or beyond 64 bits, and
+/// returns a notice for each (`max_results=-5 is outside 1..=1000; used 1.`). Runs on every
+/// call, so it looks at nothing but the few fields in its table.
+pub fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
+    let mut notices = Vec::new();
+    let Value::Object(map) = args else {
+        return notices;
+    };
+    for clamped in CLAMPED.iter().filter(|c| c.tool == tool) {
+        let Some(value) = map.get_mut(clamped.field) else {
+            continue;
+        };
+        let Some(number) = whole_number(value) else {
+            continue;
+        };
+        let used = if number < i128::from(clamped.min) {
+            clamped.min
+        } else if number > i128::from(u64::MAX) {
+            clamped.max
+        } else {
+            continue;
+        };
+        notices.push(format!(
+            "{}={} is outside {}..={}; used {used}.",
+            clamped.field,
+            shown(value),
+            clamped.min,
+            clamped.max
+        ));
+        *value = Value::from(used);
+    }
+    notices
+}
+
+/// The whole number `value` spells, if it spells one: an integer, a float without a fraction,
+/// or a string holding an integer. Beyond the range of `i128` saturates.
+fn whole_number(value: &Value) -> Option<i128> {
+    match value {
+        Value::Number(number) => {
+            if let Some(n) = number.as_i64() {
+                Some(i128::from(n))
+            } else if let Some(n) = number.as_u64() {
+                Some(i128::from(n))
+            } else {
+                let float = number.as_f64()?;
+                // Saturating on purpose: 1e40 is "too large" whatever its exact value.
+                (float.is_finite() && float.fract() == 0.0).then_some(float as i128)
+            }
+        }
+        Value::String(text) => text.trim().parse::<i128>().ok(),
+        _ => None,
+    }
+}
+
+/// A value as the caller wrote it, for a message: JSON, so a string shows its quotes.
+fn shown(value: &Value) -> String {
+    value.to_string()
+}
+
+/// Replaces the unambiguous spellings in `map` by the type the schema asks for; refuses the
+/// rest, naming every field that is wrong, with an example call that fixes them.
+pub fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<String, Value>, ToolError> {
+    let problems = fix(&mut map, schema);
+    let Some(first) = problems.first() else {
+        return Ok(map);
+    };
+    let (call, shortened) = super::example_call(&super::in_schema_order(map, schema));
+    let message = format!(
+        "{}. Example: {call}{}",
+        sentences(&problems),
+        if shortened { " (long values shortened)" } else { "" }
+    );
+    Err(ToolError::invalid(message).with("field", first.field.clone()))
+}
+
+/// A field whose value has the wrong type.
+pub struct Problem {
+    pub field: String,
+    /// "`start_line` must be a whole number from 1 (got \"abc\")".
+    pub sentence: String,
+}
+
+/// The problems as one clause: "`a` must be ...; `b` must be ...".
+pub fn sentences(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| p.sentence.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Converts the unambiguous spellings in `map` in place and replaces each value it cannot
+/// take by a legal one (so `map` becomes an example call); returns what was wrong.
+pub fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let Some(properties) = schema["properties"].as_object() else {
+        return problems;
+    };
+    for (field, value) in map.iter_mut() {
+        let Some(prop) = properties.get(field) else {
+            continue;
+        };
+        if let Err((expected, example)) = repair_value(value, prop) {
+            problems.push(Problem {
+                field: field.clone(),
+                sentence: format!("`{field}` must be {expected} (got {})", shown(value)),
+            });
+            *value = example;
+        }
+    }
+    problems
+}
+
+/// Turns `value` into the schema's type where that is unambiguous. On refusal: what the field
+/// takes, in words, and a legal value for the example call.
+fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> {
+    if let Some(allowed) = allowed_strings(prop) {
+        return match value {
+            Value::String(text) if allowed.iter().any(|a| a == text) => Ok(()),
+            _ => {
+                let listed: Vec<String> = allowed.iter().map(|a| super::quote(a)).collect();
+                let example = prop["default"]
+                    .as_str()
+                    .or(allowed.first().map(String::as_str))
+                    .unwrap_or_default();
+                Err((format!("one of {}", listed.join(", ")), Value::from(example)))
+            }
+        };
+    }
+    match flag_kind(prop) {
+        FlagKind::Integer => match integer(value, prop) {
+            Some(number) => {
+                *value = number;
+                Ok(())
+            }
+            None => Err((whole_number_range(prop), integer_example(prop))),
+        },
+        FlagKind::Bool => match value {
+            Value::Bool(_) => Ok(()),
+            Value::String(text) if matches!(text.trim().to_ascii_lowercase().as_str(), "true" | "false") => {
+                *value = Value::Bool(text.trim().eq_ignore_ascii_case("true"));
+                Ok(())
+            }
+            // The caller set it on purpose, so the example shows the value that is not the default.
+            _ => Err((
+                "true or false".to_string(),
+                Value::Bool(prop["default"].as_bool() != Some(true)),
+            )),
+        },
+        FlagKind::Str => match value {
+            Value::String(_) => Ok(()),
+            Value::Number(_) | Value::Bool(_) => {
+                Err(("a string".to_string(), Value::from(value.to_string())))
+            }
+            _ => Err(("a string".to_string(), Value::from("..."))),
+        },
+        FlagKind::List => match value {
+            Value::String(_) => Ok(()),
+            Value::Array(items) if items.iter().all(Value::is_string) => Ok(()),
+            _ => Err((
+                "a string or a list of strings".to_string(),
+                Value::Array(vec![Value::from("...")]),
+            )),
+        },
+        FlagKind::Number => match value {
+            Value::Number(_) => Ok(()),
+            Value::String(text) => match text.trim().parse::<f64>().ok().and_then(Number::from_f64) {
+                Some(number) => {
+                    *value = Value::Number(number);
+                    Ok(())
+                }
+                None => Err(("a number".to_string(), Value::from(1))),
+            },
+            _ => Err(("a number".to_string(), Value::from(1))),
+        },
+    }
+}
+
+/// The integer `value` spells, if it fits the schema's format: `2`, `2.0`, `"2"`.
+fn integer(value: &Value, prop: &Value) -> Option<Value> {
+    let number = whole_number(value)?;
+    let unsigned = prop["format"].as_str().is_some_and(|f| f.starts_with("uint"))
+        || prop["minimum"].as_f64().is_some_and(|min| min >= 0.0);
+    if unsigned {
+        u64::try_from(number).ok().map(Value::from)
+    } else {
+        i64::try_from(number).ok().map(Value::from)
+    }
+}
+
+/// "a whole number from 1", "a whole number from 0 to 50": the range the schema states.
+fn whole_number_range(prop: &Value) -> String {
+    let min = prop["minimum"].as_f64().map(|m| m as i64).or_else(|| {
+        prop["format"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("uint"))
+            .then_some(0)
+    });
+    match (min, prop["maximum"].as_f64().map(|m| m as i64)) {
+        (Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
+        (Some(min), None) => format!("a whole number from {min}"),
+        (None, Some(max)) => format!("a whole number up to {max}"),
+        (None, None) => "a whole number".to_string(),
+    }
+}
+
+fn integer_example(prop: &Value) -> Value {
+    prop["default"]
+        .as_i64()
+        .or_else(|| prop["minimum"].as_f64().map(|m| m as i64))
+        .map_or(Value::from(1), Value::from)
+}
+
+/// The values an enum-like field takes: `enum: [...]`, or `oneOf` of `const`s (how schemars
+/// writes an enum whose variants have doc comments).
+fn allowed_strings(prop: &Value) -> Option<Vec<String>> {
+    if let Some(values) = prop["enum"].as_array() {
+        return Some(
+            values
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+        );
+    }
+    let variants = prop["oneOf"].as_array()?;
+    let consts: Vec<String> = variants
+        .iter()
+        .filter_map(|v| v["const"].as_str().map(String::from))
+        .collect();
+    (consts.len() == variants.len() && !consts.is_empty()).then_some(consts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn whole_numbers_in_any_spelling() {
+        assert_eq!(whole_number(&json!(2)), Some(2));
+        assert_eq!(whole_number(&json!(2.0)), Some(2));
+        assert_eq!(whole_number(&json!(" 2 ")), Some(2));
+        assert_eq!(whole_number(&json!(-3)), Some(-3));
+        assert_eq!(whole_number(&json!(2.5)), None);
+        assert_eq!(whole_number(&json!("abc")), None);
+        assert_eq!(whole_number(&json!(true)), None);
+        assert!(whole_number(&json!(1e23)).is_some_and(|n| n > i128::from(u64::MAX)));
+    }
+
+    #[test]
+    fn clamping_touches_only_its_table() {
+        let mut args = json!({"pattern": "x", "max_results": -5});
+        let notices = clamp_out_of_range("grep_files", &mut args);
+        assert_eq!(args["max_results"], 1);
+        assert_eq!(notices, ["max_results=-5 is outside 1..=1000; used 1."]);
+        let mut args = json!({"path": "f", "start_line": -5});
+        assert!(clamp_out_of_range("read_file", &mut args).is_empty());
+        assert_eq!(args["start_line"], -5);
+    }
+}
