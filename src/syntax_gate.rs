@@ -178,12 +178,22 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
                 Ok(_) => Ok(()),
                 Err(err) => {
                     let start = err.span().start();
-                    Err(ParseFailure {
-                        message: err.to_string(),
-                        line: start.line.max(1),
+                    let message = err.to_string();
+                    // syn reports running out of input at the call-site span, which
+                    // proc-macro2 places at line 1 (or 0); the input ended after its last
+                    // non-blank character, so that is where the caret goes.
+                    let (line, column) = if start.line == 0 || message.starts_with("unexpected end of input")
+                    {
+                        line_column_of(&owned, owned.trim_end().len())
+                    } else {
                         // proc-macro2 columns are 0-based characters.
-                        column: start.column + 1,
-                        end_line: start.line.max(1),
+                        (start.line, start.column + 1)
+                    };
+                    Err(ParseFailure {
+                        message,
+                        line,
+                        column,
+                        end_line: line,
                     })
                 }
             });
@@ -346,6 +356,16 @@ mod tests {
         let err = check("Cargo.toml", Some("[a]\nb = 1\n"), "[a]\nb = \n").unwrap_err();
         assert_eq!(err.details["line"], 2);
         assert!(err.message.contains("     2│ b = "), "{}", err.message);
+    }
+
+    #[test]
+    fn rust_reports_the_end_of_input_at_the_last_line() {
+        let before = "fn main() {}\n\n\n\nfn g() {}\n";
+        let after = "fn main() {}\n\n\n\nfn g() {}\n\nstruct\n";
+        let failure = parse(Language::Rust, after).unwrap_err();
+        assert!(failure.message.contains("end of input"), "{}", failure.message);
+        assert_eq!((failure.line, failure.column), (7, 7));
+        assert!(check("a.rs", Some(before), after).is_err());
     }
 
     #[test]

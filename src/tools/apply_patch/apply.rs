@@ -293,7 +293,11 @@ pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
         } else if j == n && hunk.old_no_newline {
             final_newline = true;
         }
-        render_hunk(&mut diff, &file, hunk, at, new_at);
+        let ends = Ends {
+            old_missing: j == n && n > 0 && !file.final_newline,
+            new_missing: j == n && !final_newline,
+        };
+        render_hunk(&mut diff, &file, hunk, at, new_at, ends);
         if let Some(start) = hunk.old_start {
             let expected = if pattern.is_empty() {
                 start
@@ -600,8 +604,19 @@ fn already_applied(file: &FileText, hunk: &Hunk, lo: usize, hi: usize) -> bool {
     )
 }
 
-/// One `@@` section of the diff shown in the result, with the file's actual lines.
-fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_at: usize) {
+/// Whether a hunk reaching the end of the file ends a side whose last line has no newline.
+#[derive(Clone, Copy)]
+struct Ends {
+    old_missing: bool,
+    new_missing: bool,
+}
+
+const NO_NEWLINE: &str = "\\ No newline at end of file";
+
+/// One `@@` section of the diff shown in the result, with the file's actual lines, and
+/// `\ No newline at end of file` after a side's last line when that line has none (as
+/// `diff -u`, edit_file and write_file write it).
+fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_at: usize, ends: Ends) {
     let old_len = hunk.old_len();
     let new_len = hunk.new_len();
     let start = |pos: usize, len: usize| if len == 0 { pos } else { pos + 1 };
@@ -611,19 +626,51 @@ fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_a
         start(at, old_len),
         start(new_at, new_len)
     );
+    let old_last = ends
+        .old_missing
+        .then(|| hunk.body.iter().rposition(|l| l.tag != Tag::Add))
+        .flatten();
+    let new_last = ends
+        .new_missing
+        .then(|| hunk.body.iter().rposition(|l| l.tag != Tag::Remove))
+        .flatten();
     let mut j = at;
-    for line in &hunk.body {
+    for (k, line) in hunk.body.iter().enumerate() {
+        let (old_end, new_end) = (old_last == Some(k), new_last == Some(k));
         match line.tag {
+            // A context line that ends one side without a newline but not the other differs
+            // in its ending: it is shown removed and added, each with its own marker.
+            Tag::Context if old_end != new_end => {
+                let text = file.line(j);
+                let _ = writeln!(diff, "-{text}");
+                if old_end {
+                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                }
+                let _ = writeln!(diff, "+{text}");
+                if new_end {
+                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                }
+                j += 1;
+            }
             Tag::Context => {
                 let _ = writeln!(diff, " {}", file.line(j));
+                if old_end {
+                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                }
                 j += 1;
             }
             Tag::Remove => {
                 let _ = writeln!(diff, "-{}", file.line(j));
+                if old_end {
+                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                }
                 j += 1;
             }
             Tag::Add => {
                 let _ = writeln!(diff, "+{}", line.text);
+                if new_end {
+                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                }
             }
         }
     }
