@@ -124,9 +124,11 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         return Err(ToolError::new(
             ErrorCode::BinaryFile,
             format!(
-                "`{0}` holds binary data; {1} changes text files only. To replace it, remove it \
-                 with exec_shell (`rm {0}`) and create it again with write_file.",
-                path.display, ctx.tool
+                "`{}` holds binary data; {} changes text files only. To replace it, remove it \
+                 with exec_shell (`rm {}`) and create it again with write_file.",
+                path.display,
+                ctx.tool,
+                path.shell_word()
             ),
         )
         .with("path", path.display.clone()));

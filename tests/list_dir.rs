@@ -158,3 +158,22 @@ fn the_state_directory_is_refused_not_called_empty_by_list_and_search_tools() {
     assert!(out.message().ends_with("e.g. path=\".\"."), "{}", out.message());
     ws.run(&["ls", "."]).ok();
 }
+
+#[test]
+fn fifos_and_sockets_show_their_kind_and_control_characters_are_escaped() {
+    let ws = crate::harness::Ws::new();
+    ws.write("n\ny", "1").write("tab\there", "22");
+    let status = std::process::Command::new("mkfifo")
+        .arg(ws.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let _listener = std::os::unix::net::UnixListener::bind(ws.join("sock")).unwrap();
+    crate::harness::symlink("n\ny", ws.join("link"));
+    let out = ws.run(&["ls"]).ok();
+    assert_eq!(
+        out.output(),
+        "fifo [fifo]\nlink -> n\\ny\nn\\ny (1 B)\nsock [socket]\ntab\\there (2 B)"
+    );
+    assert_eq!(out.data()["entries"], 5);
+}

@@ -346,3 +346,54 @@ fn a_path_through_a_file_is_not_found() {
     );
     ws.run(&["ls", "notes.txt/inner"]).err("not_found");
 }
+
+#[test]
+fn a_fifo_refusal_names_the_path_as_given_and_the_tool_that_asked() {
+    let ws = Ws::new();
+    let status = std::process::Command::new("mkfifo")
+        .arg(ws.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    crate::harness::symlink("pipe", ws.join("alias"));
+    let out = ws.run(&["read", "alias"]).err("not_a_regular_file");
+    assert!(
+        out.message().starts_with(
+            "`alias` (which resolves to `pipe`) is a FIFO (named pipe); only regular files can be read."
+        ),
+        "{}",
+        out.message()
+    );
+    let out = ws.run(&["read", "pipe"]).err("not_a_regular_file");
+    assert!(out.message().starts_with("`pipe` is a FIFO"), "{}", out.message());
+    let out = ws
+        .run(&["write", "pipe", "--content", "x"])
+        .err("not_a_regular_file");
+    assert!(
+        out.message().contains("only regular files can be written"),
+        "{}",
+        out.message()
+    );
+    let out = ws
+        .run(&["edit", "pipe", "--search", "a", "--replace", "b"])
+        .err("not_a_regular_file");
+    assert!(
+        out.message().contains("only regular files can be edited"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn a_device_reached_through_a_symlink_is_named_as_given() {
+    let ws = Ws::new();
+    ws.run(&["trust", "add", "/dev"]).ok();
+    // The harness runs codesmith with stdin from /dev/null.
+    let out = ws.run(&["read", "/dev/stdin"]).err("not_a_regular_file");
+    assert!(
+        out.message()
+            .starts_with("`/dev/stdin` (which resolves to `/dev/null`) is a device"),
+        "{}",
+        out.message()
+    );
+}

@@ -126,11 +126,11 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
             continue;
         }
         let indent = "  ".repeat(entry.depth() - 1);
-        let name = entry.file_name().to_string_lossy();
+        let name = escape_controls(&entry.file_name().to_string_lossy());
         let entry_path = entry.path();
         let line = if kind.is_symlink() {
             let target = fs::read_link(entry_path)
-                .map(|t| t.to_string_lossy().into_owned())
+                .map(|t| escape_controls(&t.to_string_lossy()))
                 .unwrap_or_default();
             let is_dir = fs::metadata(entry_path).is_ok_and(|m| m.is_dir());
             format!("{indent}{name} -> {target}{}", if is_dir { "/" } else { "" })
@@ -144,6 +144,10 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
                     ""
                 }
             )
+        } else if let Some(special) = special_kind(kind) {
+            // A FIFO, socket or device has no size worth showing; its kind is what matters
+            // (read_file refuses it).
+            format!("{indent}{name} [{special}]")
         } else {
             let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
             format!("{indent}{name} ({})", human_size(size))
@@ -151,6 +155,39 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
         out.lines.push(line);
     }
     Ok(out)
+}
+
+/// A name as one listing line can show it: control characters (a newline in a file name would
+/// read as two entries) written as escapes, `\n`, `\t`, `\u{1b}`.
+fn escape_controls(name: &str) -> String {
+    if !name.chars().any(char::is_control) {
+        return name.to_string();
+    }
+    name.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The kind of an entry that is neither a file, a directory nor a symlink.
+fn special_kind(kind: fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        Some("fifo")
+    } else if kind.is_socket() {
+        Some("socket")
+    } else if kind.is_char_device() {
+        Some("char device")
+    } else if kind.is_block_device() {
+        Some("block device")
+    } else {
+        None
+    }
 }
 
 /// Sizes as people read them: bytes below 1 KiB, then KiB/MiB/GiB with one decimal.

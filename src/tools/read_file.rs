@@ -132,7 +132,7 @@ pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs
         Err(err) if is_missing(&err) => return Err(not_found(ctx, path, given)),
         Err(err) => return Err(ToolError::io(&path.display, "read", &err)),
     };
-    check_file_type(&meta, path)?;
+    check_file_type(ctx, &meta, path, given)?;
     let file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -141,11 +141,11 @@ pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs
     let meta = file
         .metadata()
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
-    check_file_type(&meta, path)?;
+    check_file_type(ctx, &meta, path, given)?;
     Ok(file)
 }
 
-fn check_file_type(meta: &fs::Metadata, path: &WsPath) -> Result<(), ToolError> {
+fn check_file_type(ctx: &Context, meta: &fs::Metadata, path: &WsPath, given: &str) -> Result<(), ToolError> {
     let kind = meta.file_type();
     if kind.is_dir() {
         return Err(ToolError::new(
@@ -168,17 +168,35 @@ fn check_file_type(meta: &fs::Metadata, path: &WsPath) -> Result<(), ToolError> 
         } else {
             "not a regular file"
         };
+        // The tool that asked decides the verb: write_file and edit_file land here too.
+        let (done, doing, way_out) = match ctx.tool {
+            "read_file" => ("read", "Reading it", "if you need its output"),
+            "edit_file" => ("edited", "Editing it", "if you need to talk to it"),
+            "apply_patch" => ("patched", "Patching it", "if you need to talk to it"),
+            _ => ("written", "Writing to it", "if you need to feed it"),
+        };
         return Err(ToolError::new(
             ErrorCode::NotARegularFile,
             format!(
-                "`{}` is {what}; only regular files can be read. Reading it could block or never end; \
-                 if you need its output, use exec_shell with a command that bounds it.",
-                path.display
+                "{} is {what}; only regular files can be {done}. {doing} could block or never end; \
+                 {way_out}, use exec_shell with a command that bounds it.",
+                as_given(ctx, path, given)
             ),
         )
         .with("path", path.display.clone()));
     }
     Ok(())
+}
+
+/// The path as the caller wrote it, and where it resolves when a symlink took it elsewhere:
+/// "`/dev/stdin` (which resolves to `/dev/null`)", so the message names what was asked for.
+fn as_given(ctx: &Context, path: &WsPath, given: &str) -> String {
+    let lexical = crate::workspace::normalize_lexically(&ctx.workspace.cwd().join(given));
+    if lexical == path.abs {
+        format!("`{}`", path.display)
+    } else {
+        format!("`{given}` (which resolves to `{}`)", path.display)
+    }
 }
 
 /// Whether a failed lookup means the path does not exist (`NotADirectory`: a file stands where
