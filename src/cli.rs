@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 
+mod call;
+mod usage;
+
 use crate::context::Global;
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::{self, ToolSpec, REGISTRY};
@@ -257,8 +260,10 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
                 .default_missing_value("true")
                 .value_name("BOOL"),
             FlagKind::List => arg.action(ArgAction::Append).value_name("VALUE"),
-            FlagKind::Integer => arg.value_name("N"),
-            FlagKind::Number | FlagKind::Str => arg.value_name(name.to_uppercase()),
+            // `--max-results -5` is a value (clamped later), not an unknown flag `-5`.
+            FlagKind::Integer => arg.value_name("N").allow_negative_numbers(true),
+            FlagKind::Number => arg.value_name(name.to_uppercase()).allow_negative_numbers(true),
+            FlagKind::Str => arg.value_name(name.to_uppercase()),
         };
         if let Some(values) = prop["enum"].as_array() {
             let values: Vec<String> = values
@@ -339,16 +344,17 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             ) {
                 return Invocation::Print(err.render().to_string());
             }
-            let error = misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
-                usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
-            });
+            let error =
+                usage::misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
+                    usage::usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
+                });
             return Invocation::Usage {
                 global: Global {
                     session: "default".into(),
                     text_format,
                     ..Global::default()
                 },
-                tool: usage_tool_name(invoked.as_deref()),
+                tool: usage::usage_tool_name(invoked.as_deref()),
                 error,
             };
         }
@@ -358,7 +364,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         return Invocation::Print(command().render_help().to_string());
     };
     match name {
-        "call" => parse_call(global, sub),
+        "call" => call::parse_call(global, sub),
         "tools" => Invocation::Tools {
             format: sub
                 .get_one::<String>("format")
@@ -512,285 +518,6 @@ fn read_stdin_text(what: &str) -> Result<String, ToolError> {
 fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
     let text = read_stdin_text("the JSON arguments")?;
     crate::args::parse_json_text(tool, &text)
-}
-
-/// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].
-fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
-    let usage = |global: Global, tool: &str, error: ToolError| Invocation::Usage {
-        global,
-        tool: tool.to_string(),
-        error,
-    };
-    let text = match sub.get_one::<String>("json") {
-        Some(text) if !text.is_empty() => text.clone(),
-        _ => match read_stdin_text("the call") {
-            Ok(text) => text,
-            Err(err) => return usage(global, "call", err),
-        },
-    };
-    let call: Value = match serde_json::from_str(crate::args::strip_bom(&text).trim()) {
-        Ok(value) => value,
-        Err(err) => {
-            return usage(
-                global,
-                "call",
-                ToolError::invalid(format!(
-                    "malformed JSON for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
-                )),
-            )
-        }
-    };
-    let (name, arguments) = match unwrap_call(call) {
-        Ok(call) => call,
-        Err(refusal) => {
-            let (tool, error) = *refusal;
-            return usage(global, &tool, error);
-        }
-    };
-    let Some(spec) = tools::find(&name) else {
-        return usage(global, &name, unknown_tool(&name));
-    };
-    let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(spec.name, &text) {
-            Ok(value) => value,
-            Err(err) => return usage(global, spec.name, err),
-        },
-        other => other,
-    };
-    Invocation::Tool {
-        global,
-        spec,
-        args: arguments,
-    }
-}
-
-/// The shapes `call` accepts, for its messages.
-const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
-     (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
-     \"input\": {\"path\": \"a.txt\"}} (Anthropic) and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
-     {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
-     \"call_id\" are ignored.";
-
-/// The envelope fields of a tool call that say nothing about what to run: the call's id (MCP,
-/// Anthropic `tool_use`, OpenAI chat and Responses) and its type tag.
-const IGNORED_CALL_FIELDS: [&str; 3] = ["id", "type", "call_id"];
-
-/// The tool name and arguments of a call: `{"name", "arguments"|"input"}` (MCP, Anthropic
-/// `tool_use`, OpenAI Responses `function_call`) or `{"function": {"name", "arguments"}}`
-/// (OpenAI chat `tool_calls`). On error, the envelope's tool name and the error.
-fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>> {
-    let refuse = |tool: &str, message: String| Box::new((tool.to_string(), ToolError::invalid(message)));
-    let Value::Object(mut call) = call else {
-        return Err(refuse(
-            "call",
-            format!("call expects a JSON object. {CALL_SHAPES}"),
-        ));
-    };
-    for field in IGNORED_CALL_FIELDS {
-        call.shift_remove(field);
-    }
-    if let Some(function) = call.shift_remove("function") {
-        let Value::Object(function) = function else {
-            return Err(refuse(
-                "call",
-                format!(
-                    "\"function\" must be an object {{\"name\": ..., \"arguments\": ...}}. {CALL_SHAPES}"
-                ),
-            ));
-        };
-        if let Some(extra) = call.keys().next() {
-            return Err(refuse(
-                "call",
-                format!("unknown field `{extra}` in the call. {CALL_SHAPES}"),
-            ));
-        }
-        call = function;
-    }
-    let Some(Value::String(name)) = call.shift_remove("name") else {
-        return Err(refuse(
-            "call",
-            format!("call needs a string field \"name\" naming the tool. {CALL_SHAPES}"),
-        ));
-    };
-    let arguments = match (call.shift_remove("arguments"), call.shift_remove("input")) {
-        (Some(_), Some(_)) => {
-            return Err(refuse(
-                &name,
-                format!("the call has both \"arguments\" and \"input\"; send one of them. {CALL_SHAPES}"),
-            ))
-        }
-        (arguments, input) => arguments.or(input).unwrap_or(Value::Null),
-    };
-    if !call.is_empty() {
-        let extra: Vec<String> = call.keys().map(|k| format!("`{k}`")).collect();
-        return Err(refuse(
-            &name,
-            format!(
-                "unknown field{} {} in the call. {CALL_SHAPES}",
-                if extra.len() == 1 { "" } else { "s" },
-                extra.join(", ")
-            ),
-        ));
-    }
-    Ok((name, arguments))
-}
-
-/// A global option written after the command name (`codesmith read f --workspace /tmp`), which
-/// clap only knows as an unexpected argument: the message names the rule and the corrected
-/// command line, every misplaced global option moved before the command.
-fn misplaced_global(argv: &[OsString], invoked: Option<&str>, schema: Option<&Value>) -> Option<ToolError> {
-    let invoked = invoked?;
-    let args: Vec<&str> = argv.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
-    let at = args.iter().skip(1).position(|a| *a == invoked)? + 1;
-    // Options of the command itself (`fetch --format`, `tools --format`) stay where they are.
-    let mut cmd = command_for(Some(invoked), schema);
-    cmd.build();
-    let own: Vec<String> = cmd
-        .find_subcommand(invoked)
-        .map(|sub| {
-            sub.get_arguments()
-                .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut moved: Vec<&str> = Vec::new();
-    let mut kept: Vec<&str> = Vec::new();
-    let mut rest = args[at + 1..].iter();
-    while let Some(&arg) = rest.next() {
-        if arg == "--" {
-            kept.push(arg);
-            kept.extend(rest.by_ref());
-            break;
-        }
-        let flag = arg.split_once('=').map_or(arg, |(flag, _)| flag);
-        let global = flag == "--yolo" || GLOBALS_WITH_VALUE.contains(&flag);
-        if !global || own.iter().any(|o| o == flag) {
-            kept.push(arg);
-            continue;
-        }
-        moved.push(arg);
-        if GLOBALS_WITH_VALUE.contains(&arg) {
-            moved.extend(rest.next());
-        }
-    }
-    let flags: Vec<String> = moved
-        .iter()
-        .filter(|arg| arg.starts_with("--"))
-        .map(|arg| format!("`{}`", arg.split('=').next().unwrap_or_default()))
-        .collect();
-    let named = match flags.as_slice() {
-        [] => return None,
-        [one] => format!("global option {one} goes"),
-        [init @ .., last] => format!("global options {} and {last} go", init.join(", ")),
-    };
-    let corrected: Vec<&str> = std::iter::once("codesmith")
-        .chain(args[1..at].iter().copied())
-        .chain(moved.iter().copied())
-        .chain(std::iter::once(invoked))
-        .chain(kept.iter().copied())
-        .collect();
-    let what = if tools::find(invoked).is_some() {
-        "tool"
-    } else {
-        "command"
-    };
-    Some(ToolError::invalid(format!(
-        "{named} before the {what} name `{invoked}`, not after it. Call again as: {}",
-        corrected
-            .iter()
-            .map(|a| shell_quote(a))
-            .collect::<Vec<_>>()
-            .join(" ")
-    )))
-}
-
-/// `arg` as a POSIX shell word.
-fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c));
-    if plain {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
-}
-
-/// The envelope's `tool` for a command line clap refused: the canonical tool name when a tool
-/// was named, else the command (`trust`, `call`, ...), else `codesmith`.
-fn usage_tool_name(invoked: Option<&str>) -> String {
-    match invoked {
-        Some(name) => tools::find(name).map_or(name, |spec| spec.name).to_string(),
-        None => "codesmith".to_string(),
-    }
-}
-
-/// clap's refusal as an `invalid_arguments` message: its first line and its tips (without the
-/// usage footer and styling), then where the usage is; for a tool, every flag it takes.
-fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendered: &str) -> ToolError {
-    let mut lines = rendered.lines();
-    let first = lines
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches("error: ")
-        .trim();
-    let mut message = first.trim_end_matches(['.', ':']).to_string();
-    // clap lists missing arguments on the indented lines after the first.
-    let missing: Vec<&str> = lines
-        .clone()
-        .take_while(|line| line.starts_with("  "))
-        .map(str::trim)
-        .collect();
-    if !missing.is_empty() {
-        message.push_str(&format!(": {}", missing.join(", ")));
-    }
-    message.push('.');
-    for line in lines.map(str::trim) {
-        if let Some(usage) = line.strip_prefix("Usage: ") {
-            if !missing.is_empty() {
-                message.push_str(&format!(" Usage: {usage}."));
-            }
-        } else if let Some(tip) = line.strip_prefix("tip: ") {
-            message.push_str(&format!(" Tip: {}.", tip.trim_end_matches('.')));
-        } else if let Some(values) = line.strip_prefix("[possible values: ") {
-            message.push_str(&format!(" Possible values: {}.", values.trim_end_matches(']')));
-        }
-    }
-    match (invoked.and_then(tools::find), schema) {
-        (Some(spec), Some(schema)) => {
-            let flags: Vec<String> = schema["properties"]
-                .as_object()
-                .map(|props| {
-                    props
-                        .keys()
-                        .map(|k| format!("--{}", k.replace('_', "-")))
-                        .collect()
-                })
-                .unwrap_or_default();
-            message.push_str(&format!(
-                " {} takes {}, or all arguments as one JSON object with --json; see `codesmith {} --help`.",
-                spec.name,
-                flags.join(", "),
-                spec.alias
-            ));
-        }
-        _ => match invoked {
-            Some("approve") => message.push_str(
-                " Pass the id from the approval_required error (error.approval.id), e.g. \
-                 `codesmith approve ap-0123456789ab`; see `codesmith approve --help`.",
-            ),
-            Some("trust") => message.push_str(
-                " Say what to do: `codesmith trust list`, or `codesmith trust add DIR` / \
-                 `codesmith trust remove DIR`; see `codesmith trust --help`.",
-            ),
-            Some(command @ ("call" | "tools")) => {
-                message.push_str(&format!(" Run `codesmith {command} --help` for the usage."))
-            }
-            _ => message.push_str(" Run `codesmith --help` (or `codesmith <command> --help`) for the usage."),
-        },
-    }
-    ToolError::invalid(message)
 }
 
 #[cfg(test)]

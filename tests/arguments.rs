@@ -135,6 +135,9 @@ fn clamped_fields_clamp_what_serde_cannot_hold_with_a_notice() {
         .ok();
     assert_eq!(out.data()["max_results"], 1);
     assert_eq!(out.notices(), ["max_results=-5 is outside 1..=1000; used 1."]);
+    // A negative number after a flag is its value, not an unknown flag.
+    let out = ws.run(&["grep", "one", "--max-results", "-5"]).ok();
+    assert_eq!(out.notices(), ["max_results=-5 is outside 1..=1000; used 1."]);
     let out = ws
         .call("file_search", json!({"pattern": "*", "max_results": "-5"}))
         .ok();

@@ -1,0 +1,130 @@
+//! `codesmith call`: a model's tool call verbatim, in the shapes the model APIs emit.
+
+use clap::ArgMatches;
+use serde_json::Value;
+
+use super::{read_stdin_text, unknown_tool, Invocation};
+use crate::context::Global;
+use crate::error::ToolError;
+use crate::tools;
+
+/// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].
+pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
+    let usage = |global: Global, tool: &str, error: ToolError| Invocation::Usage {
+        global,
+        tool: tool.to_string(),
+        error,
+    };
+    let text = match sub.get_one::<String>("json") {
+        Some(text) if !text.is_empty() => text.clone(),
+        _ => match read_stdin_text("the call") {
+            Ok(text) => text,
+            Err(err) => return usage(global, "call", err),
+        },
+    };
+    let call: Value = match serde_json::from_str(crate::args::strip_bom(&text).trim()) {
+        Ok(value) => value,
+        Err(err) => {
+            return usage(
+                global,
+                "call",
+                ToolError::invalid(format!(
+                    "malformed JSON for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
+                )),
+            )
+        }
+    };
+    let (name, arguments) = match unwrap_call(call) {
+        Ok(call) => call,
+        Err(refusal) => {
+            let (tool, error) = *refusal;
+            return usage(global, &tool, error);
+        }
+    };
+    let Some(spec) = tools::find(&name) else {
+        return usage(global, &name, unknown_tool(&name));
+    };
+    let arguments = match arguments {
+        Value::String(text) => match crate::args::parse_json_text(spec.name, &text) {
+            Ok(value) => value,
+            Err(err) => return usage(global, spec.name, err),
+        },
+        other => other,
+    };
+    Invocation::Tool {
+        global,
+        spec,
+        args: arguments,
+    }
+}
+
+/// The shapes `call` accepts, for its messages.
+const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
+     (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
+     \"input\": {\"path\": \"a.txt\"}} (Anthropic) and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
+     {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
+     \"call_id\" are ignored.";
+
+/// The envelope fields of a tool call that say nothing about what to run: the call's id (MCP,
+/// Anthropic `tool_use`, OpenAI chat and Responses) and its type tag.
+const IGNORED_CALL_FIELDS: [&str; 3] = ["id", "type", "call_id"];
+
+/// The tool name and arguments of a call: `{"name", "arguments"|"input"}` (MCP, Anthropic
+/// `tool_use`, OpenAI Responses `function_call`) or `{"function": {"name", "arguments"}}`
+/// (OpenAI chat `tool_calls`). On error, the envelope's tool name and the error.
+fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>> {
+    let refuse = |tool: &str, message: String| Box::new((tool.to_string(), ToolError::invalid(message)));
+    let Value::Object(mut call) = call else {
+        return Err(refuse(
+            "call",
+            format!("call expects a JSON object. {CALL_SHAPES}"),
+        ));
+    };
+    for field in IGNORED_CALL_FIELDS {
+        call.shift_remove(field);
+    }
+    if let Some(function) = call.shift_remove("function") {
+        let Value::Object(function) = function else {
+            return Err(refuse(
+                "call",
+                format!(
+                    "\"function\" must be an object {{\"name\": ..., \"arguments\": ...}}. {CALL_SHAPES}"
+                ),
+            ));
+        };
+        if let Some(extra) = call.keys().next() {
+            return Err(refuse(
+                "call",
+                format!("unknown field `{extra}` in the call. {CALL_SHAPES}"),
+            ));
+        }
+        call = function;
+    }
+    let Some(Value::String(name)) = call.shift_remove("name") else {
+        return Err(refuse(
+            "call",
+            format!("call needs a string field \"name\" naming the tool. {CALL_SHAPES}"),
+        ));
+    };
+    let arguments = match (call.shift_remove("arguments"), call.shift_remove("input")) {
+        (Some(_), Some(_)) => {
+            return Err(refuse(
+                &name,
+                format!("the call has both \"arguments\" and \"input\"; send one of them. {CALL_SHAPES}"),
+            ))
+        }
+        (arguments, input) => arguments.or(input).unwrap_or(Value::Null),
+    };
+    if !call.is_empty() {
+        let extra: Vec<String> = call.keys().map(|k| format!("`{k}`")).collect();
+        return Err(refuse(
+            &name,
+            format!(
+                "unknown field{} {} in the call. {CALL_SHAPES}",
+                if extra.len() == 1 { "" } else { "s" },
+                extra.join(", ")
+            ),
+        ));
+    }
+    Ok((name, arguments))
+}
