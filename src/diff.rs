@@ -63,10 +63,10 @@ pub fn unified_for_edits(display: &str, old: &str, edits: &[LfEdit]) -> String {
         // A cluster: edits whose context windows touch.
         let start = context_start(old, line_start(old, edits[i].range.start));
         let mut j = i;
-        let mut end = context_end(old, line_end(old, edits[j].range.end));
+        let mut end = context_end(old, touched_end(old, &edits[j]));
         while j + 1 < edits.len() && context_start(old, line_start(old, edits[j + 1].range.start)) <= end {
             j += 1;
-            end = end.max(context_end(old, line_end(old, edits[j].range.end)));
+            end = end.max(context_end(old, touched_end(old, &edits[j])));
         }
         let old_seg = &old[start..end];
         let mut new_seg = String::with_capacity(old_seg.len());
@@ -182,6 +182,22 @@ fn line_end(text: &str, offset: usize) -> usize {
         return offset;
     }
     memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len(), |i| offset + i + 1)
+}
+
+/// The end of the last old line an edit changes. A span ending right after a newline ends with
+/// its line, unless the new text does not end in one: then the next line is joined onto it and
+/// changes too (search `\nb\n`, replace `\nQ`), and the context starts after that line.
+fn touched_end(text: &str, edit: &LfEdit) -> usize {
+    let end = line_end(text, edit.range.end);
+    let ends_line = match edit.text.as_bytes().last() {
+        Some(&last) => last == b'\n',
+        None => edit.range.start == 0 || text.as_bytes()[edit.range.start - 1] == b'\n',
+    };
+    if end == edit.range.end && end < text.len() && !ends_line {
+        line_end(text, end + 1)
+    } else {
+        end
+    }
 }
 
 /// The start of the line [`CONTEXT`] lines above the line starting at `line_start_offset`.

@@ -85,3 +85,92 @@ fn grep_prefixes_on_only_some_replace_lines_are_refused_with_the_way_out() {
     );
     assert_eq!(ws.read_string("a.txt"), "a\nb\nc\nd\n");
 }
+
+// ---- the diff -----------------------------------------------------------------------------
+
+#[test]
+fn joining_two_lines_keeps_three_lines_of_context_after_the_change() {
+    let ws = ws_with("j.txt", "l1\nl2\nl3\nb\nx\ny\nz\nend\n");
+    let out = edit(&ws, json!({"path": "j.txt", "search": "\nb\n", "replace": "\nQ"})).ok();
+    assert_eq!(ws.read_string("j.txt"), "l1\nl2\nl3\nQx\ny\nz\nend\n");
+    let diff = out.data()["diff"].as_str().unwrap();
+    assert!(
+        diff.ends_with("@@ -1,8 +1,7 @@\n l1\n l2\n l3\n-b\n-x\n+Qx\n y\n z\n end\n"),
+        "{diff}"
+    );
+}
+
+// ---- anchor mode ------------------------------------------------------------------------------
+
+#[test]
+fn a_search_end_matching_only_inside_search_start_is_diagnosed_as_such() {
+    let ws = ws_with("a.txt", "a\nb\nc\n");
+    let out = edit(
+        &ws,
+        json!({"path": "a.txt", "search_start": "a", "search_end": "a", "replace": "x"}),
+    )
+    .err("no_match");
+    let message = out.message();
+    assert!(
+        message.starts_with("search_end has no match after search_start (line 1)"),
+        "{message}"
+    );
+    assert!(message.contains("inside search_start's own match"), "{message}");
+    assert!(!message.contains("whitespace"), "{message}");
+    assert!(message.contains("read_file with path=\"a.txt\""), "{message}");
+}
+
+#[test]
+fn a_search_end_missing_from_the_file_is_named_in_the_diagnosis() {
+    let ws = ws_with("a.txt", "fn a() {\n}\n");
+    let out = edit(
+        &ws,
+        json!({"path": "a.txt", "search_start": "fn a", "search_end": "fn zzz() {}", "replace": "x"}),
+    )
+    .err("no_match");
+    assert!(
+        out.message()
+            .contains("search_end, `fn zzz() {}`, is not in the file"),
+        "{}",
+        out.message()
+    );
+}
+
+// ---- diagnoses --------------------------------------------------------------------------------
+
+#[test]
+fn a_whitespace_difference_over_several_lines_says_lines() {
+    let ws = ws_with("w.txt", "x\nfoo(a,\n  b,\n  c)\n");
+    let out = edit(
+        &ws,
+        json!({"path": "w.txt", "search": "foo(a, b, c)", "replace": "y"}),
+    )
+    .err("no_match");
+    assert!(out.message().contains("at lines 2-4,"), "{}", out.message());
+    assert!(
+        out.message().contains("search has 1 line where the file has 3"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn a_read_file_prefix_on_the_first_search_line_only_is_diagnosed() {
+    let ws = ws_with("a.txt", "a\nb\nc\n");
+    let out = edit(
+        &ws,
+        json!({"path": "a.txt", "search": "     2│ b\nc", "replace": "x"}),
+    )
+    .err("no_match");
+    assert!(
+        out.message()
+            .contains("first line of search starts with a line-number prefix"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().contains("Without it the text occurs at line 2"),
+        "{}",
+        out.message()
+    );
+}

@@ -23,8 +23,9 @@ pub struct Diagnosis {
     pub near_line: Option<usize>,
 }
 
-/// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text).
-pub fn diagnose(hay: &str, search: &str) -> Diagnosis {
+/// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text). `what`
+/// names the argument in the text (`search`, `search_start`, `search_end`).
+pub fn diagnose(hay: &str, search: &str, what: &str) -> Diagnosis {
     let index = LineIndex::new(hay);
     if hay.is_empty() {
         return Diagnosis {
@@ -35,19 +36,48 @@ pub fn diagnose(hay: &str, search: &str) -> Diagnosis {
     if let Some(numbered) = Numbered::parse(search) {
         // One `12:`-style line is as likely prose (a time, a ratio) as a grep hit: no claim.
         if numbered.family != Family::Grep || numbered.lines.len() > 1 {
-            return numbered_diagnosis(hay, &index, &numbered);
+            return numbered_diagnosis(hay, &index, &numbered, what);
         }
     }
-    if let Some(found) = whitespace_only(hay, &index, search) {
+    if let Some(found) = first_line_numbered(hay, search, what) {
         return found;
     }
-    missing_line(hay, &index, search)
+    if let Some(found) = whitespace_only(hay, &index, search, what) {
+        return found;
+    }
+    missing_line(hay, &index, search, what)
 }
 
-fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered) -> Diagnosis {
+/// Only the first line carries a read_file (`    12│ `) or `12→` prefix: the model copied a
+/// listing from the middle of a line onward, or pasted the first line whole and typed the
+/// rest. The prefix is still the reason for the miss.
+fn first_line_numbered(hay: &str, search: &str, what: &str) -> Option<Diagnosis> {
+    let first = search.split('\n').next()?;
+    let family = [Family::Bar, Family::Arrow]
+        .into_iter()
+        .find(|f| Numbered::parse(first).is_some_and(|n| n.family == *f))?;
+    let stripped = Numbered::parse(first)?.lines.concat();
+    let rest = &search[first.len()..];
+    let without = format!("{stripped}{rest}");
+    let index = LineIndex::new(hay);
     let mut text = format!(
-        "search carries line-number prefixes like {} on every line, copied from a listing; they \
-         are not part of the file, so remove them from search (and from replace).",
+        "The first line of {what} starts with a line-number prefix like {}, copied from read_file \
+         output; it is not part of the file, so remove it from {what} (and from replace).",
+        family.example()
+    );
+    let at = find_exact(hay, &without)
+        .first()
+        .map(|hit| index.number_at(hit.start));
+    if let Some(line) = at {
+        text.push_str(&format!(" Without it the text occurs at line {line}."));
+    }
+    Some(Diagnosis { text, near_line: at })
+}
+
+fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered, what: &str) -> Diagnosis {
+    let mut text = format!(
+        "{what} carries line-number prefixes like {} on every line, copied from a listing; they \
+         are not part of the file, so remove them from {what} (and from replace).",
         numbered.family.example()
     );
     let stripped = numbered.text();
@@ -97,7 +127,7 @@ fn consume(line: &[u8], wanted: &[u8], mut pos: usize) -> Option<usize> {
 
 /// The search occurs in the file if all whitespace is ignored (spaces inside lines, tabs,
 /// line breaks): say where and show the first differing pair of lines.
-fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnosis> {
+fn whitespace_only(hay: &str, index: &LineIndex, search: &str, what: &str) -> Option<Diagnosis> {
     let wanted: Vec<u8> = search.bytes().filter(|b| !is_space(*b)).collect();
     if wanted.is_empty() {
         return None;
@@ -123,20 +153,19 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnos
         let pattern = SearchLines::new(search);
         let file_lines: Vec<&str> = (i..=j).map(|n| index.line(hay, n).0).collect();
         let mut text = format!(
-            "The text is in the file at line {}{}, but its whitespace differs from search (spaces \
-             inside lines, tabs, or line breaks), which edit_file does not forgive.",
-            i + 1,
+            "The text is in the file at {}, but its whitespace differs from {what} (spaces inside \
+             lines, tabs, or line breaks), which edit_file does not forgive.",
             if j > i {
-                format!("-{}", j + 1)
+                format!("lines {}-{}", i + 1, j + 1)
             } else {
-                String::new()
+                format!("line {}", i + 1)
             }
         );
         if file_lines.len() == pattern.lines.len() {
             for (k, (file_line, search_line)) in file_lines.iter().zip(&pattern.lines).enumerate() {
                 if file_line.trim() != search_line.trim() {
                     text.push_str(&format!(
-                        " First difference (· is a space, → a tab): line {} of the file is {}, search has {}.",
+                        " First difference (· is a space, → a tab): line {} of the file is {}, {what} has {}.",
                         i + 1 + k,
                         show(&visible(file_line.trim())),
                         show(&visible(search_line.trim()))
@@ -146,9 +175,9 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnos
             }
         } else {
             text.push_str(&format!(
-                " The line breaks differ: search has {} lines where the file has {}.",
-                pattern.lines.len(),
-                file_lines.len()
+                " The line breaks differ: {what} has {} where the file has {}.",
+                lines(pattern.lines.len()),
+                lines(file_lines.len())
             ));
         }
         return Some(Diagnosis {
@@ -160,7 +189,7 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnos
 }
 
 /// The first search line the file does not contain, and the closest line that it does.
-fn missing_line(hay: &str, index: &LineIndex, search: &str) -> Diagnosis {
+fn missing_line(hay: &str, index: &LineIndex, search: &str, what: &str) -> Diagnosis {
     let pattern = SearchLines::new(search);
     let present: HashSet<&str> = (0..index.count()).map(|i| index.line(hay, i).0.trim()).collect();
     let last = pattern.lines.len() - 1;
@@ -175,9 +204,9 @@ fn missing_line(hay: &str, index: &LineIndex, search: &str) -> Diagnosis {
             continue;
         }
         let mut text = if pattern.lines.len() == 1 {
-            format!("search, {}, is not in the file.", show(wanted))
+            format!("{what}, {}, is not in the file.", show(wanted))
         } else {
-            format!("Line {} of search, {}, is not in the file.", k + 1, show(wanted))
+            format!("Line {} of {what}, {}, is not in the file.", k + 1, show(wanted))
         };
         let closest = closest_line(hay, index, wanted);
         match closest {
@@ -206,7 +235,7 @@ fn missing_line(hay: &str, index: &LineIndex, search: &str) -> Diagnosis {
     let lines = at.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
     Diagnosis {
         text: format!(
-            "Every line of search is in the file, but not as one block in this order (its first \
+            "Every line of {what} is in the file, but not as one block in this order (its first \
              line is at line {lines}). Something between them differs: re-read the region, or \
              replace a long range with search_start and search_end."
         ),
@@ -265,6 +294,10 @@ fn closest_line(hay: &str, index: &LineIndex, wanted: &str) -> Option<usize> {
         .map(|(_, _, i)| i + 1)
 }
 
+fn lines(n: usize) -> String {
+    format!("{n} line{}", if n == 1 { "" } else { "s" })
+}
+
 fn visible(line: &str) -> String {
     line.replace(' ', "·").replace('\t', "→")
 }
@@ -286,7 +319,7 @@ mod tests {
 
     #[test]
     fn whitespace_inside_lines() {
-        let d = diagnose("a\nfoo(x,  y)\nb\n", "foo(x, y)");
+        let d = diagnose("a\nfoo(x,  y)\nb\n", "foo(x, y)", "search");
         assert!(d.text.contains("line 2"), "{}", d.text);
         assert!(d.text.contains("foo(x,··y)"), "{}", d.text);
         assert_eq!(d.near_line, Some(2));
@@ -295,20 +328,20 @@ mod tests {
     #[test]
     fn closest_line() {
         let hay = "fn alpha() {}\nfn beta(x: u32) {}\nfn gamma() {}\n";
-        let d = diagnose(hay, "fn beta(x: u64) {}");
+        let d = diagnose(hay, "fn beta(x: u64) {}", "search");
         assert!(d.text.contains("closest line is 2"), "{}", d.text);
     }
 
     #[test]
     fn pasted_numbers() {
-        let d = diagnose("a\nb\nc\n", "     5│ b");
+        let d = diagnose("a\nb\nc\n", "     5│ b", "search");
         assert!(d.text.contains("line-number prefixes"), "{}", d.text);
         assert!(d.text.contains("occurs at line 2"), "{}", d.text);
     }
 
     #[test]
     fn lines_present_but_not_adjacent() {
-        let d = diagnose("a\nx\nb\n", "a\nb");
+        let d = diagnose("a\nx\nb\n", "a\nb", "search");
         assert!(d.text.contains("not as one block"), "{}", d.text);
     }
 }

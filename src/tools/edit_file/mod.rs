@@ -381,16 +381,28 @@ fn plan_range(
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
     let Some(first_end) = ends.first() else {
         let start_line = start_lines[index];
-        let before = find_anchor(&hay[..begin.start], &end).1;
         let mut message =
-            format!("search_end was not found after search_start (line {start_line}) in `{display}`.");
-        if let Some(b) = before.first() {
-            message.push_str(&format!(
-                " It occurs only before it, at line {}: the range runs from search_start forward.",
-                line_numbers(hay, std::slice::from_ref(b))[0]
-            ));
+            format!("search_end has no match after search_start (line {start_line}) in `{display}`.");
+        // Where search_end does occur: before search_start, or inside search_start's own match
+        // (search_end is looked for only after it ends, so the same text never closes its range).
+        let anywhere = find_anchor(hay, &end).1;
+        let occurs: Vec<&Range<usize>> = anywhere.iter().filter(|r| r.start < begin.end).collect();
+        if let Some(first) = occurs.first() {
+            let line = line_numbers(hay, std::slice::from_ref(*first))[0];
+            let within = first.start >= begin.start;
+            message.push_str(&if within {
+                format!(
+                    " It matches only at line {line}, inside search_start's own match; search_end is \
+                     looked for after the end of search_start, so it must be text that follows it."
+                )
+            } else {
+                format!(
+                    " search_end occurs only before it, at line {line}: the range runs from search_start \
+                     forward."
+                )
+            });
         } else {
-            let diagnosis = diagnose::diagnose(hay, &end);
+            let diagnosis = diagnose::diagnose(hay, &end, "search_end");
             message.push(' ');
             message.push_str(&diagnosis.text);
         }
@@ -476,7 +488,7 @@ fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], rep
 
 fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
     let display = path.display.as_str();
-    let diagnosis = diagnose::diagnose(hay, search);
+    let diagnosis = diagnose::diagnose(hay, search, what);
     let read_call = match diagnosis.near_line {
         Some(line) if line > 5 => format!("read_file with path={} start_line={}", path.call_arg(), line - 5),
         _ => format!("read_file with path={}", path.call_arg()),
