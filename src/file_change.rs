@@ -274,7 +274,12 @@ pub fn prepare_owned(
             return Err(guessed_encoding(path, encoding, c));
         }
     }
-    crate::syntax_gate::check(&path.display, before.map(|b| b.text.as_str()), &after_text)?;
+    crate::syntax_gate::check_moved(
+        &path.display,
+        before.map(|b| b.path.display.as_str()),
+        before.map(|b| b.text.as_str()),
+        &after_text,
+    )?;
     let bytes = if encoding == encoding_rs::UTF_8 && !bom {
         after_text.into_bytes()
     } else {

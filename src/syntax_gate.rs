@@ -87,6 +87,17 @@ pub struct ParseFailure {
 /// file was NOT modified. A new file that is empty or only whitespace passes (it is a
 /// placeholder, not a broken file), and so does any new Python or YAML file.
 pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), ToolError> {
+    check_moved(display, None, before, after)
+}
+
+/// [`check`] for a change that also moves the file: `before` is the text of `from`, the file
+/// that parses now, and the message names it rather than `display`, where it goes.
+pub fn check_moved(
+    display: &str,
+    from: Option<&str>,
+    before: Option<&str>,
+    after: &str,
+) -> Result<(), ToolError> {
     let Some(language) = Language::of(display) else {
         return Ok(());
     };
@@ -117,7 +128,14 @@ pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), Too
             }
         }
     }
-    Err(rejection(display, language, before.is_none(), after, &failure))
+    Err(rejection(
+        display,
+        from,
+        language,
+        before.is_none(),
+        after,
+        &failure,
+    ))
 }
 
 /// Parses `text` as `language`.
@@ -276,6 +294,7 @@ fn line_column_of(text: &str, offset: usize) -> (usize, usize) {
 
 fn rejection(
     display: &str,
+    from: Option<&str>,
     language: Language,
     new_file: bool,
     after: &str,
@@ -296,6 +315,10 @@ fn rejection(
     let number = format!("{:>6}", failure.line);
     let why = if new_file {
         format!("the new file `{display}` would not parse as {lang}")
+    } else if let Some(from) = from.filter(|f| *f != display) {
+        format!(
+            "`{from}` parses as {lang} now, and this change, which moves it to `{display}`, would break it"
+        )
     } else {
         format!("`{display}` parses as {lang} now, and this change would break it")
     };

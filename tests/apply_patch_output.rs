@@ -63,3 +63,83 @@ fn a_context_line_that_stops_being_last_is_shown_removed_and_added() {
         "{diff}"
     );
 }
+
+#[test]
+fn adding_a_file_below_a_regular_file_names_that_file() {
+    let ws = Ws::new();
+    ws.write("x", "x\n");
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Add File: x/y.txt\n+hi\n*** End Patch\n",
+    )
+    .err("patch_failed");
+    assert!(
+        out.message()
+            .contains("goes through `x`, which is a file, not a directory"),
+        "{}",
+        out.message()
+    );
+    assert!(!out.message().contains("does not exist"), "{}", out.message());
+    assert_eq!(ws.read_string("x"), "x\n");
+}
+
+#[test]
+fn an_ambiguous_chunk_suggests_one_read_when_both_places_are_close() {
+    let ws = Ws::new();
+    ws.write("a.txt", "x\ny\nx\ny\n");
+    ws.read_via_tool("a.txt");
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Update File: a.txt\n-x\n+X\n y\n*** End Patch\n",
+    )
+    .err("patch_failed");
+    let call = "read_file with path=\"a.txt\" start_line=1";
+    assert_eq!(out.message().matches(call).count(), 1, "{}", out.message());
+    assert!(
+        out.message().contains("To see both places, call read_file"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn a_rollback_message_keeps_its_sentences_apart() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n").write("b.txt", "b\n");
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("b.txt");
+    let args = json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Update File: b.txt\n-b\n+B\n*** End Patch\n"});
+    let out = ws
+        .command(&["apply_patch", "--json", &args.to_string()])
+        .env("CODESMITH_FAULT", "rename:b.txt")
+        .output()
+        .unwrap();
+    let out = crate::harness::Outcome::from_output(out).err("io_error");
+    assert!(
+        out.message()
+            .contains("is fixed. The 1 file change already made was undone"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read_string("a.txt"), "a\n");
+}
+
+#[test]
+fn the_syntax_gate_names_the_file_that_parses_when_a_patch_moves_it() {
+    let ws = Ws::new();
+    ws.write("c.json", "{\"a\": 1}\n");
+    ws.read_via_tool("c.json");
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Update File: c.json\n*** Move to: c2.json\n@@\n-{\"a\": 1}\n+{\"a\": }\n*** End Patch\n",
+    )
+    .err("syntax_gate");
+    assert!(
+        out.message().starts_with(
+            "`c.json` parses as JSON now, and this change, which moves it to `c2.json`, would break it"
+        ),
+        "{}",
+        out.message()
+    );
+    assert!(ws.exists("c.json") && !ws.exists("c2.json"));
+}

@@ -432,17 +432,22 @@ impl Failure {
                 } else {
                     format!(" (at level {})", fuzz.as_str())
                 };
+                let (near, far) = (read_call(first + 1), read_call(second + 1));
+                // Two places close together are seen with one read.
+                let see = if near == far {
+                    format!("To see both places, call {near}.")
+                } else {
+                    format!("To see both places, call {near} and {far}.")
+                };
                 let _ = write!(
                     message,
                     " Its context matches equally well at line {} and at line {}{level}; applying it at either \
                      would be a guess.\n{}\nHints: add more context lines so the hunk matches one place only{}. \
-                     To see both places, call {} and {}.",
+                     {see}",
                     first + 1,
                     second + 1,
                     expected_block(pattern),
                     if hunk.old_start.is_none() { ", or put an `@@ <a line above the change>` header on the chunk" } else { "" },
-                    read_call(first + 1),
-                    read_call(second + 1)
                 );
                 error(message).with("candidates", vec![first + 1, second + 1])
             }

@@ -384,6 +384,10 @@ fn slot_at(
         return Ok(i);
     }
     let (loaded, old_mode) = match fs::symlink_metadata(&path.abs) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(through_a_file(ctx, &path, file)
+                .unwrap_or_else(|| at_line(ToolError::io(&path.display, "inspect", &err), file)));
+        }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, 0),
         _ if plan.claimed_by_links.contains(&path.abs) => (None, 0),
         _ => {
@@ -420,6 +424,27 @@ pub(super) fn claimed_by_link(display: &str, file: &FilePatch) -> ToolError {
         ),
     )
     .with("path", display)
+}
+
+/// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
+fn through_a_file(ctx: &Context, path: &WsPath, file: &FilePatch) -> Option<ToolError> {
+    let blocking = path.abs.ancestors().skip(1).find(|a| a.exists())?;
+    if blocking.is_dir() {
+        return None;
+    }
+    let blocking = ctx.workspace.display(blocking);
+    Some(
+        ToolError::new(
+            ErrorCode::PatchFailed,
+            format!(
+                "`{}` (patch line {}) goes through `{blocking}`, which is a file, not a directory, so \
+                 nothing can be created or changed inside it; nothing was written. Use a path whose \
+                 parent is a directory (or delete or rename `{blocking}` earlier in a separate call).",
+                path.display, file.line
+            ),
+        )
+        .with("path", path.display.clone()),
+    )
 }
 
 /// Adds the patch line to a gate's message, and says nothing was written.
@@ -646,10 +671,9 @@ pub fn commit(ctx: &Context, plan: Plan) -> Result<(), ToolError> {
                         unrestored.join(", ")
                     )
                 };
-                let message = format!(
-                    "{} {restored} Fix the cause, then retry the same call.",
-                    err.message
-                );
+                let head = err.message.trim_end();
+                let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
+                let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
                 return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
             }
         }
