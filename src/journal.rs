@@ -16,6 +16,7 @@
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
@@ -220,11 +221,22 @@ fn whole_lines(bytes: &[u8], mid_file: bool) -> &[u8] {
 /// The latest line (raw and parsed) per path, most recent first, for at most `max` paths that
 /// are not forgotten. Unparsable lines are skipped.
 fn latest(bytes: &[u8], max: usize) -> Vec<(&[u8], Line)> {
-    // Paths by hash: a collision (2^-64) would only leave one path out of the probe.
-    let mut seen: HashSet<u64> = HashSet::with_capacity(max);
+    // Paths by hash: a collision (2^-64) would only leave one path out of the probe. The keys
+    // are xxh3 hashes already, so the set does not hash them again.
+    let mut seen: HashSet<u64, BuildHasherDefault<KeyIsHash>> =
+        HashSet::with_capacity_and_hasher(max, BuildHasherDefault::default());
     let mut found = Vec::with_capacity(max.min(4096));
     let path_end = memchr::memmem::Finder::new(b"\",\"mtime_ns\":");
-    for raw in bytes.rsplit(|&b| b == b'\n') {
+    let mut end = bytes.len();
+    let lines = memchr::memrchr_iter(b'\n', bytes)
+        .map(|at| at + 1)
+        .chain(std::iter::once(0))
+        .map(|start| {
+            let line = &bytes[start..end];
+            end = start.saturating_sub(1);
+            line
+        });
+    for raw in lines {
         if found.len() >= max {
             break;
         }
@@ -247,6 +259,27 @@ fn latest(bytes: &[u8], max: usize) -> Vec<(&[u8], Line)> {
         }
     }
     found
+}
+
+/// A hasher for keys that are hashes already: it passes the `u64` through.
+#[derive(Default)]
+struct KeyIsHash(u64);
+
+impl Hasher for KeyIsHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `HashSet<u64>`; anything else is folded in.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// One line, as [`append`] writes it by a direct scan (the probe parses hundreds per call, and

@@ -748,3 +748,17 @@ fn a_deleted_file_is_not_sent_back_to_read_file() {
     let notice = &out.notices()[0];
     assert!(notice.contains("read_file with path=\"b.txt\""), "{notice}");
 }
+
+#[test]
+fn the_drift_notice_names_the_file_from_the_session_cwd() {
+    let ws = Ws::new();
+    ws.write("src/deep/a.txt", "a\n");
+    ws.read_via_tool("src/deep/a.txt");
+    shell(&ws, "cd src/deep").ok();
+    let out = shell(&ws, "echo b >> a.txt").ok();
+    let notice = &out.notices()[0];
+    // The list shows workspace paths; the suggested call resolves from the cwd.
+    assert!(notice.contains("src/deep/a.txt (changed)"), "{notice}");
+    assert!(notice.contains("read_file with path=\"a.txt\""), "{notice}");
+    ws.call("read_file", json!({"path": "a.txt"})).ok();
+}

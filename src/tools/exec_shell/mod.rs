@@ -152,7 +152,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .with("timeout_ms", args.timeout_ms)
         .with("data", Value::Object(rendered.data)));
     }
-    if let Some(notice) = probe::probe(&ctx.state, ctx.workspace.root()) {
+    if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
         notices.push(notice);
     }
     let mut out = ToolOutput::new(rendered.text);

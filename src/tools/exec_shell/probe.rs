@@ -27,6 +27,7 @@ use std::path::Path;
 use crate::freshness::{self, Fingerprint, Record};
 use crate::journal::{self, Line};
 use crate::state::State;
+use crate::workspace::{quote_arg, Workspace};
 
 /// Timestamps this close are treated as possibly the same filesystem tick.
 const SAME_TICK_NS: i128 = 2_000_000_000;
@@ -40,7 +41,8 @@ enum Drift {
 }
 
 /// Re-checks the session's recently read files; returns the notice for newly drifted ones, if any.
-pub fn probe(state: &State, root: &Path) -> Option<String> {
+pub fn probe(state: &State, workspace: &Workspace) -> Option<String> {
+    let root = workspace.root();
     let lines = journal::recent(state, journal::RECENT);
     if lines.is_empty() {
         return None;
@@ -71,7 +73,7 @@ pub fn probe(state: &State, root: &Path) -> Option<String> {
         return None;
     }
     drifted.sort_by(|a, b| a.0.cmp(&b.0));
-    Some(notice(&drifted))
+    Some(notice(&drifted, workspace))
 }
 
 /// A file that looks drifted against its journal line, judged against its authoritative record:
@@ -234,7 +236,7 @@ fn uncertain(stat: &Stat, line: &Line) -> bool {
     stat.ctime_ns > line.mtime_ns + SAME_TICK_NS || (line.recorded_at_ns - line.mtime_ns).abs() < SAME_TICK_NS
 }
 
-fn notice(drifted: &[(String, Drift)]) -> String {
+fn notice(drifted: &[(String, Drift)], workspace: &Workspace) -> String {
     let shown: Vec<String> = drifted
         .iter()
         .take(NOTICE_PATHS)
@@ -254,9 +256,11 @@ fn notice(drifted: &[(String, Drift)]) -> String {
         shown.join(", ")
     );
     if let Some((first, _)) = drifted.iter().find(|(_, drift)| *drift == Drift::Changed) {
+        // Named so that it resolves from the session cwd, like every suggested call.
+        let path = quote_arg(&workspace.call_path(&workspace.root().join(first)));
         text.push_str(&format!(
             " Your copy of the changed ones is stale: call read_file on them (e.g. read_file with \
-             path=\"{first}\") before editing them."
+             path={path}) before editing them."
         ));
     }
     if drifted.iter().any(|(_, drift)| *drift == Drift::Deleted) {

@@ -284,7 +284,7 @@ pub fn report(
         .with("new_stdout_bytes", new_out.len())
         .with("new_stderr_bytes", new_err.len());
     if status.finished() {
-        if let Some(notice) = probe::probe(&ctx.state, ctx.workspace.root()) {
+        if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
             result = result.notice(notice);
         }
     }
