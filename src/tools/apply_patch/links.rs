@@ -170,7 +170,7 @@ impl LinkStep {
                 Ok(Vec::new())
             }
             LinkStep::Move { link, to } => {
-                let dirs = super::transaction::missing_dirs(&to.abs);
+                let dirs = super::commit::missing_dirs(&to.abs);
                 let moved = to
                     .abs
                     .parent()

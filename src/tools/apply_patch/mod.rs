@@ -2,10 +2,12 @@
 //! or nothing.
 //!
 //! parse (`unified`, `begin_patch`) → plan every file (`transaction::plan`: boundary,
-//! freshness, `apply` with `locate`, syntax gate) → write (`transaction::commit`).
+//! freshness, `apply` with `locate`, syntax gate; `links` for deleting and renaming symlinks)
+//! → write (`commit`).
 
 mod apply;
 mod begin_patch;
+mod commit;
 mod links;
 mod locate;
 mod model;
@@ -85,7 +87,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let summary = summary(&plan.reports, args.dry_run);
     let diff = std::mem::take(&mut plan.diff);
     if !args.dry_run {
-        transaction::commit(ctx, plan)?;
+        commit::commit(ctx, plan.steps)?;
     }
     let mut output = if diff.is_empty() {
         summary

@@ -1,0 +1,248 @@
+//! Writing a computed plan: each step atomic, and on a failure the steps already taken undone
+//! in reverse order — created files removed, replaced and deleted ones written back with their
+//! old bytes and mode, removed or moved symlinks put back — so the tree is left as it was found.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::apply::Splice;
+use super::links::LinkStep;
+use crate::atomic::{write_atomically, write_atomically_parts, WriteOptions};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::freshness::{self, Fingerprint};
+use crate::workspace::WsPath;
+
+pub(super) enum Step {
+    Link(LinkStep),
+    Create {
+        path: WsPath,
+        bytes: NewBytes,
+        mode: Option<u32>,
+    },
+    Replace {
+        path: WsPath,
+        bytes: NewBytes,
+        mode: Option<u32>,
+        old: Rc<Vec<u8>>,
+        old_mode: u32,
+    },
+    Delete {
+        path: WsPath,
+        old: Rc<Vec<u8>>,
+        old_mode: u32,
+    },
+}
+
+/// A file's new bytes: whole, or a splice of an old file's bytes (plain UTF-8, where the
+/// text is the bytes) written part by part.
+pub(super) enum NewBytes {
+    Whole(Vec<u8>),
+    Spliced(Splice, Rc<Vec<u8>>),
+}
+
+impl NewBytes {
+    fn parts(&self) -> Vec<&[u8]> {
+        match self {
+            NewBytes::Whole(bytes) => vec![bytes.as_slice()],
+            NewBytes::Spliced(splice, base) => splice.byte_slices(base).collect(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            NewBytes::Whole(bytes) => bytes.len(),
+            NewBytes::Spliced(splice, _) => splice.len(),
+        }
+    }
+
+    pub(super) fn equals(&self, other: &[u8]) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        let mut rest = other;
+        for part in self.parts() {
+            let (head, tail) = rest.split_at(part.len());
+            if head != part {
+                return false;
+            }
+            rest = tail;
+        }
+        true
+    }
+
+    /// The fingerprint of these bytes as written, under `meta`.
+    fn fingerprint(&self, meta: &fs::Metadata) -> Fingerprint {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for part in self.parts() {
+            hasher.update(part);
+        }
+        Fingerprint {
+            mtime_ns: freshness::mtime_ns(meta),
+            len: meta.len(),
+            hash: (meta.len() <= freshness::HASH_LIMIT).then(|| format!("{:016x}", hasher.digest())),
+        }
+    }
+}
+
+/// How apply_patch writes: atomically (temp file, rename), without fsync — the same guarantee
+/// as `git apply` and GNU `patch`. A reader or a crashed process sees the old file or the new,
+/// never a mix; only a power loss right after the call could lose the new bytes. An fsync per
+/// file (and one per directory) costs more than the whole rest of a large patch on a busy disk.
+const WRITE: WriteOptions = WriteOptions {
+    durable: false,
+    create_parents: true,
+};
+
+/// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
+/// reverse order. Refreshes the session's fingerprints of every file written.
+pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
+    let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        match perform(ctx, step) {
+            Ok(created_dirs) => done.push((i, created_dirs)),
+            Err(err) => {
+                let mut unrestored = Vec::new();
+                for (j, dirs) in done.iter().rev() {
+                    if let Err(path) = undo(ctx, &steps[*j], dirs) {
+                        unrestored.push(path);
+                    }
+                }
+                let restored = if unrestored.is_empty() {
+                    format!(
+                        "The {} file change{} already made {} undone, so the tree is as it was.",
+                        done.len(),
+                        if done.len() == 1 { "" } else { "s" },
+                        if done.len() == 1 { "was" } else { "were" }
+                    )
+                } else {
+                    format!(
+                        "Restoring failed for {}; check those files.",
+                        unrestored.join(", ")
+                    )
+                };
+                let head = err.message.trim_end();
+                let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
+                let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
+                return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
+            }
+        }
+    }
+    for step in &steps {
+        match step {
+            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
+                if let Ok(meta) = fs::metadata(&path.abs) {
+                    freshness::record(&ctx.state, path, bytes.fingerprint(&meta))?;
+                }
+            }
+            Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
+            Step::Link(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Directories that writing `path` would create, deepest first.
+pub(super) fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.exists() {
+            break;
+        }
+        dirs.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    dirs
+}
+
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))
+}
+
+fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
+    match step {
+        Step::Link(link) => {
+            let dirs = link.perform()?;
+            prune_empty_parents(ctx, link.vacated());
+            Ok(dirs)
+        }
+        Step::Create { path, bytes, mode } => {
+            let dirs = missing_dirs(&path.abs);
+            let write = || -> std::io::Result<()> {
+                write_atomically_parts(&path.abs, &bytes.parts(), WRITE)?;
+                if let Some(mode) = mode {
+                    set_mode(&path.abs, *mode)?;
+                }
+                Ok(())
+            };
+            if let Err(err) = write() {
+                let _ = fs::remove_file(&path.abs);
+                remove_dirs(&dirs);
+                return Err(ToolError::io(&path.display, "create", &err));
+            }
+            Ok(dirs)
+        }
+        Step::Replace {
+            path, bytes, mode, ..
+        } => {
+            write_atomically_parts(&path.abs, &bytes.parts(), WRITE)
+                .and_then(|()| mode.map_or(Ok(()), |m| set_mode(&path.abs, m)))
+                .map_err(|err| ToolError::io(&path.display, "write", &err))?;
+            Ok(Vec::new())
+        }
+        Step::Delete { path, .. } => {
+            fs::remove_file(&path.abs).map_err(|err| ToolError::io(&path.display, "delete", &err))?;
+            prune_empty_parents(ctx, &path.abs);
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Removes directories a delete left empty, up to (not including) the workspace root — as
+/// `git apply` does, so a patch that moves the last file out of a directory leaves no husk.
+fn prune_empty_parents(ctx: &Context, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == ctx.workspace.root() || d == ctx.workspace.cwd() || !ctx.workspace.is_inside(d) {
+            break;
+        }
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+fn remove_dirs(dirs: &[PathBuf]) {
+    for dir in dirs {
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+/// Undoes one step; on failure returns the path that could not be restored. A restored file
+/// holds the bytes the session read, so its fingerprint is refreshed to the new mtime.
+fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), String> {
+    match step {
+        Step::Link(link) => link.undo(created_dirs),
+        Step::Create { path, .. } => {
+            fs::remove_file(&path.abs).map_err(|_| path.display.clone())?;
+            remove_dirs(created_dirs);
+            Ok(())
+        }
+        Step::Replace {
+            path, old, old_mode, ..
+        }
+        | Step::Delete { path, old, old_mode } => {
+            write_atomically(&path.abs, old, WriteOptions::USER_FILE)
+                .and_then(|()| set_mode(&path.abs, *old_mode))
+                .map_err(|_| path.display.clone())?;
+            if let Ok(fingerprint) = Fingerprint::of_file(&path.abs) {
+                let _ = freshness::record(&ctx.state, path, fingerprint);
+            }
+            Ok(())
+        }
+    }
+}
