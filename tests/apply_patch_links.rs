@@ -253,3 +253,13 @@ fn only_the_executable_bit_is_taken_from_a_git_mode() {
     assert_eq!(mode("run.sh"), 0o700, "x added where r is; group/other untouched");
     assert_eq!(mode("tool.sh"), 0o640, "x removed; nothing else changed");
 }
+
+#[test]
+fn deleting_a_symlink_that_leads_out_of_the_workspace_is_refused() {
+    let ws = Ws::new();
+    symlink("/zz/nope/outside.txt", ws.join("out.txt"));
+    patch(&ws, "*** Begin Patch\n*** Delete File: out.txt\n*** End Patch\n")
+        .err("outside_workspace")
+        .contains("path escapes workspace");
+    assert!(is_symlink(&ws, "out.txt"));
+}

@@ -26,6 +26,9 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
     let Some(link) = link_at(ctx, &file.path)? else {
         return Ok(false);
     };
+    // A link that leads out of the workspace stays refused, as for every other tool, though
+    // only the link itself would change.
+    ctx.resolve_for_write(&file.path)?;
     let display = link.path.display.clone();
     if plan.claimed_by_links.contains(&link.path.abs) {
         return Err(transaction::claimed_by_link(&display, file));
