@@ -762,3 +762,25 @@ fn the_drift_notice_names_the_file_from_the_session_cwd() {
     assert!(notice.contains("read_file with path=\"a.txt\""), "{notice}");
     ws.call("read_file", json!({"path": "a.txt"})).ok();
 }
+
+#[test]
+fn commands_hidden_in_variables_find_exec_or_watch_follow_the_network_policy() {
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[network]\ndefault = \"deny\"\n");
+    for command in [
+        "C=curl; $C -s http://127.0.0.1:9/",
+        "$(echo curl) -s http://127.0.0.1:9/",
+        "find . -maxdepth 0 -exec curl -s http://127.0.0.1:9/ \\;",
+        "watch -n1 -g curl -s http://127.0.0.1:9/",
+    ] {
+        let out = shell(&ws, command).err("network_denied");
+        assert!(
+            out.message().contains("Nothing was run"),
+            "{command}: {}",
+            out.message()
+        );
+    }
+    // A find -exec of a read-only command, or a watch of one, is not the network.
+    ws.write("a.rs", "fn main() {}\n");
+    shell(&ws, "find . -name '*.rs' -exec wc -l {} +").ok();
+}

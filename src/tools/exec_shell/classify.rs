@@ -176,12 +176,26 @@ impl Walker<'_> {
 
     fn command(&mut self, node: Node) {
         let words = self.words(node);
+        self.simple_command(&words);
+    }
+
+    /// Judges one simple command given as words (also the command `find -exec` or `watch`
+    /// runs).
+    fn simple_command(&mut self, words: &[Word]) {
         let Some(first) = words.first() else {
             return;
         };
         let Some(name) = first.text.as_deref().map(rules::base_name) else {
-            // A command name only known at run time: `$CMD args`.
+            // A command name only known at run time (`$CMD args`, `$(echo curl) …`) could be
+            // anything, the network included, so it is not let past a policy that asks or denies.
             self.read_only = false;
+            self.find(
+                Class::Network,
+                format!(
+                    "`{}` names the command only at run time, so it may need the network",
+                    first.raw
+                ),
+            );
             return;
         };
         let name = name.to_string();
@@ -204,19 +218,46 @@ impl Walker<'_> {
         // `sh -c 'curl …'`: the script is a command line of its own, classified the same way.
         if rules::SHELLS.contains(&name.as_str()) {
             match rules::dash_c_script(args) {
-                Some(Some(script)) if self.depth < MAX_NESTING => {
-                    let nested = classify_at(&script, self.scope, self.cwd.clone(), self.depth + 1);
-                    self.read_only &= nested.class == Class::ReadOnly;
-                    for finding in nested.findings {
-                        self.find(finding.class, finding.reason);
-                    }
+                Some(Some(script)) => self.script(&script),
+                Some(None) => {
+                    self.read_only = false;
+                    self.find(
+                        Class::Network,
+                        format!(
+                            "`{name} -c` runs a script only known at run time, so it may need the network"
+                        ),
+                    );
                 }
-                Some(_) => self.read_only = false,
                 None => {}
             }
         }
+        // Commands that run other commands: each is judged as a command of its own.
+        if self.depth < MAX_NESTING {
+            self.depth += 1;
+            for run in rules::commands_run_by(&name, args) {
+                match run {
+                    rules::Runs::Words(words) => self.simple_command(&words),
+                    rules::Runs::Script(script) => self.script(&script),
+                }
+            }
+            self.depth -= 1;
+        }
         for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
             self.find(Class::Destructive, reason);
+        }
+    }
+
+    /// A script run by a shell (`sh -c SCRIPT`, `watch 'a | b'`), classified like the command
+    /// line itself.
+    fn script(&mut self, script: &str) {
+        if self.depth >= MAX_NESTING {
+            self.read_only = false;
+            return;
+        }
+        let nested = classify_at(script, self.scope, self.cwd.clone(), self.depth + 1);
+        self.read_only &= nested.class == Class::ReadOnly;
+        for finding in nested.findings {
+            self.find(finding.class, finding.reason);
         }
     }
 

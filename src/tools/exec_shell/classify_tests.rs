@@ -53,7 +53,8 @@ const TABLE: &[(&str, Class, &str)] = &[
     ("rm -rf ../sub2", Class::Other, ""),
     ("rm notes.txt", Class::Other, ""),
     ("python3 script.py", Class::Other, ""),
-    ("$EDITOR file", Class::Other, ""),
+    ("find . -name '*.rs' -exec wc -l {} +", Class::Other, ""),
+    ("watch -n 5 ls", Class::Other, ""),
     ("mkdir -p out && touch out/a", Class::Other, ""),
     // Other: file-changing commands whose targets stay inside the workspace.
     ("find / -name '*.rs' -exec grep -l foo {} +", Class::Other, ""),
@@ -107,6 +108,18 @@ const TABLE: &[(&str, Class, &str)] = &[
     ("timeout 5 wget http://x", Class::Network, "wget"),
     ("env A=1 curl http://x", Class::Network, "curl"),
     ("git remote update", Class::Network, "git remote update"),
+    ("C=curl; $C -s http://x", Class::Network, "only at run time"),
+    ("$(echo curl) -s http://x", Class::Network, "only at run time"),
+    (
+        "find . -maxdepth 0 -exec curl -s http://x \\;",
+        Class::Network,
+        "curl",
+    ),
+    ("watch -n1 -g curl -s http://x", Class::Network, "curl"),
+    ("watch 'curl -s http://x | head'", Class::Network, "curl"),
+    ("watch -x wget http://x", Class::Network, "wget"),
+    ("python3 -m pip download requests", Class::Network, "pip"),
+    ("npm view react version", Class::Network, "npm view"),
     ("cargo add serde", Class::Network, "cargo add"),
     // Destructive.
     ("rm -rf /", Class::Destructive, "filesystem root"),
@@ -136,6 +149,16 @@ const TABLE: &[(&str, Class, &str)] = &[
         "outside the workspace",
     ),
     ("find / -exec rm -rf {} +", Class::Destructive, "find -exec rm"),
+    (
+        "find . -exec sudo rm -rf / \\;",
+        Class::Destructive,
+        "filesystem root",
+    ),
+    (
+        "watch 'rm -rf /zz/nope'",
+        Class::Destructive,
+        "outside the workspace",
+    ),
     ("find \"$D\" -delete", Class::Destructive, "run time"),
     ("chmod -R 777 /", Class::Destructive, "changes the mode of `/`"),
     (
@@ -257,7 +280,7 @@ const TABLE: &[(&str, Class, &str)] = &[
         "outside the workspace",
     ),
     ("sh -c 'ls -la'", Class::ReadOnly, ""),
-    ("sh -c \"$CMD\"", Class::Other, ""),
+    ("sh -c \"$CMD\"", Class::Network, "only known at run time"),
     ("sh script.sh", Class::Other, ""),
 ];
 

@@ -305,7 +305,10 @@ fn network_subcommands(name: &str) -> &'static [&'static str] {
         "cargo" => &[
             "install", "fetch", "update", "publish", "search", "login", "owner", "yank", "add",
         ],
-        "npm" => &["install", "i", "add", "update", "publish", "ci", "exec"],
+        "npm" => &[
+            "install", "i", "add", "update", "publish", "ci", "exec", "view", "info", "show", "search",
+            "outdated", "audit", "login", "whoami", "ping",
+        ],
         "pnpm" => &["install", "i", "add", "update", "publish", "dlx"],
         "yarn" => &["install", "add", "update", "upgrade", "publish", "dlx"],
         "bun" => &["install", "i", "add", "update", "x"],
@@ -368,7 +371,7 @@ pub fn network(name: &str, args: &[Word]) -> Option<String> {
             Some("`pacman -S` downloads packages".to_string())
         }
         _ if name.starts_with("python") && pip_module_install(args) => {
-            Some("`python -m pip install` downloads".to_string())
+            Some("`python -m pip install|download` downloads packages".to_string())
         }
         _ => None,
     }
@@ -378,7 +381,7 @@ fn pip_module_install(args: &[Word]) -> bool {
     let texts: Vec<&str> = args.iter().filter_map(|w| w.text.as_deref()).collect();
     texts
         .windows(3)
-        .any(|w| w[0] == "-m" && w[1].starts_with("pip") && w[2] == "install")
+        .any(|w| w[0] == "-m" && w[1].starts_with("pip") && matches!(w[2], "install" | "download"))
 }
 
 /// Why `name args` is destructive on its own (rm targets are judged in [`rm_targets`]).
@@ -422,6 +425,70 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
             .any(|w| w.substitutes_command)
             .then(|| format!("`{name}` runs a script produced by another command")),
         _ => None,
+    }
+}
+
+/// A command that another command runs.
+pub enum Runs {
+    /// Run directly, as words (`find -exec CMD ARGS… ;`, `watch -x CMD ARGS…`).
+    Words(Vec<Word>),
+    /// Joined and run by `sh -c` (`watch CMD ARGS…`).
+    Script(String),
+}
+
+/// The commands `name args` runs: each `-exec`/`-execdir`/`-ok`/`-okdir` of `find`, and the
+/// command `watch` repeats (`sudo`, `env`, `xargs`, `timeout` … are unwrapped before this).
+pub fn commands_run_by(name: &str, args: &[Word]) -> Vec<Runs> {
+    match name {
+        "find" => {
+            let mut runs = Vec::new();
+            let mut i = 0;
+            while i < args.len() {
+                if args[i].is_any(&["-exec", "-execdir", "-ok", "-okdir"]) {
+                    let end = args[i + 1..]
+                        .iter()
+                        .position(|w| w.is_any(&[";", "+"]))
+                        .map_or(args.len(), |at| i + 1 + at);
+                    runs.push(Runs::Words(unwrap_prefixes(args[i + 1..end].to_vec())));
+                    i = end;
+                }
+                i += 1;
+            }
+            runs
+        }
+        "watch" => {
+            let mut i = 0;
+            let mut exec = false;
+            while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
+                match text {
+                    "-n" | "--interval" | "-q" | "--equexit" => i += 2,
+                    "-x" | "--exec" => {
+                        exec = true;
+                        i += 1;
+                    }
+                    "--" => {
+                        i += 1;
+                        break;
+                    }
+                    _ if text.starts_with('-') => i += 1,
+                    _ => break,
+                }
+            }
+            let command = &args[i.min(args.len())..];
+            if command.is_empty() {
+                Vec::new()
+            } else if exec {
+                vec![Runs::Words(unwrap_prefixes(command.to_vec()))]
+            } else {
+                // watch joins its arguments with spaces and hands them to `sh -c`.
+                let texts: Option<Vec<&str>> = command.iter().map(|w| w.text.as_deref()).collect();
+                match texts {
+                    Some(texts) => vec![Runs::Script(texts.join(" "))],
+                    None => vec![Runs::Words(command.to_vec())],
+                }
+            }
+        }
+        _ => Vec::new(),
     }
 }
 
