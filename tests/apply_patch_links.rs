@@ -263,3 +263,42 @@ fn deleting_a_symlink_that_leads_out_of_the_workspace_is_refused() {
         .contains("path escapes workspace");
     assert!(is_symlink(&ws, "out.txt"));
 }
+
+#[test]
+fn a_git_deletion_of_a_symlink_removes_the_link_after_checking_its_text() {
+    let ws = linked();
+    let out = patch(
+        &ws,
+        "diff --git a/link.txt b/link.txt\ndeleted file mode 120000\nindex 1111111..0000000\n--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-target.txt\n\\ No newline at end of file\n",
+    )
+    .ok();
+    assert!(!ws.exists("link.txt"));
+    assert_eq!(ws.read_string("target.txt"), "keep me\n");
+    assert!(out.output().contains("D link.txt"), "{}", out.output());
+}
+
+#[test]
+fn a_git_deletion_of_a_symlink_with_another_text_is_refused() {
+    let ws = linked();
+    patch(
+        &ws,
+        "diff --git a/link.txt b/link.txt\ndeleted file mode 120000\n--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-elsewhere.txt\n\\ No newline at end of file\n",
+    )
+    .err("patch_failed")
+    .contains("but it points to `target.txt`");
+    assert!(is_symlink(&ws, "link.txt"));
+}
+
+#[test]
+fn a_git_symlink_deletion_of_a_regular_file_is_refused() {
+    let ws = Ws::new();
+    ws.write("plain.txt", "target.txt");
+    ws.read_via_tool("plain.txt");
+    patch(
+        &ws,
+        "diff --git a/plain.txt b/plain.txt\ndeleted file mode 120000\n--- a/plain.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-target.txt\n\\ No newline at end of file\n",
+    )
+    .err("patch_failed")
+    .contains("is not a symlink here");
+    assert_eq!(ws.read_string("plain.txt"), "target.txt");
+}

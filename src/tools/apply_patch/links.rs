@@ -10,7 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::model::{FilePatch, Op};
+use super::model::{FilePatch, Op, Tag};
 use super::transaction::{self, Planning};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
@@ -24,6 +24,9 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
         return Ok(false);
     }
     let Some(link) = link_at(ctx, &file.path)? else {
+        if file.symlink {
+            return Err(not_a_link(ctx, file));
+        }
         return Ok(false);
     };
     // A link that leads out of the workspace stays refused, as for every other tool, though
@@ -66,7 +69,9 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
             // Hunks are checked against the content seen through the link (what read_file showed),
             // which must be fresh; the content itself stays.
             let mut hunks = Vec::new();
-            if !file.hunks.is_empty() {
+            if file.symlink {
+                check_link_text(&link, file)?;
+            } else if !file.hunks.is_empty() {
                 let source = transaction::slot(ctx, plan, &file.path, file)?;
                 transaction::materialize(plan, source);
                 let current = transaction::existing(ctx, plan, source, file)?;
@@ -82,6 +87,50 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
         }
     }
     Ok(true)
+}
+
+/// A git symlink deletion's removed lines are the link's text; they must be what it holds.
+fn check_link_text(link: &Link, file: &FilePatch) -> Result<(), ToolError> {
+    let removed: Vec<&str> = file
+        .hunks
+        .iter()
+        .flat_map(|h| &h.body)
+        .filter(|l| l.tag == Tag::Remove)
+        .map(|l| l.text.as_str())
+        .collect();
+    let actual = link.target.to_string_lossy();
+    if removed.is_empty() || removed.join("\n") == actual {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorCode::PatchFailed,
+        format!(
+            "the patch deletes the symlink `{}` (patch line {}) pointing to `{}`, but it points to \
+             `{actual}`, so the patch was made against another tree and nothing was written. Check the \
+             link with list_dir, then regenerate the patch.",
+            link.path.display,
+            file.line,
+            removed.join("\n")
+        ),
+    )
+    .with("path", link.path.display.clone()))
+}
+
+/// A git symlink deletion for a path that is not a symlink here.
+fn not_a_link(ctx: &Context, file: &FilePatch) -> ToolError {
+    let shown = ctx
+        .resolve(&file.path)
+        .map_or_else(|_| file.path.clone(), |p| p.display);
+    ToolError::new(
+        ErrorCode::PatchFailed,
+        format!(
+            "the patch deletes the symlink `{shown}` (`deleted file mode 120000`, patch line {}), but \
+             `{shown}` is not a symlink here, so nothing was written. Check it with list_dir; to delete \
+             a regular file, the patch must say `deleted file mode 100644` and remove its lines.",
+            file.line
+        ),
+    )
+    .with("path", shown)
 }
 
 /// Where a renamed link goes: a path that does not exist and no other part of the patch uses.

@@ -77,6 +77,9 @@ pub struct FilePatch {
     /// Whether the file becomes executable (`new mode`, `new file mode`): the only part of a
     /// git mode apply_patch takes, as git itself does for regular files.
     pub executable: Option<bool>,
+    /// A git deletion of a symlink (`deleted file mode 120000`): the hunks hold the link's
+    /// text, not a file's content, and only the link is removed.
+    pub symlink: bool,
     /// Added lines take their line ending from the patch (it carries CRLF lines explicitly,
     /// as `git diff` of a CRLF file does) rather than from the file.
     pub explicit_endings: bool,
@@ -93,6 +96,7 @@ impl FilePatch {
             copy: false,
             hunks: Vec::new(),
             executable: None,
+            symlink: false,
             explicit_endings: false,
             line,
         }

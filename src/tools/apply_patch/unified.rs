@@ -414,7 +414,7 @@ fn unsupported_mode(
         *line,
         format!(
             "the patch's change to `{path}` is for {kind} (`{}` at patch line {line}); apply_patch changes \
-             regular files only and does not create, change or delete symlinks or submodules, so nothing \
+             regular files only and does not create or change symlinks or submodules, so nothing \
              was written. Take that file's part out of the patch, apply the rest, and {instead}.",
             clip(text)
         ),
@@ -606,8 +606,24 @@ fn settle_git(
     let new = new.map(|n| strip(&n, level));
     let line = header.line;
     if let Some(special) = &header.special {
-        let path = new.as_deref().or(old.as_deref()).unwrap_or_default();
-        return Err(unsupported_mode(special, &header, path, &hunks));
+        // Deleting a symlink is the one symlink change apply_patch makes (it removes the link,
+        // as `*** Delete File:` does); creating or changing one it refuses.
+        let deletes_link = special.0 & TYPE_BITS == SYMLINK
+            && header.deleted
+            && header.new_file_mode.is_none()
+            && header.new_mode.is_none();
+        match old {
+            Some(path) if deletes_link => {
+                let mut file = FilePatch::new(Op::Delete, path, line);
+                file.symlink = true;
+                file.hunks = hunks;
+                return Ok(file);
+            }
+            _ => {
+                let path = new.as_deref().or(old.as_deref()).unwrap_or_default();
+                return Err(unsupported_mode(special, &header, path, &hunks));
+            }
+        }
     }
     let executable = |mode: Option<u32>| mode.map(|m| m & 0o111 != 0);
     let mut file = if header.new_file_mode.is_some() || old.is_none() {
