@@ -156,11 +156,17 @@ fn search_with_anchors_is_refused() {
 fn one_anchor_alone_is_refused() {
     refused(
         json!({"path": "a.txt", "replace": "z", "search_start": "x"}),
-        &["pass search_start and search_end together, or neither"],
+        &[
+            "pass search_start and search_end together, or neither",
+            "passed search_start without search_end: add search_end",
+        ],
     );
     refused(
         json!({"path": "a.txt", "replace": "z", "search_end": "x"}),
-        &["pass search_start and search_end together, or neither"],
+        &[
+            "pass search_start and search_end together, or neither",
+            "passed search_end without search_start: add search_start",
+        ],
     );
 }
 

@@ -86,13 +86,17 @@ fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
                     .into(),
             )
         }
-        (None, Some(_), None) | (None, None, Some(_)) => {
-            return invalid(
+        (None, start @ Some(_), None) | (None, start @ None, Some(_)) => {
+            let (given, missing) = if start.is_some() {
+                ("search_start", "search_end")
+            } else {
+                ("search_end", "search_start")
+            };
+            return invalid(format!(
                 "pass search_start and search_end together, or neither: search_start is the text \
-                 where the range begins, search_end the text where it ends (both included). For a \
-                 single span pass search instead."
-                    .into(),
-            )
+                 where the range begins, search_end the text where it ends (both included). This call \
+                 passed {given} without {missing}: add {missing}, or pass search instead for a single span."
+            ));
         }
         (None, None, None) => {
             return invalid(
