@@ -13,6 +13,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod context;
+pub mod deep_stack;
 pub mod diff;
 pub mod envelope;
 pub mod error;

@@ -15,10 +15,12 @@ use crate::error::{ErrorCode, ToolError};
 /// call; such files are data dumps, not hand-edited sources).
 const MAX_GATED_BYTES: usize = 32 * 1024 * 1024;
 
-/// syn recurses once per nesting level; a deeply nested file would overflow the default stack,
-/// which aborts the process instead of returning an error. Rust parsing runs on a thread with
-/// this much stack.
-const RUST_PARSE_STACK: usize = 256 * 1024 * 1024;
+/// syn recurses once or more per nesting level, so a deeply nested file would overflow the
+/// stack, which aborts the process instead of returning an error. Rust parsing runs on a
+/// [`crate::deep_stack`] thread, and a file whose nesting (measured by [`rust_nesting`]) passes
+/// this limit is not parsed at all: like an oversized file, it is let through unjudged. Real
+/// code nests a few dozen levels; generated code a few hundred.
+pub const MAX_RUST_NESTING: usize = 5000;
 
 /// The languages the gate knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,43 +190,171 @@ fn parse_toml(text: &str) -> Result<(), ParseFailure> {
 }
 
 fn parse_rust(text: &str) -> Result<(), ParseFailure> {
-    let owned = text.to_string();
-    let worker =
-        std::thread::Builder::new()
-            .stack_size(RUST_PARSE_STACK)
-            .spawn(move || match syn::parse_file(&owned) {
-                Ok(_) => Ok(()),
-                Err(err) => {
-                    let start = err.span().start();
-                    let message = err.to_string();
-                    // syn reports running out of input at the call-site span, which
-                    // proc-macro2 places at line 1 (or 0); the input ended after its last
-                    // non-blank character, so that is where the caret goes.
-                    let (line, column) = if start.line == 0 || message.starts_with("unexpected end of input")
-                    {
-                        line_column_of(&owned, owned.trim_end().len())
-                    } else {
-                        // proc-macro2 columns are 0-based characters.
-                        (start.line, start.column + 1)
-                    };
-                    Err(ParseFailure {
-                        message,
-                        line,
-                        column,
-                        end_line: line,
-                    })
-                }
-            });
-    match worker {
-        Ok(handle) => handle.join().unwrap_or(Err(ParseFailure {
-            message: "the Rust parser failed on this input".to_string(),
-            line: 1,
-            column: 1,
-            end_line: 1,
-        })),
-        // No thread available: better to let the write through than to block it.
-        Err(_) => Ok(()),
+    if rust_nesting(text) > MAX_RUST_NESTING {
+        return Ok(());
     }
+    let parsed = crate::deep_stack::with_deep_stack(|| match syn::parse_file(text) {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let start = err.span().start();
+            let message = err.to_string();
+            // syn reports running out of input at the call-site span, which proc-macro2 places
+            // at line 1 (or 0); the input ended after its last non-blank character, so that is
+            // where the caret goes.
+            let (line, column) = if start.line == 0 || message.starts_with("unexpected end of input") {
+                line_column_of(text, text.trim_end().len())
+            } else {
+                // proc-macro2 columns are 0-based characters.
+                (start.line, start.column + 1)
+            };
+            Err(ParseFailure {
+                message,
+                line,
+                column,
+                end_line: line,
+            })
+        }
+    });
+    // No thread, or the parser panicked: better to let the write through than to block it.
+    parsed.unwrap_or(Ok(()))
+}
+
+/// An upper estimate of how deeply syn will recurse on `text`, in one linear pass: the most
+/// constructs open at once, counting brackets, `<` (generics), prefix-capable operators
+/// (`- ! * &`), closure bars, prefix keywords (`return`, `move`…), `=` (assignment chains)
+/// and `else if` chains. Operators and `<` count until the
+/// `;`, `,` or closing bracket that ends them, `<` also until its `>`. Comments, strings and
+/// character literals are skipped. Overcounting only costs the gate a long expression of
+/// thousands of operators, which it then leaves unjudged.
+pub fn rust_nesting(text: &str) -> usize {
+    #[derive(PartialEq)]
+    enum Open {
+        Bracket,
+        Angle,
+        Other,
+    }
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut deepest = 0;
+    let mut previous_word: &str = "";
+    let mut i = 0;
+    let pop_markers = |stack: &mut Vec<Open>| {
+        while stack.last().is_some_and(|top| *top != Open::Bracket) {
+            stack.pop();
+        }
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        let next = bytes.get(i + 1).copied().unwrap_or(0);
+        let prev = if i > 0 { bytes[i - 1] } else { 0 };
+        let mut word = "";
+        match c {
+            b'/' if next == b'/' => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |at| i + at);
+                continue;
+            }
+            b'/' if next == b'*' => {
+                let mut depth = 0usize;
+                while i < bytes.len() {
+                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'"' => {
+                // A raw string `r#"…"#` ends at a quote followed by as many hashes.
+                let hashes = bytes[..i].iter().rev().take_while(|&&b| b == b'#').count();
+                let raw = i > hashes && matches!(bytes[i - hashes - 1], b'r');
+                i += 1;
+                while i < bytes.len() {
+                    if !raw && bytes[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if bytes[i] == b'"'
+                        && (!raw || bytes[i + 1..].iter().take_while(|&&b| b == b'#').count() >= hashes)
+                    {
+                        i += 1 + if raw { hashes } else { 0 };
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'\'' => {
+                // A character literal (`'x'`, `'\n'`, `'é'`); otherwise a lifetime or label.
+                if next == b'\\' {
+                    let end = bytes[i + 2..]
+                        .iter()
+                        .position(|&b| b == b'\'')
+                        .map_or(bytes.len(), |at| i + 3 + at);
+                    i = end;
+                    continue;
+                }
+                let width = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                if width > 0 && bytes.get(i + 1 + width) == Some(&b'\'') {
+                    i += 2 + width;
+                    continue;
+                }
+            }
+            b'(' | b'[' | b'{' => stack.push(Open::Bracket),
+            b')' | b']' | b'}' => {
+                pop_markers(&mut stack);
+                stack.pop();
+            }
+            b';' | b',' => pop_markers(&mut stack),
+            b'<' if next != b'=' => stack.push(Open::Angle),
+            b'>' if !matches!(prev, b'-' | b'=') => {
+                while let Some(top) = stack.pop() {
+                    if top != Open::Other {
+                        if top == Open::Bracket {
+                            stack.push(top);
+                        }
+                        break;
+                    }
+                }
+            }
+            b'-' if !matches!(next, b'>' | b'=') => stack.push(Open::Other),
+            b'!' | b'*' | b'&' | b'|' if next != b'=' => stack.push(Open::Other),
+            b'=' if !matches!(next, b'=' | b'>')
+                && !matches!(
+                    prev,
+                    b'=' | b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'^' | b'&' | b'|'
+                ) =>
+            {
+                stack.push(Open::Other)
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                word = &text[start..i];
+                let prefix = matches!(word, "return" | "break" | "yield" | "move" | "async");
+                if prefix || (word == "if" && previous_word == "else") {
+                    stack.push(Open::Other);
+                }
+                i -= 1;
+            }
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            previous_word = word;
+        }
+        deepest = deepest.max(stack.len());
+        i += 1;
+    }
+    deepest
 }
 
 /// tree-sitter always yields a tree, recovering from errors with ERROR and MISSING nodes; the

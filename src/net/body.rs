@@ -39,6 +39,8 @@ pub struct Rendered {
     pub charset: &'static str,
     /// How the text was produced: `markdown`, `text`, `pretty-json`, `raw`.
     pub rendering: &'static str,
+    /// Why the body is not shown in the requested format, when it is not.
+    pub notice: Option<String>,
 }
 
 /// Decodes and renders `bytes`. `complete` is false when the byte cap cut the body, in which
@@ -58,13 +60,31 @@ pub fn render(
             kind,
             charset: "binary",
             rendering: "none",
+            notice: None,
         };
     }
     let encoding = encoding_for(bytes, charset, kind);
     let text = decode(bytes, encoding, complete);
+    let mut notice = None;
     let (text, rendering) = match (format, kind) {
         (Format::Raw, _) => (text, "raw"),
-        (Format::Markdown, Kind::Html) => (html_to_markdown(&text), "markdown"),
+        (Format::Markdown, Kind::Html) => {
+            // htmd walks the tree recursively: see `deep_stack`. Without such a thread the
+            // plain text rendering (which does not recurse) is the safe answer.
+            let markdown = crate::deep_stack::with_deep_stack(|| html_to_markdown(&text));
+            match markdown {
+                Some(Ok(markdown)) => (markdown, "markdown"),
+                Some(Err(depth)) => {
+                    notice = Some(format!(
+                        "the page nests its elements {depth} levels deep, more than the \
+                         {MAX_MARKDOWN_DEPTH} the markdown conversion goes, so it is shown as \
+                         plain text (format=\"text\")."
+                    ));
+                    (html_to_text(&text), "text")
+                }
+                None => (html_to_text(&text), "text"),
+            }
+        }
         (Format::Text, Kind::Html) => (html_to_text(&text), "text"),
         (_, Kind::Json) => match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(value) => (
@@ -80,6 +100,7 @@ pub fn render(
         kind,
         charset: encoding.name(),
         rendering,
+        notice,
     }
 }
 
@@ -196,14 +217,37 @@ const DROPPED: &[&str] = &[
     "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "head",
 ];
 
-fn html_to_markdown(html: &str) -> String {
+/// The deepest element nesting converted to markdown. htmd recurses several frames per level;
+/// real pages nest a few dozen levels, so this refuses only pathological ones, and the
+/// [`crate::deep_stack`] thread holds it many times over.
+pub const MAX_MARKDOWN_DEPTH: usize = 1000;
+
+/// The page as markdown, or (`Err`) the nesting depth that is too deep to convert.
+fn html_to_markdown(html: &str) -> Result<String, usize> {
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(DROPPED.to_vec())
         .build();
-    match converter.convert(html) {
-        Ok(markdown) => tidy(&markdown),
-        Err(_) => html_to_text(html),
+    let Ok(tree) = converter.html_to_tree(html) else {
+        return Ok(html_to_text(html));
+    };
+    let depth = tree_depth(&tree);
+    if depth > MAX_MARKDOWN_DEPTH {
+        return Err(depth);
     }
+    Ok(tidy(&converter.tree_to_markdown(&tree)))
+}
+
+/// The deepest nesting of `tree`, measured without recursion.
+fn tree_depth(tree: &std::rc::Rc<htmd::Node>) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(tree.clone(), 0usize)];
+    while let Some((node, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        for child in node.children.borrow().iter() {
+            pending.push((child.clone(), depth + 1));
+        }
+    }
+    deepest
 }
 
 /// Makes the relative link and image targets of converted markdown absolute against `base`
@@ -277,49 +321,64 @@ const BLOCKS: &[&str] = &[
     "form",
 ];
 
-fn text_of(node: &htmd::Node, out: &mut String) {
+/// Appends the text of `tree`, walking it with an explicit stack (a page may nest
+/// arbitrarily deep, and this is the rendering that must never fail).
+fn text_of(tree: &std::rc::Rc<htmd::Node>, out: &mut String) {
     use markup5ever_rcdom::NodeData;
-    match &node.data {
-        NodeData::Text { contents } => {
-            let text = contents.borrow();
-            let mut last_space = out.ends_with([' ', '\n']) || out.is_empty();
-            for c in text.chars() {
-                if c.is_whitespace() {
-                    if !last_space {
-                        out.push(' ');
-                        last_space = true;
+    enum Step {
+        Enter(std::rc::Rc<htmd::Node>),
+        /// After a block element's children.
+        Leave,
+    }
+    let mut steps = vec![Step::Enter(tree.clone())];
+    while let Some(step) = steps.pop() {
+        let node = match step {
+            Step::Enter(node) => node,
+            Step::Leave => {
+                newline(out);
+                continue;
+            }
+        };
+        match &node.data {
+            NodeData::Text { contents } => {
+                let text = contents.borrow();
+                let mut last_space = out.ends_with([' ', '\n']) || out.is_empty();
+                for c in text.chars() {
+                    if c.is_whitespace() {
+                        if !last_space {
+                            out.push(' ');
+                            last_space = true;
+                        }
+                    } else {
+                        out.push(c);
+                        last_space = false;
                     }
-                } else {
-                    out.push(c);
-                    last_space = false;
                 }
             }
+            NodeData::Element { name, .. } => {
+                let tag: &str = &name.local;
+                if DROPPED.contains(&tag) {
+                    continue;
+                }
+                let block = BLOCKS.contains(&tag);
+                if block {
+                    newline(out);
+                    steps.push(Step::Leave);
+                }
+                if tag == "li" {
+                    out.push_str("- ");
+                }
+                for child in node.children.borrow().iter().rev() {
+                    steps.push(Step::Enter(child.clone()));
+                }
+            }
+            NodeData::Document => {
+                for child in node.children.borrow().iter().rev() {
+                    steps.push(Step::Enter(child.clone()));
+                }
+            }
+            _ => {}
         }
-        NodeData::Element { name, .. } => {
-            let tag: &str = &name.local;
-            if DROPPED.contains(&tag) {
-                return;
-            }
-            let block = BLOCKS.contains(&tag);
-            if block {
-                newline(out);
-            }
-            if tag == "li" {
-                out.push_str("- ");
-            }
-            for child in node.children.borrow().iter() {
-                text_of(child, out);
-            }
-            if block {
-                newline(out);
-            }
-        }
-        NodeData::Document => {
-            for child in node.children.borrow().iter() {
-                text_of(child, out);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -444,6 +503,26 @@ mod tests {
             absolute_links(md, &base),
             "[a](https://docs.rs/x) [b](https://docs.rs/regex/latest/regex/struct.Regex.html \"t\") \
              [c](#top) [d](https://e.com/) ![i](https://docs.rs/regex/latest/img.png) [m](mailto:a@b.c)"
+        );
+    }
+
+    #[test]
+    fn deep_pages_fall_back_to_text() {
+        let deep = format!("{}x", "<div>".repeat(10_000));
+        let out = render(deep.as_bytes(), Some("text/html"), None, true, Format::Markdown);
+        assert_eq!((out.text.as_str(), out.rendering), ("x", "text"));
+        assert!(out.notice.expect("notice").contains("levels deep"));
+        let shallow = format!("{}x", "<div>".repeat(50));
+        let out = render(
+            shallow.as_bytes(),
+            Some("text/html"),
+            None,
+            true,
+            Format::Markdown,
+        );
+        assert_eq!(
+            (out.text.as_str(), out.rendering, out.notice),
+            ("x", "markdown", None)
         );
     }
 

@@ -163,6 +163,9 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
         if rendered.rendering == "markdown" {
             rendered.text = body::absolute_links(&rendered.text, &url);
         }
+        if let Some(notice) = rendered.notice.take() {
+            notices.push(notice);
+        }
         return Ok(Fetched {
             final_url: url,
             status,

@@ -74,6 +74,14 @@ fn site() -> Server {
             "/to-denied" => redirect(301, &format!("http://denied.test:{port}/page")),
             "/to-file" => redirect(302, "file:///etc/passwd"),
             "/relative" => redirect(303, "/page"),
+            "/deep-div" => html(200, &format!("{}x", "<div>".repeat(10_000))),
+            "/deep-b" => html(200, &format!("{}x", "<b>".repeat(20_000))),
+            "/deep-li" => html(200, &format!("{}x", "<ul><li>".repeat(5_000))),
+            "/deep-json" => Reply::Full(
+                200,
+                vec![("Content-Type".into(), "application/json".into())],
+                format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+            ),
             path if path.starts_with("/hop/") => {
                 let n: u32 = path[5..].parse().unwrap_or(0);
                 if n == 0 {
@@ -183,6 +191,36 @@ fn json_and_charsets() {
     assert!(out.output().contains("\n\naé€\n\n[truncated"), "{}", out.output());
     assert!(!out.output().contains('\u{FFFD}'));
     assert!(out.output().contains("max_bytes=36"), "{}", out.output());
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn deeply_nested_pages_fall_back_to_text() {
+    assert_private_namespace();
+    let server = site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    for path in ["/deep-div", "/deep-b", "/deep-li"] {
+        let out = fetch(&ws, &server.url(path)).ok();
+        assert_eq!(out.data()["format"], "text", "{path}");
+        assert!(out.output().ends_with('x'), "{path}: {}", out.output());
+        assert!(
+            out.output().contains("shown as plain text"),
+            "{path}: {}",
+            out.output()
+        );
+        assert!(
+            out.notices()
+                .iter()
+                .any(|n| n.contains("levels deep") && n.contains("format=\"text\"")),
+            "{path}: {:?}",
+            out.notices()
+        );
+    }
+    // serde_json stops at 128 levels: the body comes back as sent.
+    let out = fetch(&ws, &server.url("/deep-json")).ok();
+    assert_eq!(out.data()["format"], "raw");
+    assert!(out.output().contains("\n\n[[[[[[[["), "the body is missing");
 }
 
 /// Fetches `url` with `max_bytes`, asserting the body was cut at exactly that many bytes, fast.
