@@ -27,7 +27,7 @@ use url::{Host, Url};
 use crate::approval::ApprovalRequest;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::net::policy::{normalize_host, Decision, Policy};
+use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
 
 /// Names that mean this machine without asking DNS (RFC 6761 and the usual /etc/hosts aliases).
@@ -155,9 +155,9 @@ fn check_shape(url: &Url) -> Result<(), String> {
     Ok(())
 }
 
-/// The host as the policy and approvals see it: lowercase, no trailing dot, no brackets.
+/// The host as the policy, approvals and `--persist` see it: its [`canonical`] spelling.
 pub fn policy_host(url: &Url) -> String {
-    normalize_host(url.host_str().unwrap_or_default())
+    canonical(url.host_str().unwrap_or_default())
 }
 
 /// Gates 2 to 6 for one hop. Returns the checked addresses to connect to, in order (never empty).
@@ -356,7 +356,7 @@ impl ureq::unversioned::resolver::Resolver for PinnedResolver {
         _config: &ureq::config::Config,
         _timeout: ureq::unversioned::transport::NextTimeout,
     ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
-        if uri.host().map(normalize_host).as_deref() != Some(self.host.as_str()) {
+        if uri.host().map(canonical).as_deref() != Some(self.host.as_str()) {
             return Err(ureq::Error::HostNotFound);
         }
         let mut addrs = self.empty();

@@ -8,14 +8,14 @@ use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use crate::atomic::{write_atomically, WriteOptions};
 use crate::error::{ErrorCode, ToolError};
-use crate::net::policy::normalize_host;
+use crate::net::policy::canonical;
 use crate::state::Lock;
 
 const CONFIG: &str = ".codesmith/config.toml";
 
 /// Adds `host` to `[network] allow` of the workspace at `root`. Returns a sentence for the output.
 pub fn allow_host(root: &Path, host: &str) -> Result<String, ToolError> {
-    let host = normalize_host(host);
+    let host = canonical(host);
     let dir = root.join(".codesmith");
     let path = dir.join("config.toml");
     let io = |action: &str, err: &std::io::Error| ToolError::io(CONFIG, action, err);
@@ -63,7 +63,7 @@ pub fn allow_host(root: &Path, host: &str) -> Result<String, ToolError> {
     };
     let present = list
         .iter()
-        .any(|v| v.as_str().is_some_and(|s| normalize_host(s) == host));
+        .any(|v| v.as_str().is_some_and(|s| canonical(s) == host));
     if present {
         return Ok(format!("`{host}` was already in [network] allow of {CONFIG}."));
     }

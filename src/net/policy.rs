@@ -100,8 +100,17 @@ pub fn normalize_host(host: &str) -> String {
     host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase()
 }
 
-/// A list entry spelled the way the URL parser spells hosts, so entries match what fetch_url
-/// sees: IDNA to punycode (`bücher.de` → `xn--bcher-kva.de`), IP addresses in canonical form.
+/// The one spelling of a host that the policy, approvals and `--persist` use, from any
+/// spelling (case, trailing dot, brackets, IDNA, every IPv4 form the URL parser reads):
+/// names in lowercase punycode, IPv4 dotted, IPv6 compressed lowercase, and an IPv4-mapped
+/// IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) as the IPv4 it carries, since that is
+/// where a connection to it goes. A deny entry for `127.0.0.1` therefore also denies
+/// `[::ffff:127.0.0.1]`, `2130706433` and `127.1`.
+pub fn canonical(host: &str) -> String {
+    canonical_host(&normalize_host(host))
+}
+
+/// [`canonical`] for a host already through [`normalize_host`].
 fn canonical_host(host: &str) -> String {
     let bracketed;
     let input = if host.contains(':') {
@@ -113,7 +122,10 @@ fn canonical_host(host: &str) -> String {
     match url::Host::parse(input) {
         Ok(url::Host::Domain(domain)) => domain,
         Ok(url::Host::Ipv4(ip)) => ip.to_string(),
-        Ok(url::Host::Ipv6(ip)) => ip.to_string(),
+        Ok(url::Host::Ipv6(ip)) => match ip.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => ip.to_string(),
+        },
         Err(_) => host.to_string(),
     }
 }
@@ -185,10 +197,10 @@ impl Policy {
         policy
     }
 
-    /// The decision for `host` (any spelling: case, trailing dot and brackets are ignored).
-    /// Deny wins over allow; a host on neither list gets the default.
+    /// The decision for `host` (any spelling: see [`canonical`]). Deny wins over allow; a host
+    /// on neither list gets the default.
     pub fn decide(&self, host: &str) -> Decision {
-        let host = normalize_host(host);
+        let host = canonical(host);
         if self.deny.iter().any(|p| p.matches(&host)) {
             return Decision::Deny;
         }
@@ -202,7 +214,7 @@ impl Policy {
 
     /// Whether `host` is refused by the deny list itself (rather than by the default).
     pub fn on_deny_list(&self, host: &str) -> bool {
-        let host = normalize_host(host);
+        let host = canonical(host);
         self.deny.iter().any(|p| p.matches(&host))
     }
 
@@ -454,6 +466,33 @@ mod tests {
         assert_eq!(p.decide("xn--bcher-kva.de"), Decision::Allow);
         assert_eq!(p.decide("www.xn--mller-kva.example"), Decision::Allow);
         assert_eq!(p.decide("[::1]"), Decision::Allow);
+    }
+
+    #[test]
+    fn every_spelling_of_an_address_is_one_host() {
+        let p = policy(
+            "[network]\ndefault = \"allow\"\ndeny = [\"127.0.0.1\", \"::ffff:10.0.0.2\", \"[2001:DB8::0:1]\"]",
+        );
+        for host in [
+            "127.0.0.1",
+            "[::ffff:127.0.0.1]",
+            "::ffff:7f00:1",
+            "[::FFFF:7F00:1]",
+            "[0:0:0:0:0:ffff:127.0.0.1]",
+            "2130706433",
+            "0x7f.1",
+            "127.1",
+            "0177.0.0.1",
+            "10.0.0.2",
+            "2001:db8::1",
+        ] {
+            assert_eq!(p.decide(host), Decision::Deny, "{host}");
+        }
+        assert_eq!(p.decide("127.0.0.2"), Decision::Allow);
+        assert_eq!(canonical("[::FFFF:7F00:2]"), "127.0.0.2");
+        assert_eq!(canonical("[2001:0DB8:0:0::1]"), "2001:db8::1");
+        assert_eq!(canonical("0x7f.1"), "127.0.0.1");
+        assert_eq!(canonical("Docs.RS."), "docs.rs");
     }
 
     #[test]

@@ -400,6 +400,60 @@ fn redirects_pass_the_policy_again() {
 
 #[test]
 #[ignore = "runs inside a private network namespace"]
+fn every_spelling_of_a_denied_address_is_denied() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.1", |_, _| html(200, "<p>reached</p>"));
+    let port = server.addr.port();
+    let ws = Ws::new();
+    config(
+        &ws.path(),
+        "[network]\ndefault = \"allow\"\ndeny = [\"127.0.0.1\"]\ntrusted_cidrs = [\"127.0.0.0/8\"]\n",
+    );
+    for host in [
+        "127.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[0:0:0:0:0:FFFF:7F00:1]",
+        "2130706433",
+        "0x7f.1",
+        "127.1",
+        "0177.0.0.1",
+    ] {
+        let out = fetch(&ws, &format!("http://{host}:{port}/")).err("network_denied");
+        assert!(
+            out.message()
+                .starts_with("network call to '127.0.0.1' blocked by network policy"),
+            "{host}: {}",
+            out.message()
+        );
+        assert!(
+            out.message().contains("removing it from `deny`"),
+            "{}",
+            out.message()
+        );
+    }
+    assert_eq!(server.connections(), 0, "a denied address was reached");
+    // Under prompt, the approval and --persist name the IPv4 address, never the mapped form.
+    let settings =
+        "[network]\ndefault = \"prompt\"\ndeny = [\"127.0.0.2\"]\ntrusted_cidrs = [\"127.0.0.0/8\"]\n";
+    config(&ws.path(), settings);
+    fetch(&ws, &format!("http://[::ffff:7f00:2]:{port}/")).err("network_denied");
+    let out = fetch(&ws, &format!("http://[::ffff:7f00:3]:{port}/")).err("approval_required");
+    assert_eq!(out.error()["approval"]["subject"], "127.0.0.3");
+    let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
+    ws.run(&["approve", &id, "--persist"]).ok();
+    assert_eq!(
+        ws.read_string(".codesmith/config.toml"),
+        format!("{settings}allow = [\"127.0.0.3\"]\n")
+    );
+    // The persisted entry allows every spelling of that address.
+    let out = fetch(&ws, &format!("http://0x7f.0.0.3:{port}/")).err("io_error");
+    assert!(out.message().contains("refused"), "{}", out.message());
+    assert_eq!(server.connections(), 0);
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
 fn the_approval_flow() {
     assert_private_namespace();
     let server = site();
