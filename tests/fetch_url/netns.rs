@@ -1,6 +1,7 @@
 //! Tests that open (or must prove they never open) connections. They run only inside the
 //! private network namespace made by `fetch_url::network_tests_in_a_private_namespace`.
 
+mod hardening;
 mod refused;
 
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use crate::net_support::{
     assert_private_namespace, audit_lines, config, html, redirect, Reply, Server, Trap,
 };
 
-const TRUSTED: &str = "[network]\ndefault = \"allow\"\ntrusted_cidrs = [\"127.0.0.2/32\"]\n";
+pub const TRUSTED: &str = "[network]\ndefault = \"allow\"\ntrusted_cidrs = [\"127.0.0.2/32\"]\n";
 
 pub fn fetch(ws: &Ws, url: &str) -> Outcome {
     ws.call("fetch_url", json!({ "url": url }))
