@@ -70,9 +70,10 @@ fn arguments_are_checked_before_anything_else() {
         "{}",
         out.message()
     );
-    let out = ws.run(&["fetch", "file:///etc/passwd"]).err("invalid_arguments");
+    // A scheme other than http(s) is refused by the scheme gate, as on a redirect hop.
+    let out = ws.run(&["fetch", "file:///etc/passwd"]).err("network_denied");
     assert!(out.message().contains("call read_file"), "{}", out.message());
-    let out = ws.run(&["fetch", "gopher://x/"]).err("invalid_arguments");
+    let out = ws.run(&["fetch", "gopher://x/"]).err("network_denied");
     assert!(
         out.message().contains("Pass an http or https URL"),
         "{}",
@@ -84,7 +85,31 @@ fn arguments_are_checked_before_anything_else() {
         "{}",
         out.message()
     );
-    assert!(!ws.exists(".codesmith/audit.log"));
+    // Each refused URL has its audit line (the bad max_bytes, timeout_ms, format and headers
+    // calls were refused before there was a request).
+    let lines: Vec<serde_json::Value> = ws
+        .read_string(".codesmith/audit.log")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("json line"))
+        .collect();
+    let summary: Vec<(String, String, String)> = lines
+        .iter()
+        .map(|l| {
+            let text = |key: &str| l[key].as_str().unwrap_or_default().to_string();
+            (text("url"), text("decision"), text("error"))
+        })
+        .collect();
+    let deny = |url: &str, error: &str| (url.to_string(), "deny".to_string(), error.to_string());
+    assert_eq!(
+        summary,
+        [
+            deny("http://[REDACTED]@127.0.0.1:8080/x?y=1", "invalid_arguments"),
+            deny("file:///etc/passwd", "network_denied"),
+            deny("gopher://x/", "network_denied"),
+            deny("not a url", "invalid_arguments"),
+        ]
+    );
+    assert_eq!(lines[0]["host"], "127.0.0.1");
 }
 
 #[test]

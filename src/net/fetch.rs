@@ -70,7 +70,12 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     error: Some(refusal.error.code.as_str()),
                     ..Entry::default()
                 });
-                return Err(as_timeout(*refusal.error, request));
+                return Err(at_hop(
+                    as_timeout(*refusal.error, request),
+                    request,
+                    &redirects,
+                    &url,
+                ));
             }
         };
         let mut attempt = 0;
@@ -87,7 +92,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                         ..hop
                     });
                     if !next {
-                        return Err(error);
+                        return Err(at_hop(error, request, &redirects, &url));
                     }
                     attempt += 1;
                 }
@@ -106,18 +111,31 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     status: Some(status),
                     ..hop
                 });
-                if redirects.len() == MAX_REDIRECTS {
-                    return Err(too_many_redirects(&request.url, &location));
-                }
-                let next = gates::check_redirect(&url, &location).inspect_err(|error| {
-                    log(Entry {
-                        url: &location,
-                        host: "",
-                        decision: "deny",
-                        error: Some(error.code.as_str()),
-                        ..Entry::default()
-                    })
-                })?;
+                // The hop this Location asks for, absolute when it can be made so.
+                let target = url
+                    .join(&location)
+                    .map_or(location.clone(), |next| next.to_string());
+                let refused = if redirects.len() == MAX_REDIRECTS {
+                    Err(too_many_redirects(&request.url, &target))
+                } else {
+                    gates::check_redirect(&url, &location)
+                };
+                let next = match refused {
+                    Ok(next) => next,
+                    Err(error) => {
+                        let host = Url::parse(&target).map_or(String::new(), |t| gates::policy_host(&t));
+                        log(Entry {
+                            url: &target,
+                            host: &host,
+                            decision: "deny",
+                            error: Some(error.code.as_str()),
+                            ..Entry::default()
+                        });
+                        let mut hops = redirects.clone();
+                        hops.push(target.clone());
+                        return Err(at_hop(error, request, &hops, &target));
+                    }
+                };
                 redirects.push(next.to_string());
                 url = next;
                 continue;
@@ -145,7 +163,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     error: Some(error.code.as_str()),
                     ..hop
                 });
-                return Err(error);
+                return Err(at_hop(error, request, &redirects, &url));
             }
         };
         log(Entry {
@@ -345,14 +363,30 @@ fn looks_like_tls(text: &str) -> bool {
     .any(|word| text.contains(word))
 }
 
+/// An error at a redirect hop (`hops` are the redirect targets so far, the failed one last)
+/// names the URL that was asked for, the hop and its URL, before saying what went wrong.
+fn at_hop(error: ToolError, request: &Request, hops: &[String], target: impl std::fmt::Display) -> ToolError {
+    if hops.is_empty() {
+        return error;
+    }
+    let hop = hops.len();
+    let message = format!(
+        "fetching `{}` stopped at redirect hop {hop} (to `{target}`): {}",
+        request.url, error.message
+    );
+    ToolError { message, ..error }
+        .with("requested_url", request.url.as_str())
+        .with("redirect_hop", hop as u64)
+        .with("hop_url", target.to_string())
+}
+
 fn too_many_redirects(start: &Url, next: &str) -> ToolError {
     ToolError::new(
         ErrorCode::IoError,
         format!(
             "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`; fetch_url \
              follows at most {MAX_REDIRECTS} redirects, so it stopped there. The chain may be a \
-             loop. If the last location is what you want, call fetch_url with url=\"{next}\" \
-             (relative locations must be made absolute first)."
+             loop. If the last location is what you want, call fetch_url with url=\"{next}\"."
         ),
     )
     .with("redirects", MAX_REDIRECTS as u64)

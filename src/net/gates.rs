@@ -100,10 +100,15 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
             }
             _ => " Pass an http or https URL.",
         };
-        return Err(ToolError::invalid(format!(
-            "fetch_url fetches http and https URLs only, not `{}:`.{hint} Nothing was fetched.",
-            url.scheme()
-        )));
+        // The same code as a redirect to such a scheme: the scheme gate refused it.
+        return Err(ToolError::new(
+            ErrorCode::NetworkDenied,
+            format!(
+                "fetch_url fetches http and https URLs only, not `{}:`.{hint} Nothing was fetched.",
+                url.scheme()
+            ),
+        )
+        .with("scheme", url.scheme()));
     }
     check_shape(&url).map_err(|reason| {
         let mut without = url.clone();
@@ -133,7 +138,7 @@ pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
         .join(location)
         .map_err(|err| refuse(format!("it is not a valid URL ({err}).")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(refuse(format!("`{}:` is not http or https.", url.scheme())));
+        return Err(refuse(format!("`{}:` is not http or https.", url.scheme())).with("scheme", url.scheme()));
     }
     check_shape(&url).map_err(refuse)?;
     Ok(url)
@@ -374,14 +379,11 @@ mod tests {
         let url = parse_requested("  HTTP://Example.COM.:80/a\\b  ").expect("url");
         assert_eq!(url.as_str(), "http://example.com./a/b");
         assert_eq!(policy_host(&url), "example.com");
-        for bad in [
-            "ftp://a/",
-            "file:///x",
-            "http://u@a.com/",
-            "http://:p@a.com/",
-            "/relative",
-            "http://",
-        ] {
+        for bad in ["ftp://a/", "file:///x"] {
+            let err = parse_requested(bad).expect_err(bad);
+            assert_eq!(err.code, ErrorCode::NetworkDenied, "{bad}");
+        }
+        for bad in ["http://u@a.com/", "http://:p@a.com/", "/relative", "http://"] {
             let err = parse_requested(bad).expect_err(bad);
             assert_eq!(err.code, ErrorCode::InvalidArguments, "{bad}");
         }

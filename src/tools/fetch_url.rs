@@ -104,7 +104,8 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ("waiting", "ms"),
         &mut notices,
     );
-    let url = crate::net::gates::parse_requested(&args.url)?;
+    let url = crate::net::gates::parse_requested(&args.url)
+        .inspect_err(|error| audit_refusal(ctx, &args.url, error))?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {
         notices.push(format!("network policy: {problem}."));
@@ -122,6 +123,24 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     };
     let fetched = fetch::fetch(ctx, &policy, &request)?;
     Ok(render(&args.url, &request, fetched, notices))
+}
+
+/// A URL refused before any gate that logs (its scheme, its userinfo, or not a URL at all) is
+/// still a refused request, and the audit log has a line for every request, sent or refused.
+fn audit_refusal(ctx: &Context, requested: &str, error: &ToolError) {
+    let host =
+        url::Url::parse(requested.trim()).map_or(String::new(), |url| crate::net::gates::policy_host(&url));
+    // Nothing to report it in: the call fails with `error` either way.
+    let _ = crate::net::audit::record(
+        ctx,
+        &crate::net::audit::Entry {
+            url: requested,
+            host: &host,
+            decision: "deny",
+            error: Some(error.code.as_str()),
+            ..Default::default()
+        },
+    );
 }
 
 fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {

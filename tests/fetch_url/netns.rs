@@ -329,11 +329,32 @@ fn redirect_chains_are_followed_five_hops_deep() {
     assert_eq!(audit_lines(&ws.path()).len(), 6);
     let out = fetch(&ws, &server.url("/hop/6")).err("io_error");
     assert!(out.message().contains("at most 5 redirects"), "{}", out.message());
+    // The way out is the absolute URL of the sixth location (sent as "/hop/0").
+    let sixth = server.url("/hop/0");
     assert!(
-        out.message().contains("call fetch_url with url="),
+        out.message().starts_with(&format!(
+            "fetching `{}` stopped at redirect hop 6 (to `{sixth}`): ",
+            server.url("/hop/6")
+        )),
         "{}",
         out.message()
     );
+    assert!(
+        out.message()
+            .ends_with(&format!("call fetch_url with url=\"{sixth}\".")),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["redirect_hop"], 6);
+    assert_eq!(out.error()["requested_url"], server.url("/hop/6"));
+    // Six hops sent, and the refused seventh request logged.
+    let lines = audit_lines(&ws.path());
+    assert_eq!(lines.len(), 6 + 7, "{lines:?}");
+    let refused = lines.last().expect("line");
+    assert_eq!(refused["url"], sixth.as_str());
+    assert_eq!(refused["decision"], "deny");
+    assert_eq!(refused["error"], "io_error");
+    assert_eq!(refused["host"], "127.0.0.2");
     // The sixth redirect was not followed: /hop/0 was never asked for by this chain.
     let asked = server.paths.lock().expect("paths").clone();
     assert_eq!(asked.iter().filter(|p| *p == "/hop/0").count(), 1, "{asked:?}");
@@ -359,11 +380,21 @@ fn redirects_to_restricted_addresses_are_refused() {
     assert_eq!(out.error()["range"], "169.254.0.0/16");
     let out = fetch(&ws, &server.url("/to-file")).err("network_denied");
     assert!(out.message().contains("not http or https"), "{}", out.message());
+    assert!(
+        out.message().starts_with(&format!(
+            "fetching `{}` stopped at redirect hop 1 (to `file:///etc/passwd`): ",
+            server.url("/to-file")
+        )),
+        "{}",
+        out.message()
+    );
+    // The same code as a top-level URL of that scheme.
+    fetch(&ws, "file:///etc/passwd").err("network_denied");
     std::thread::sleep(Duration::from_millis(200));
     assert!(loop_trap.hits().is_empty() && meta_trap.hits().is_empty());
     let lines = audit_lines(&ws.path());
     let denied: Vec<_> = lines.iter().filter(|l| l["decision"] == "deny").collect();
-    assert_eq!(denied.len(), 3, "{lines:?}");
+    assert_eq!(denied.len(), 4, "{lines:?}");
     assert_eq!(denied[0]["address"], "127.0.0.1");
 }
 
@@ -391,12 +422,17 @@ fn redirects_pass_the_policy_again() {
     assert_eq!(out.data()["final_url"], server.url_for("prompt.test", "/page"));
     assert_eq!(out.data()["decision"], "approved");
     let out = fetch(&ws, &server.url("/to-denied")).err("network_denied");
+    let hop = server.url_for("denied.test", "/page");
     assert!(
-        out.message()
-            .starts_with("network call to 'denied.test' blocked by network policy"),
+        out.message().starts_with(&format!(
+            "fetching `{}` stopped at redirect hop 1 (to `{hop}`): network call to 'denied.test' \
+             blocked by network policy",
+            server.url("/to-denied")
+        )),
         "{}",
         out.message()
     );
+    assert_eq!(out.error()["hop_url"], hop.as_str());
 }
 
 #[test]
