@@ -116,6 +116,20 @@ fn very_long_lines_are_cut_with_a_marker() {
 }
 
 #[test]
+fn cut_lines_counts_only_the_cut_lines_the_page_shows() {
+    let ws = Ws::new();
+    // Each cut line renders to about 2 KB, so the 16 KB budget stops the page at 8 lines; the
+    // ninth, cut but sent back, must not be counted.
+    ws.write("wide.txt", format!("{}\n", "z".repeat(3000)).repeat(20));
+    let out = ws.run(&["read", "wide.txt"]).ok();
+    let markers = out.output().matches("[line cut: 1000 more characters]").count();
+    assert_eq!(markers, 8);
+    assert_eq!(out.data()["end_line"], 8);
+    assert_eq!(out.data()["cut_lines"], 8);
+    assert_eq!(out.data()["next_start_line"], 9);
+}
+
+#[test]
 fn start_line_past_the_end_is_no_content_with_the_line_count() {
     let ws = Ws::new();
     ws.write("f.txt", "a\nb\nc");

@@ -210,7 +210,7 @@ pub fn is_missing(err: &std::io::Error) -> bool {
 
 /// `not_found` with up to three similar existing paths.
 pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
-    let similar = crate::similar_paths::suggest(&ctx.workspace, &path.display, 3);
+    let similar = crate::similar_paths::suggest(&ctx.workspace, &path.abs, 3);
     // The message names them as the next call must (from the session cwd); `data.similar`
     // keeps them workspace-relative, like every path in results.
     let workspace = &ctx.workspace;
@@ -489,7 +489,8 @@ impl Page {
         } else {
             line.chars().count() + extra_chars
         };
-        if char_count > MAX_LINE_CHARS {
+        let cut = char_count > MAX_LINE_CHARS;
+        if cut {
             let cut_at = line
                 .char_indices()
                 .nth(MAX_LINE_CHARS)
@@ -498,7 +499,6 @@ impl Page {
             self.rendered.push_str("… [line cut: ");
             push_decimal(&mut self.rendered, (char_count - MAX_LINE_CHARS) as u64);
             self.rendered.push_str(" more characters]");
-            self.cut_lines += 1;
         } else {
             self.rendered.push_str(line);
         }
@@ -508,6 +508,9 @@ impl Page {
             self.full = true;
             return false;
         }
+        // Counted only once the line is on the page: a line the byte budget sends back is
+        // neither shown nor cut.
+        self.cut_lines += u64::from(cut);
         self.shown += 1;
         if self.shown >= self.max_lines {
             self.full = true;
