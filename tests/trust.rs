@@ -83,3 +83,33 @@ fn trust_refuses_what_it_cannot_use() {
     let out = ws.run(&["trust", "frob"]).err("invalid_arguments");
     assert!(out.message().contains("Possible values: add, remove, list"));
 }
+
+#[test]
+fn not_found_under_a_trusted_root_suggests_its_neighbours_there_and_never_workspace_files() {
+    let parent = tempfile::tempdir().unwrap();
+    let parent = parent.path().canonicalize().unwrap();
+    std::fs::create_dir_all(parent.join("ws")).unwrap();
+    std::fs::create_dir_all(parent.join("ws-evil")).unwrap();
+    let ws = Ws::at(&parent.join("ws"));
+    ws.write("in.txt", "in\n");
+    std::fs::write(parent.join("ws-evil/nope.tx"), "n\n").unwrap();
+    let evil = parent.join("ws-evil");
+    ws.run(&["trust", "add", evil.to_str().unwrap()]).ok();
+
+    let wanted = evil.join("nope.txt");
+    let out = ws.run(&["read", wanted.to_str().unwrap()]).err("not_found");
+    let neighbour = evil.join("nope.tx");
+    let neighbour = neighbour.to_str().unwrap();
+    assert_eq!(out.error()["similar"], json!([neighbour]));
+    assert!(
+        out.message()
+            .contains(&format!("Similar paths that exist: `{neighbour}`.")),
+        "{}",
+        out.message()
+    );
+    assert!(!out.message().contains("in.txt"), "{}", out.message());
+
+    // A typo in the workspace still gets workspace neighbours, not the trusted root's.
+    let out = ws.run(&["read", "in.tx"]).err("not_found");
+    assert_eq!(out.error()["similar"], json!(["in.txt"]));
+}
