@@ -300,50 +300,105 @@ fn as_timeout(error: ToolError, request: &Request) -> ToolError {
     }
 }
 
-/// A transport failure in plain words, with what to do about it.
+/// A transport failure in plain words, with what to do about it. Only a failure to reach the
+/// server is worth retrying later; a broken answer or a TLS failure says so instead.
 fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &Request) -> ToolError {
     use std::io::ErrorKind;
     let target = format!("{} ({})", admitted.host, admitted.addr);
-    let what = match err {
+    let unreachable = "Check the URL; if it is right, the server is down or unreachable, so try again \
+                       later or use another source.";
+    let broken = "The server answered, but not with something fetch_url can read; retrying will \
+                  most likely give the same, so use another source.";
+    let tls_way_out = || {
+        let mut plain = url.clone();
+        let same_port = url.port().is_some() && plain.set_scheme("http").is_ok();
+        if same_port {
+            format!(
+                "If that port serves plain HTTP, call fetch_url with url=\"{plain}\"; otherwise the \
+                 server's TLS set-up is at fault and retrying will not help, so use another source."
+            )
+        } else {
+            "The server's TLS set-up is at fault and retrying will not help, so use another source."
+                .to_string()
+        }
+    };
+    let tls = |detail: String| {
+        (
+            format!(
+                "the TLS handshake with {target} failed ({detail}): the server may not speak HTTPS \
+                 at that port, or its certificate is invalid, expired or issued for another name"
+            ),
+            tls_way_out(),
+        )
+    };
+    let (what, way_out) = match err {
         ureq::Error::Timeout(_) => return timeout_error(url, request),
         ureq::Error::Io(ref io) => match io.kind() {
             ErrorKind::TimedOut | ErrorKind::WouldBlock => return timeout_error(url, request),
-            ErrorKind::ConnectionRefused => {
-                format!("the connection to {target} was refused: nothing is listening on that port")
-            }
-            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
-                format!("{target} closed the connection abruptly")
-            }
-            ErrorKind::UnexpectedEof => {
-                format!("{target} closed the connection before the response was complete")
-            }
-            ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
-                format!("{target} cannot be reached from here (no route to it)")
-            }
-            _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => format!(
-                "the TLS handshake with {target} failed ({io}); the server may not speak TLS on \
-                 this port, or its certificate is invalid, expired or issued for another name"
+            ErrorKind::ConnectionRefused => (
+                format!("the connection to {target} was refused: nothing is listening on that port"),
+                unreachable.to_string(),
             ),
-            _ => format!("the connection to {target} failed: {io}"),
+            _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => tls(io.to_string()),
+            // A plain-HTTP server that gets a TLS hello often just hangs up.
+            ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => (
+                format!(
+                    "{target} closed the connection without answering; over https that usually \
+                     means the TLS handshake failed: the server may not speak HTTPS at that port"
+                ),
+                tls_way_out(),
+            ),
+            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => (
+                format!("{target} closed the connection abruptly"),
+                unreachable.to_string(),
+            ),
+            ErrorKind::UnexpectedEof => (
+                format!("{target} closed the connection before the response was complete"),
+                unreachable.to_string(),
+            ),
+            ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => (
+                format!("{target} cannot be reached from here (no route to it)"),
+                unreachable.to_string(),
+            ),
+            _ => (
+                format!("the connection to {target} failed: {io}"),
+                unreachable.to_string(),
+            ),
         },
-        ureq::Error::HostNotFound => format!("`{}` could not be resolved", admitted.host),
-        ureq::Error::Tls(what) => format!("the TLS handshake with {target} failed: {what}"),
-        ureq::Error::Rustls(ref tls) => format!(
-            "the TLS handshake with {target} failed ({tls}); the certificate may be invalid, \
-             expired or issued for another name"
+        ureq::Error::HostNotFound => (
+            format!("`{}` could not be resolved", admitted.host),
+            unreachable.to_string(),
         ),
-        ureq::Error::Protocol(ref proto) => {
-            format!("{target} did not answer with valid HTTP ({proto})")
-        }
-        ureq::Error::ConnectionFailed => format!("the connection to {target} failed"),
-        other => format!("the request failed: {other}"),
+        ureq::Error::Tls(what) => tls(what.to_string()),
+        ureq::Error::Rustls(ref error) => tls(error.to_string()),
+        ureq::Error::Protocol(ref proto) => (
+            format!("{target} did not answer with valid HTTP ({proto})"),
+            broken.to_string(),
+        ),
+        ureq::Error::LargeResponseHeader(size, limit) => (
+            format!(
+                "the response headers from {target} are larger than fetch_url reads ({size} bytes \
+                 or more; the limit is {} KB)",
+                limit / 1024
+            ),
+            broken.to_string(),
+        ),
+        ureq::Error::Decompress(encoding, ref io) => (
+            format!(
+                "the body is sent {encoding}-compressed (Content-Encoding) but does not decompress \
+                 ({io}): the server sent a corrupt body"
+            ),
+            broken.to_string(),
+        ),
+        ureq::Error::ConnectionFailed => (
+            format!("the connection to {target} failed"),
+            unreachable.to_string(),
+        ),
+        other => (format!("the request failed: {other}"), unreachable.to_string()),
     };
     ToolError::new(
         ErrorCode::IoError,
-        format!(
-            "could not fetch `{url}`: {what}. Check the URL; if it is right, the server is down or \
-             unreachable, so try again later or use another source."
-        ),
+        format!("could not fetch `{url}`: {what}. {way_out}"),
     )
     .with("url", url.as_str())
 }

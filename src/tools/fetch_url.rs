@@ -195,10 +195,14 @@ fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec
         } else {
             " That is the largest body fetch_url reads.".to_string()
         };
-        output.push_str(&format!(
-            "\n\n[truncated: the body is longer than max_bytes={}; only its first {} bytes were read.{more}]",
+        let truncated = format!(
+            "the body is longer than max_bytes={}; only its first {} bytes were read.{more}",
             request.max_bytes, fetched.bytes_read
-        ));
+        );
+        output.push_str(&format!("\n\n[truncated: {truncated}]"));
+        // Also first among the notices: a long output is cut at the envelope's cap, and with it
+        // the line above.
+        notices.insert(0, format!("truncated: {truncated}"));
     }
     notices.extend(fetched.notices.iter().cloned());
     let redirects: Vec<Value> = fetched.redirects.iter().map(|r| json!(r)).collect();

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{assert_private_namespace, audit_lines, config, redirect, Server};
+use crate::net_support::{assert_private_namespace, audit_lines, config, redirect, Reply, Server};
 
 use super::{fetch, TRUSTED};
 
@@ -77,4 +77,107 @@ fn secrets_in_locations_are_redacted_in_errors_and_the_audit_log() {
         "{first}"
     );
     assert!(!out.message().contains("t0k"), "{}", out.message());
+}
+
+fn broken_site() -> Server {
+    Server::start("127.0.0.2", |path, _| match path {
+        "/bad-gzip" => Reply::Full(
+            200,
+            vec![
+                ("Content-Type".into(), "text/plain".into()),
+                ("Content-Encoding".into(), "gzip".into()),
+            ],
+            b"this is not gzip at all, not even close".to_vec(),
+        ),
+        "/big-headers" => Reply::Full(
+            200,
+            vec![("X-Filler".into(), "f".repeat(70 * 1024))],
+            b"unread".to_vec(),
+        ),
+        "/long" => Reply::Full(
+            200,
+            vec![("Content-Type".into(), "text/plain".into())],
+            "a".repeat(300_000).into_bytes(),
+        ),
+        _ => redirect(302, "/long"),
+    })
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn broken_answers_are_named_for_what_they_are() {
+    assert_private_namespace();
+    let server = broken_site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let retry_later = "the server is down or unreachable";
+    let out = fetch(&ws, &server.url("/bad-gzip")).err("io_error");
+    assert!(
+        out.message()
+            .contains("gzip-compressed (Content-Encoding) but does not decompress"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("use another source"), "{}", out.message());
+    assert!(!out.message().contains(retry_later), "{}", out.message());
+    let out = fetch(&ws, &server.url("/big-headers")).err("io_error");
+    assert!(
+        out.message().contains("response headers") && out.message().contains("limit is 64 KB"),
+        "{}",
+        out.message()
+    );
+    assert!(!out.message().contains(retry_later), "{}", out.message());
+    // An https URL at a plain-HTTP port.
+    let https = server.url("/page").replacen("http://", "https://", 1);
+    let out = fetch(&ws, &https).err("io_error");
+    assert!(
+        out.message().contains("may not speak HTTPS at that port"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message()
+            .contains(&format!("call fetch_url with url=\"{}\"", server.url("/page"))),
+        "{}",
+        out.message()
+    );
+    assert!(!out.message().contains(retry_later), "{}", out.message());
+    // Nothing listening: that one is worth a later try.
+    let out = fetch(&ws, "http://127.0.0.2:9/").err("io_error");
+    assert!(out.message().contains(retry_later), "{}", out.message());
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn the_truncation_survives_the_output_cap() {
+    assert_private_namespace();
+    let server = broken_site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let url = server.url("/long");
+    let out = ws
+        .call("fetch_url", json!({"url": url, "max_bytes": 200_000}))
+        .ok();
+    assert_eq!(out.data()["truncated"], true);
+    // The output is over the envelope's cap, so its end (and the [truncated] line) is spilled.
+    assert!(
+        out.output().contains(".codesmith/spill/"),
+        "the output was not capped"
+    );
+    assert!(
+        !out.output().contains("[truncated: the body"),
+        "the output was not capped"
+    );
+    let notices = out.notices();
+    assert_eq!(
+        notices.first().map(String::as_str),
+        Some(
+            format!(
+                "truncated: the body is longer than max_bytes=200000; only its first 200000 bytes \
+                 were read. To read more, call fetch_url with url=\"{url}\" max_bytes=800000."
+            )
+            .as_str()
+        ),
+        "{notices:?}"
+    );
 }
