@@ -526,6 +526,44 @@ fn paths_outside_the_workspace_or_in_state_are_refused() {
 }
 
 #[test]
+fn a_refused_new_file_is_named_whole_with_its_patch_line() {
+    let ws = Ws::new();
+    // A new file's directory is looked at first (for symlinks); the refusal must still name
+    // the path the patch wrote, not `..` or `.codesmith`.
+    let out = patch(&ws, "--- /dev/null\n+++ b/../escape.txt\n@@ -0,0 +1 @@\n+x\n").err("outside_workspace");
+    assert!(
+        out.message()
+            .starts_with("path escapes workspace: `../escape.txt` resolves to"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("patch line 1"), "{}", out.message());
+    assert_eq!(out.error()["path"], "../escape.txt");
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Add File: ok.txt\n+x\n*** Add File: .codesmith/x\n+x\n*** End Patch\n",
+    )
+    .err("outside_workspace");
+    assert!(
+        out.message()
+            .starts_with("path escapes workspace: `.codesmith/x` is inside .codesmith/"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("patch line 4"), "{}", out.message());
+    assert_eq!(out.error()["path"], ".codesmith/x");
+    assert!(!ws.exists("ok.txt"));
+    // An existing file outside names its patch line too.
+    let out = patch(
+        &ws,
+        "*** Begin Patch\n*** Update File: ../in.txt\n@@\n-a\n+b\n*** End Patch\n",
+    )
+    .err("outside_workspace");
+    assert!(out.message().contains("`../in.txt`"), "{}", out.message());
+    assert!(out.message().contains("patch line 2"), "{}", out.message());
+}
+
+#[test]
 fn syntax_gate_refuses_breaking_a_file_that_parsed() {
     let ws = Ws::new();
     ws.write("c.json", "{\n  \"a\": 1\n}\n").write("ok.txt", "o\n");

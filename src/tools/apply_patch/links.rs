@@ -23,7 +23,7 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
     if file.op != Op::Delete && !moves {
         return Ok(false);
     }
-    let Some(link) = link_at(ctx, &file.path)? else {
+    let Some(link) = link_at(ctx, &file.path, file)? else {
         if file.symlink {
             return Err(not_a_link(ctx, file));
         }
@@ -31,7 +31,7 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
     };
     // A link that leads out of the workspace stays refused, as for every other tool, though
     // only the link itself would change.
-    ctx.resolve_for_write(&file.path)?;
+    transaction::resolve_at(ctx, &file.path, file)?;
     let display = link.path.display.clone();
     if plan.claimed_by_links.contains(&link.path.abs) {
         return Err(transaction::claimed_by_link(&display, file));
@@ -152,10 +152,10 @@ fn destination(
         )
         .with("path", display)
     };
-    if let Some(existing) = link_at(ctx, to)? {
+    if let Some(existing) = link_at(ctx, to, file)? {
         return Err(taken(&existing.path.display));
     }
-    let path = ctx.resolve_for_write(to)?;
+    let path = transaction::resolve_at(ctx, to, file)?;
     if plan.claimed_by_links.contains(&path.abs) || plan.touches(&path.abs) {
         return Err(transaction::claimed_by_link(&path.display, file));
     }
@@ -174,8 +174,8 @@ pub struct Link {
     pub target: PathBuf,
 }
 
-/// The symlink `given` names, if its last component is one.
-pub fn link_at(ctx: &Context, given: &str) -> Result<Option<Link>, ToolError> {
+/// The symlink `given` (a path of `file`) names, if its last component is one.
+pub fn link_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<Option<Link>, ToolError> {
     let lexical = Path::new(given);
     let Some(name) = lexical.file_name() else {
         return Ok(None);
@@ -187,7 +187,12 @@ pub fn link_at(ctx: &Context, given: &str) -> Result<Option<Link>, ToolError> {
         Some("") | None => ".",
         Some(parent) => parent,
     };
-    let dir = ctx.resolve_for_write(parent)?;
+    // A refused directory is reported for the whole path the patch names (`../escape.txt`,
+    // not `..`), as write_file would report it.
+    let dir = match ctx.resolve_for_write(parent) {
+        Ok(dir) => dir,
+        Err(err) => return Err(transaction::resolve_at(ctx, given, file).err().unwrap_or(err)),
+    };
     let abs = dir.abs.join(name);
     let Ok(meta) = fs::symlink_metadata(&abs) else {
         return Ok(None);

@@ -344,12 +344,12 @@ pub(super) fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
 /// any freshness gate, which would otherwise ask for a pointless read).
 fn new_slot(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<usize, ToolError> {
     // Where the patch removed a symlink, the new file goes in the link's place, not through it.
-    if let Some(link) = links::link_at(ctx, &file.path)? {
+    if let Some(link) = links::link_at(ctx, &file.path, file)? {
         if plan.claimed_by_links.contains(&link.path.abs) && !plan.index.contains_key(&link.path.abs) {
             return slot_at(ctx, plan, link.path, &file.path, file);
         }
     }
-    let path = ctx.resolve_for_write(&file.path)?;
+    let path = resolve_at(ctx, &file.path, file)?;
     if !plan.index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
         return Err(already_exists(&path, file));
     }
@@ -363,7 +363,7 @@ pub(super) fn slot(
     given: &str,
     file: &FilePatch,
 ) -> Result<usize, ToolError> {
-    let path = ctx.resolve_for_write(given)?;
+    let path = resolve_at(ctx, given, file)?;
     if plan.claimed_by_links.contains(&path.abs) && !plan.index.contains_key(&path.abs) {
         return Err(claimed_by_link(&path.display, file));
     }
@@ -445,6 +445,11 @@ fn through_a_file(ctx: &Context, path: &WsPath, file: &FilePatch) -> Option<Tool
 }
 
 /// Adds the patch line to a gate's message, and says nothing was written.
+/// `given`, a path of `file`, through the workspace guard; a refusal names the patch line.
+pub(super) fn resolve_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<WsPath, ToolError> {
+    ctx.resolve_for_write(given).map_err(|err| at_line(err, file))
+}
+
 fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
     let message = format!(
         "{} (The patch touches it at patch line {}; nothing was written.)",
