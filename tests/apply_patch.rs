@@ -241,6 +241,26 @@ fn begin_patch_leniency() {
 }
 
 #[test]
+fn a_fence_around_a_heredoc_and_a_heredoc_around_a_fence_are_both_unwrapped() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\n");
+    read_all(&ws, &["a.txt"]);
+    let out = patch(
+        &ws,
+        "```\napply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch\nEOF\n```\n",
+    )
+    .ok();
+    assert_eq!(out.data()["format"], "begin_patch", "{}", out.output());
+    assert_eq!(ws.read_string("a.txt"), "one\nTWO\n");
+    patch(
+        &ws,
+        "apply_patch <<'EOF'\n```diff\n*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n```\nEOF\n",
+    )
+    .ok();
+    assert_eq!(ws.read_string("a.txt"), "ONE\nTWO\n");
+}
+
+#[test]
 fn begin_patch_stacked_headers_pick_the_right_place() {
     let ws = Ws::new();
     let text = "class A:\n    def run(self):\n        x = 1\n\nclass B:\n    def run(self):\n        x = 1\n";

@@ -39,30 +39,28 @@ fn is_end(line: &str) -> bool {
     t == "*** End Patch" || t == "*** End Patch ***"
 }
 
-/// The range of lines inside any heredoc wrapper or markdown fence, skipping blank lines.
+/// The range of lines inside any heredoc wrappers and markdown fences, skipping blank lines.
+/// The layers peel in any order (a fenced heredoc, a heredoc holding a fence), as a model
+/// pasting a shell example into a chat answer stacks them.
 fn frame(lines: &[&str]) -> (usize, usize) {
-    let mut start = 0;
-    let mut end = lines.len();
-    while start < end && lines[start].trim().is_empty() {
-        start += 1;
-    }
-    while end > start && lines[end - 1].trim().is_empty() {
-        end -= 1;
-    }
-    if start < end {
-        if let Some(delimiter) = heredoc_delimiter(lines[start]) {
-            if lines[end - 1].trim() == delimiter {
-                return frame_inner(lines, start + 1, end - 1);
-            }
+    /// More layers than this are not a frame anyone writes; the rest is left to the parser.
+    const MAX_LAYERS: usize = 4;
+    let (mut start, mut end) = trim_blank(lines, 0, lines.len());
+    for _ in 0..MAX_LAYERS {
+        if end - start < 2 {
+            break;
         }
-        if lines[start].trim().starts_with("```") && end - start >= 2 && lines[end - 1].trim() == "```" {
-            return frame_inner(lines, start + 1, end - 1);
+        let heredoc = heredoc_delimiter(lines[start]).is_some_and(|d| lines[end - 1].trim() == d);
+        let fence = lines[start].trim().starts_with("```") && lines[end - 1].trim() == "```";
+        if !(heredoc || fence) {
+            break;
         }
+        (start, end) = trim_blank(lines, start + 1, end - 1);
     }
     (start, end)
 }
 
-fn frame_inner(lines: &[&str], mut start: usize, mut end: usize) -> (usize, usize) {
+fn trim_blank(lines: &[&str], mut start: usize, mut end: usize) -> (usize, usize) {
     while start < end && lines[start].trim().is_empty() {
         start += 1;
     }
@@ -359,6 +357,12 @@ mod tests {
             "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n"
         ));
         assert!(detect("```\n*** Begin Patch ***\n*** End Patch\n```"));
+        assert!(detect(
+            "```\napply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n```\n"
+        ));
+        assert!(detect(
+            "apply_patch <<'EOF'\n```diff\n*** Begin Patch\n*** End Patch\n```\nEOF\n"
+        ));
         assert!(!detect("--- a/x\n+++ b/x\n"));
     }
 
