@@ -153,4 +153,23 @@ fn approve_persist_adds_the_host_to_allow() {
     );
 }
 
+#[test]
+fn approve_persist_keeps_crlf_line_endings() {
+    let ws = Ws::new();
+    let initial = "# team settings\r\n[network]\r\ndefault = \"prompt\" # ask\r\n";
+    ws.write(".codesmith/config.toml", initial);
+    let request = codesmith::net::gates::approval_request("docs.rs");
+    let id = request.id();
+    ws.write(
+        ".codesmith/sessions/default.json",
+        json!({"cwd": ".", "pending": {&id: {"kind": "network", "subject": "docs.rs", "reason": "r"}}})
+            .to_string(),
+    );
+    ws.run(&["approve", &id, "--persist"]).ok();
+    assert_eq!(
+        ws.read_string(".codesmith/config.toml"),
+        format!("{initial}allow = [\"docs.rs\"]\r\n")
+    );
+}
+
 mod netns;

@@ -8,6 +8,7 @@ use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use crate::atomic::{write_atomically, WriteOptions};
 use crate::error::{ErrorCode, ToolError};
+use crate::line_endings::{to_lf, EndingProfile, LineEnding};
 use crate::net::policy::canonical;
 use crate::state::Lock;
 
@@ -68,8 +69,12 @@ pub fn allow_host(root: &Path, host: &str) -> Result<String, ToolError> {
         return Ok(format!("`{host}` was already in [network] allow of {CONFIG}."));
     }
     list.push(host.as_str());
-    write_atomically(&path, doc.to_string().as_bytes(), WriteOptions::USER_FILE)
-        .map_err(|err| io("write", &err))?;
+    // toml_edit writes the lines it adds with `\n`; a CRLF file stays CRLF throughout.
+    let mut updated = doc.to_string();
+    if EndingProfile::of(&text).dominant() == LineEnding::Crlf {
+        updated = to_lf(&updated).replace('\n', "\r\n");
+    }
+    write_atomically(&path, updated.as_bytes(), WriteOptions::USER_FILE).map_err(|err| io("write", &err))?;
     Ok(format!("Added `{host}` to [network] allow in {CONFIG}."))
 }
 
@@ -105,6 +110,18 @@ mod tests {
             "# my settings\n[limits]\nx = 1 # keep\n\n[network]\ndefault = \"deny\" # strict\n\
              allow = [\"a.com\", \"b.com\"]\ndeny = [\"evil.com\"]\n"
         );
+    }
+
+    #[test]
+    fn keeps_crlf_line_endings() {
+        let initial = "# team\r\n[network]\r\ndefault = \"prompt\"\r\n";
+        let (_, text) = run(Some(initial), "b.com");
+        assert_eq!(
+            text,
+            "# team\r\n[network]\r\ndefault = \"prompt\"\r\nallow = [\"b.com\"]\r\n"
+        );
+        let (_, text) = run(Some("[network]\r\nallow = [\"a.com\"]\r\n"), "b.com");
+        assert_eq!(text, "[network]\r\nallow = [\"a.com\", \"b.com\"]\r\n");
     }
 
     #[test]
