@@ -485,6 +485,65 @@ fn no_match_shows_the_closest_line() {
     assert_eq!(out.error()["near_line"], 17);
 }
 
+#[test]
+fn no_match_quotes_the_closest_line_with_its_indentation() {
+    let ws = ws_with("e.py", "def f(x):\n    if x:\n        return 8\n    return 2\n");
+    let out = edit(
+        &ws,
+        json!({"path": "e.py", "search": "    retrun 2", "replace": "x"}),
+    )
+    .err("no_match");
+    assert!(
+        out.message().contains("The closest line is 4: `    return 2`."),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn no_match_names_grep_prefixes_pasted_out_of_order() {
+    let text = "def f(x):\n    if x:\n        return 8\n    return 2\n";
+    let ws = ws_with("e.py", text);
+    let out = edit(
+        &ws,
+        json!({"path": "e.py", "search": "4:    return 2\n3:        return 8", "replace": "x"}),
+    )
+    .err("no_match");
+    let message = out.message();
+    assert!(message.contains("line-number prefixes like `12:`"), "{message}");
+    assert!(
+        message.contains("out of order (4, 3), so they were not stripped"),
+        "{message}"
+    );
+    assert!(
+        message.contains("line 4 is `    return 2`, line 3 is `        return 8`"),
+        "{message}"
+    );
+    assert!(message.contains("Call read_file with path=\"e.py\""), "{message}");
+    assert_eq!(ws.read_string("e.py"), text);
+    // A typo behind the prefixes is still found, with the closest line quoted whole.
+    let out = edit(
+        &ws,
+        json!({"path": "e.py", "search": "4:    retrun 2\n3:        return 8", "replace": "x"}),
+    )
+    .err("no_match");
+    assert!(out.message().contains("out of order (4, 3)"), "{}", out.message());
+    assert!(
+        out.message().contains("The closest line is 4: `    return 2`."),
+        "{}",
+        out.message()
+    );
+    // Text that merely looks numbered (no line is the one its number names) is not blamed on
+    // prefixes.
+    let ws = ws_with("m.yaml", "3: c\n1: a\n");
+    let out = edit(
+        &ws,
+        json!({"path": "m.yaml", "search": "3: a\n1: c", "replace": "x"}),
+    )
+    .err("no_match");
+    assert!(!out.message().contains("prefixes like"), "{}", out.message());
+}
+
 // ---- anchor mode --------------------------------------------------------------------------
 
 #[test]

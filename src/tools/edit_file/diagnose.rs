@@ -39,6 +39,9 @@ pub fn diagnose(hay: &str, search: &str, what: &str) -> Diagnosis {
             return numbered_diagnosis(hay, &index, &numbered, what);
         }
     }
+    if let Some(found) = out_of_order_numbers(hay, &index, search, what) {
+        return found;
+    }
     if let Some(found) = first_line_numbered(hay, search, what) {
         return found;
     }
@@ -74,12 +77,79 @@ fn first_line_numbered(hay: &str, search: &str, what: &str) -> Option<Diagnosis>
     Some(Diagnosis { text, near_line: at })
 }
 
-fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered, what: &str) -> Diagnosis {
-    let mut text = format!(
+fn pasted_prefixes(numbered: &Numbered, what: &str) -> String {
+    format!(
         "{what} carries line-number prefixes like {} on every line, copied from a listing; they \
          are not part of the file, so remove them from {what} (and from replace).",
         numbered.family.example()
-    );
+    )
+}
+
+/// Every line carries a prefix but the numbers do not increase (`4:` then `3:`, as when grep
+/// hits were pasted bottom-up): the ladder never strips those, so the miss is theirs. Bare
+/// `N:` / `N<TAB>` prefixes could be the text itself (a YAML map, a table), so for those at
+/// least one line must be the file line its number names.
+fn out_of_order_numbers(hay: &str, index: &LineIndex, search: &str, what: &str) -> Option<Diagnosis> {
+    if Numbered::parse(search).is_some() {
+        return None;
+    }
+    let numbered = Numbered::parse_unordered(search).filter(|n| n.lines.len() > 1)?;
+    let file_line = |n: usize| (1..=index.count()).contains(&n).then(|| index.line(hay, n - 1).0);
+    let named: Vec<(usize, &str)> = numbered
+        .numbers
+        .iter()
+        .filter_map(|&n| file_line(n).map(|line| (n, line)))
+        .collect();
+    let lines_match = numbered
+        .numbers
+        .iter()
+        .zip(&numbered.lines)
+        .any(|(&n, wanted)| file_line(n).is_some_and(|line| line.trim() == wanted.trim()));
+    if matches!(numbered.family, Family::Grep | Family::Tab) && !lines_match {
+        return None;
+    }
+    let numbers: Vec<String> = numbered.numbers.iter().map(|n| n.to_string()).collect();
+    let mut text = pasted_prefixes(&numbered, what);
+    text.push_str(&format!(
+        " Its numbers are out of order ({}), so they were not stripped: edit_file strips pasted \
+         prefixes only when the numbers increase line by line.",
+        numbers.join(", ")
+    ));
+    const SHOWN: usize = 3;
+    if !named.is_empty() {
+        let quoted: Vec<String> = named
+            .iter()
+            .take(SHOWN)
+            .map(|(n, line)| format!("line {n} is {}", show(line)))
+            .collect();
+        text.push_str(&format!(" In the file, {}.", quoted.join(", ")));
+    }
+    let stripped = numbered.text();
+    let near_line = match find_exact(hay, &stripped).first() {
+        Some(hit) => {
+            let line = index.number_at(hit.start);
+            text.push_str(&format!(" Without the prefixes the text occurs at line {line}."));
+            Some(line)
+        }
+        None => {
+            let rest = whitespace_only(hay, index, &stripped, what)
+                .unwrap_or_else(|| missing_line(hay, index, &stripped, what));
+            let mut chars = rest.text.chars();
+            let rest_text: String = chars
+                .next()
+                .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect());
+            text.push_str(&format!(" Without the prefixes, {rest_text}"));
+            rest.near_line
+        }
+    };
+    Some(Diagnosis {
+        text,
+        near_line: near_line.or(named.first().map(|(n, _)| *n)),
+    })
+}
+
+fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered, what: &str) -> Diagnosis {
+    let mut text = pasted_prefixes(numbered, what);
     let stripped = numbered.text();
     let elsewhere = find_exact(hay, &stripped);
     let first = numbered.numbers[0];
@@ -212,7 +282,8 @@ fn missing_line(hay: &str, index: &LineIndex, search: &str, what: &str) -> Diagn
         match closest {
             Some(n) => text.push_str(&format!(
                 " The closest line is {n}: {}.",
-                show(index.line(hay, n - 1).0.trim())
+                // Exactly as in the file, indentation included, so it can be pasted back.
+                show(index.line(hay, n - 1).0)
             )),
             None => text.push_str(" No line of the file is similar to it."),
         }

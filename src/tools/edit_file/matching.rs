@@ -465,6 +465,16 @@ impl Numbered {
     /// `Some` when every line of `text` has a prefix of one family and the numbers strictly
     /// increase.
     pub fn parse(text: &str) -> Option<Numbered> {
+        Numbered::parse_prefixes(text, true)
+    }
+
+    /// Like [`Numbered::parse`], in any order of the numbers: what the diagnosis of a miss
+    /// looks for, since out-of-order prefixes are never stripped by the ladder.
+    pub fn parse_unordered(text: &str) -> Option<Numbered> {
+        Numbered::parse_prefixes(text, false)
+    }
+
+    fn parse_prefixes(text: &str, increasing: bool) -> Option<Numbered> {
         let pattern = SearchLines::new(text);
         if pattern.lines.iter().all(|l| l.is_empty()) {
             return None;
@@ -479,7 +489,8 @@ impl Numbered {
                 numbers.push(n);
                 lines.push(caps[2].to_string());
             }
-            if lines.len() == pattern.lines.len() && numbers.windows(2).all(|w| w[0] < w[1]) {
+            if lines.len() == pattern.lines.len() && (!increasing || numbers.windows(2).all(|w| w[0] < w[1]))
+            {
                 return Some(Numbered {
                     family,
                     numbers,
