@@ -784,3 +784,13 @@ fn commands_hidden_in_variables_find_exec_or_watch_follow_the_network_policy() {
     ws.write("a.rs", "fn main() {}\n");
     shell(&ws, "find . -name '*.rs' -exec wc -l {} +").ok();
 }
+
+#[test]
+fn cdpath_and_env_files_from_the_caller_do_not_reach_the_shell() {
+    let ws = Ws::new();
+    ws.mkdir("sub");
+    let mut cmd = ws.command(&["shell", "echo \"[${CDPATH:-unset}] [${BASH_ENV:-unset}]\""]);
+    cmd.env("CDPATH", "/tmp").env("BASH_ENV", "/tmp/x");
+    let out = Outcome::of(cmd).ok();
+    assert!(out.output().contains("[unset] [unset]"), "{}", out.output());
+}

@@ -94,8 +94,12 @@ pub fn classify(command: &str, scope: &Scope) -> Classification {
 }
 
 fn classify_at(command: &str, scope: &Scope, cwd: Option<PathBuf>, depth: usize) -> Classification {
+    let joined = join_continuations(command);
+    let command = joined.as_ref();
     let mut walker = Walker {
         src: command.as_bytes(),
+        aliases: Vec::new(),
+        cdpath: command.contains("CDPATH"),
         scope,
         cwd,
         read_only: true,
@@ -127,6 +131,10 @@ fn classify_at(command: &str, scope: &Scope, cwd: Option<PathBuf>, depth: usize)
 
 struct Walker<'a> {
     src: &'a [u8],
+    /// `alias NAME=VALUE` seen so far: a later command named NAME runs VALUE.
+    aliases: Vec<(String, String)>,
+    /// The command sets `CDPATH`, so where a relative `cd` lands is not known.
+    cdpath: bool,
     scope: &'a Scope<'a>,
     /// The directory the next command runs in, as far as it can be known before running.
     cwd: Option<PathBuf>,
@@ -142,13 +150,29 @@ impl Walker<'_> {
     }
 
     fn visit(&mut self, node: Node) {
-        if node.is_error() || node.is_missing() {
+        if node.is_missing() {
             self.read_only = false;
+        }
+        if node.is_error() {
+            self.read_only = false;
+        }
+        if node.is_error() && self.depth > 0 {
+            // In a script handed to another shell (`bash -c '{rm,-rf,x}'`), text the parser
+            // cannot place could run anything once that shell reads it its own way. (At the top,
+            // `sh` itself reports a syntax error and runs nothing.)
+            let text = self.text(node);
+            let shown: String = text.chars().take(60).collect();
+            self.find(
+                Class::Destructive,
+                format!("`{shown}` cannot be parsed here, so what it does cannot be judged"),
+            );
         }
         match node.kind() {
             "command" => self.command(node),
             "pipeline" => self.pipeline(node),
             "file_redirect" => self.redirect(node),
+            "heredoc_redirect" => self.heredoc(node),
+            "variable_assignment" => self.assignment(node),
             "function_definition" => {
                 self.read_only = false;
                 self.function(node);
@@ -185,21 +209,36 @@ impl Walker<'_> {
         let Some(first) = words.first() else {
             return;
         };
-        let Some(name) = first.text.as_deref().map(rules::base_name) else {
-            // A command name only known at run time (`$CMD args`, `$(echo curl) …`) could be
-            // anything, the network included, so it is not let past a policy that asks or denies.
-            self.read_only = false;
-            self.find(
-                Class::Network,
-                format!(
-                    "`{}` names the command only at run time, so it may need the network",
-                    first.raw
-                ),
-            );
+        // A name only known at run time (`$CMD args`, `$(echo curl) …`), or one the shell
+        // expands (`/bin/r? -rf x`, `{rm,-rf,x}`), could be any program: it could reach the
+        // network or delete anything, so it is not let past a policy that asks or denies, and a
+        // person sees it first.
+        let known = first
+            .text
+            .as_deref()
+            .filter(|t| !t.is_empty() && !t.contains(['*', '?', '[', '{']));
+        let Some(name) = known.map(rules::base_name) else {
+            self.unknown_command(&first.raw);
             return;
         };
         let name = name.to_string();
         let args = &words[1..];
+        if let Some(value) = self.alias(&name) {
+            // `alias r=rm` … `r -rf x`: the shell runs the alias's text with the arguments.
+            let rest: Vec<&str> = args.iter().map(|w| w.raw.as_str()).collect();
+            self.read_only = false;
+            self.script(&format!("{value} {}", rest.join(" ")));
+            return;
+        }
+        if name == "alias" {
+            for definition in args.iter().filter_map(|w| w.text.as_deref()) {
+                if let Some((alias, value)) = definition.split_once('=') {
+                    self.aliases.push((alias.to_string(), value.to_string()));
+                    self.read_only = false;
+                    self.script(value);
+                }
+            }
+        }
         match name.as_str() {
             "cd" | "pushd" => self.cd(args),
             // Where `popd` returns to is not followed; later relative paths are unknown.
@@ -238,6 +277,7 @@ impl Walker<'_> {
                 match run {
                     rules::Runs::Words(words) => self.simple_command(&words),
                     rules::Runs::Script(script) => self.script(&script),
+                    rules::Runs::Unknown(shown) => self.unknown_command(&shown),
                 }
             }
             self.depth -= 1;
@@ -261,6 +301,75 @@ impl Walker<'_> {
         }
     }
 
+    fn alias(&self, name: &str) -> Option<String> {
+        self.aliases
+            .iter()
+            .rev()
+            .find(|(alias, _)| alias == name)
+            .map(|(_, value)| value.clone())
+    }
+
+    /// `NAME=VALUE` (before a command, or exported): some variables make programs run a
+    /// command (`GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, `PAGER`, `EDITOR` …) or load code
+    /// (`BASH_ENV`, `LD_PRELOAD` …).
+    fn assignment(&mut self, node: Node) {
+        let Some(name) = node.child_by_field_name("name").map(|n| self.text(n).to_string()) else {
+            return;
+        };
+        let value = node.child_by_field_name("value").map(|v| self.word(v));
+        if rules::COMMAND_VARIABLES.contains(&name.as_str()) {
+            self.read_only = false;
+            match value.as_ref().and_then(|v| v.text.clone()) {
+                Some(script) => self.script(&script),
+                None if value.is_some() => self.unknown_command(&format!("${name}")),
+                None => {}
+            }
+        } else if rules::CODE_LOADING_VARIABLES.contains(&name.as_str()) {
+            self.read_only = false;
+        } else if name == "CODESMITH_WORKSPACE" {
+            if let Some(reason) = value
+                .as_ref()
+                .and_then(|v| writes::foreign_workspace(v, self.cwd.as_deref(), self.scope))
+            {
+                self.find(Class::Destructive, reason);
+            }
+        }
+    }
+
+    /// An unquoted here-document expands `` `…` `` like `$(…)` (which the parser already shows
+    /// as a command substitution); a quoted one (`<<'EOF'`) expands nothing.
+    fn heredoc(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        let quoted = children
+            .iter()
+            .find(|c| c.kind() == "heredoc_start")
+            .is_some_and(|start| self.text(*start).contains(['\'', '"', '\\']));
+        if quoted {
+            return;
+        }
+        for body in children.iter().filter(|c| c.kind() == "heredoc_body") {
+            let text = self.text(*body).to_string();
+            for script in backtick_scripts(&text) {
+                self.read_only = false;
+                self.script(&script);
+            }
+        }
+    }
+
+    /// A command that cannot be judged before it runs.
+    fn unknown_command(&mut self, shown: &str) {
+        self.read_only = false;
+        self.find(
+            Class::Network,
+            format!("`{shown}` names the command only at run time, so it may need the network"),
+        );
+        self.find(
+            Class::Destructive,
+            format!("`{shown}` names the command only at run time, so what it does cannot be judged"),
+        );
+    }
+
     fn cd_unknown(&mut self) {
         self.cwd = None;
     }
@@ -276,6 +385,10 @@ impl Walker<'_> {
                 .home
                 .as_ref()
                 .map(|h| h.join(t.trim_start_matches('~').trim_start_matches('/'))),
+            // With CDPATH set, `cd name` may land in any of its directories.
+            Some(Word { text: Some(t), .. }) if self.cdpath && !t.starts_with('/') && !t.starts_with('.') => {
+                None
+            }
             Some(Word { text: Some(t), .. }) if t != "-" => {
                 self.cwd.as_ref().map(|cwd| normalize(&cwd.join(t)))
             }
@@ -305,19 +418,25 @@ impl Walker<'_> {
     }
 
     fn redirect(&mut self, node: Node) {
-        let mut cursor = node.walk();
-        let operator = node
-            .children(&mut cursor)
-            .find(|c| !c.is_named())
-            .map(|c| self.text(c).to_string())
-            .unwrap_or_default();
-        if operator.starts_with('<') && !operator.contains('>') {
-            return;
-        }
         let Some(destination) = node.child_by_field_name("destination") else {
             return;
         };
+        // The operator is everything before the destination (`>`, `2>>`, `&>`, `1<>`, `>|`).
+        let operator = self.src[node.start_byte()..destination.start_byte()].to_vec();
+        let operator = String::from_utf8_lossy(&operator).trim().to_string();
         let word = self.word(destination);
+        if let Some(t) = word
+            .text
+            .as_deref()
+            .filter(|t| t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/"))
+        {
+            self.read_only = false;
+            self.find(Class::Network, format!("`{t}` opens a network connection"));
+            return;
+        }
+        if !operator.contains('>') {
+            return;
+        }
         match word.text.as_deref() {
             // `2>&1`, `>&2`: duplicating a descriptor writes nothing new.
             Some(t) if operator.ends_with('&') && t.chars().all(|c| c.is_ascii_digit() || c == '-') => {}
@@ -417,13 +536,16 @@ impl Walker<'_> {
     }
 }
 
+/// Quote removal for an unquoted word: `\x` is `x`, and a backslash-newline (a line
+/// continuation) is nothing at all, as the shell reads it.
 fn unescape_bare(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.chars();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            if let Some(next) = chars.next() {
-                out.push(next);
+            match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => out.push(next),
             }
         } else {
             out.push(c);
@@ -441,10 +563,70 @@ fn unescape_double_quoted(raw: &str) -> String {
                 out.push(next);
                 chars.next();
             }
+            // A line continuation inside double quotes is removed too.
+            ('\\', Some('\n')) => {
+                chars.next();
+            }
             _ => out.push(c),
         }
     }
     out
+}
+
+/// The command line as the shell reads it: a backslash-newline (outside single quotes) is
+/// removed, so `r\⏎m` is `rm`.
+fn join_continuations(src: &str) -> std::borrow::Cow<'_, str> {
+    if !src.contains("\\\n") {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    let (mut single, mut double) = (false, false);
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                    continue;
+                }
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The texts between unescaped backticks.
+fn backtick_scripts(text: &str) -> Vec<String> {
+    let mut scripts = Vec::new();
+    let mut current: Option<String> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (c, current.as_mut()) {
+            ('\\', Some(script)) => {
+                script.push(c);
+                if let Some(next) = chars.next() {
+                    script.push(next);
+                }
+            }
+            ('\\', None) => {
+                chars.next();
+            }
+            ('`', Some(_)) => scripts.extend(current.take()),
+            ('`', None) => current = Some(String::new()),
+            (_, Some(script)) => script.push(c),
+            (_, None) => {}
+        }
+    }
+    scripts
 }
 
 /// Folds `.` and `..` without touching the disk.

@@ -42,14 +42,52 @@ pub fn base_name(name: &str) -> &str {
 fn prefix_options(name: &str) -> Option<&'static [&'static str]> {
     Some(match name {
         "sudo" | "doas" => &["-u", "-g", "-U", "-C", "-D", "-h", "-p", "-r", "-t", "-T"],
-        "env" => &["-u", "-C", "-S"],
+        "env" => &["-u", "-C", "--unset", "--chdir"],
         "nice" => &["-n"],
         "ionice" => &["-c", "-n", "-p"],
         "timeout" => &["-s", "-k"],
         "xargs" => &["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"],
-        "nohup" | "time" | "command" | "exec" | "stdbuf" | "setsid" | "chronic" => &[],
+        "parallel" => &[
+            "-j",
+            "-S",
+            "-a",
+            "-d",
+            "-I",
+            "-n",
+            "-N",
+            "--jobs",
+            "--sshlogin",
+            "--arg-file",
+        ],
+        "exec" => &["-a"],
+        "runuser" => &["-u", "-g", "-G", "--user", "--group"],
+        "strace" | "ltrace" => &[
+            "-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-n", "-O", "-S", "-X",
+        ],
+        "xvfb-run" => &["-n", "-s", "-f", "-e", "-p", "-w"],
+        "numactl" => &[
+            "-C",
+            "-N",
+            "-m",
+            "-p",
+            "-i",
+            "--cpunodebind",
+            "--membind",
+            "--physcpubind",
+        ],
+        "cgexec" => &["-g"],
+        "nsenter" => &["-t", "--target", "-S", "-G", "-w", "-r"],
+        "unshare" | "prlimit" | "systemd-run" | "firejail" | "fakeroot" | "valgrind" | "entr"
+        | "dbus-run-session" | "proot" | "nohup" | "time" | "command" | "builtin" | "coproc" | "stdbuf"
+        | "setsid" | "chronic" | "busybox" | "toybox" | "chrt" | "taskset" => &[],
         _ => return None,
     })
+}
+
+/// Prefixes followed by one operand before the command: `timeout 10 cmd`, `chrt 5 cmd`,
+/// `taskset 0x1 cmd`.
+fn prefix_operands(name: &str) -> usize {
+    usize::from(matches!(name, "timeout" | "chrt" | "taskset"))
 }
 
 /// Drops `sudo -u x`, `env A=1`, `timeout 10`, `xargs -n1` … from the front of a command.
@@ -88,6 +126,29 @@ fn strip_prefixes(mut words: Vec<Word>, from_xargs: &mut bool) -> Vec<Word> {
                 i += 1;
                 break;
             }
+            if name == "env" && (text.starts_with("-S") || text.starts_with("--split-string")) {
+                // `env -S 'cmd args'`: the string is split into the command's words.
+                let (consumed, string) = match text.split_once('=') {
+                    Some((_, value)) => (1, Some(value.to_string())),
+                    None if text.len() > 2 && !text.starts_with("--") => (1, Some(text[2..].to_string())),
+                    None => (2, words.get(i + 1).and_then(|w| w.text.clone())),
+                };
+                let Some(string) = string else {
+                    // Split from a string only known at run time.
+                    words.truncate(i);
+                    words.push(Word {
+                        text: None,
+                        substitutes_command: false,
+                        raw: "env -S …".to_string(),
+                    });
+                    words.drain(..i);
+                    return words;
+                };
+                let split: Vec<Word> = split_words(&string);
+                let end = (i + consumed).min(words.len());
+                words.splice(i..end, split);
+                continue;
+            }
             if text.starts_with('-') && text.len() > 1 {
                 i += if takes_value.contains(&text) { 2 } else { 1 };
             } else if name == "env" && text.contains('=') {
@@ -96,18 +157,84 @@ fn strip_prefixes(mut words: Vec<Word>, from_xargs: &mut bool) -> Vec<Word> {
                 break;
             }
         }
-        if name == "timeout" && i < words.len() {
-            i += 1; // the duration
-        }
+        i += prefix_operands(&name).min(words.len().saturating_sub(i));
         if i >= words.len() {
             // The prefix alone (`env` prints the environment, `time` does nothing).
             words.truncate(1);
             return words;
         }
-        *from_xargs |= name == "xargs";
+        *from_xargs |= matches!(name.as_str(), "xargs" | "parallel");
         words.drain(..i);
     }
 }
+
+/// `a 'b c' "d"` split into words the simple way `env -S` does (whitespace, quotes removed).
+fn split_words(text: &str) -> Vec<Word> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !current.is_empty() {
+                    words.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            (None, c) => current.push(c),
+        }
+    }
+    if started || !current.is_empty() {
+        words.push(current);
+    }
+    words
+        .into_iter()
+        .map(|text| Word {
+            raw: text.clone(),
+            text: Some(text),
+            substitutes_command: false,
+        })
+        .collect()
+}
+
+/// Variables whose value a program runs as a command (`GIT_EXTERNAL_DIFF='…' git diff`).
+pub const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "PROMPT_COMMAND",
+];
+
+/// Variables that make a program load code (`LD_PRELOAD=x.so cat f`).
+pub const CODE_LOADING_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "NODE_OPTIONS",
+    "RUBYOPT",
+];
 
 /// Commands that only read, whatever their arguments (output redirections are judged apart).
 const SAFE: &[&str] = &[
@@ -296,24 +423,71 @@ pub const NETWORK_COMMANDS: &[&str] = &[
     "npx",
     "gh",
     "glab",
+    "wget2",
+    "lynx",
+    "w3m",
+    "links",
+    "elinks",
+    "ssh-keyscan",
+    "tftp",
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "kubectl",
+    "helm",
+    "http",
+    "https",
+    "xh",
+    "uvx",
+    "bunx",
+    "pnpx",
 ];
+
+/// `host:path` (scp and rsync syntax): a colon before the first slash.
+pub fn remote_path(text: &str) -> bool {
+    match text.find(':') {
+        Some(colon) => colon > 0 && !text[..colon].contains('/'),
+        None => false,
+    }
+}
 
 /// Subcommands that need the network, by program.
 fn network_subcommands(name: &str) -> &'static [&'static str] {
     match name {
-        "git" => &["fetch", "pull", "clone", "ls-remote", "submodule", "push"],
+        "git" => &[
+            "fetch",
+            "pull",
+            "clone",
+            "ls-remote",
+            "submodule",
+            "push",
+            "svn",
+            "send-email",
+        ],
         "cargo" => &[
-            "install", "fetch", "update", "publish", "search", "login", "owner", "yank", "add",
+            "install",
+            "fetch",
+            "update",
+            "publish",
+            "search",
+            "login",
+            "owner",
+            "yank",
+            "add",
+            "vendor",
+            "generate-lockfile",
         ],
         "npm" => &[
-            "install", "i", "add", "update", "publish", "ci", "exec", "view", "info", "show", "search",
-            "outdated", "audit", "login", "whoami", "ping",
+            "install", "i", "add", "update", "publish", "ci", "exec", "x", "view", "info", "show", "search",
+            "outdated", "audit", "login", "whoami", "ping", "pack", "dist-tag",
         ],
         "pnpm" => &["install", "i", "add", "update", "publish", "dlx"],
         "yarn" => &["install", "add", "update", "upgrade", "publish", "dlx"],
         "bun" => &["install", "i", "add", "update", "x"],
-        "pip" | "pip3" | "pipx" => &["install", "download"],
-        "uv" => &["install", "add", "sync", "lock"],
+        "pip" | "pip3" | "pipx" => &["install", "download", "wheel", "run"],
+        "uv" => &["install", "add", "sync", "lock", "tool", "run"],
+        "terraform" | "tofu" => &["init", "plan", "apply", "destroy", "import", "refresh"],
         "poetry" => &["install", "add", "sync", "update", "lock"],
         "go" => &["get", "install"],
         "apt" | "apt-get" | "aptitude" => &[
@@ -335,7 +509,7 @@ fn network_subcommands(name: &str) -> &'static [&'static str] {
         "composer" => &["install", "require", "update", "create-project"],
         "conda" | "mamba" => &["install", "create", "update"],
         "snap" | "flatpak" => &["install", "refresh", "update"],
-        "docker" | "podman" => &["pull", "push", "login"],
+        "docker" | "podman" => &["pull", "push", "login", "run", "build"],
         "rustup" => &["update", "install", "toolchain", "target", "component"],
         _ => &[],
     }
@@ -343,14 +517,25 @@ fn network_subcommands(name: &str) -> &'static [&'static str] {
 
 /// Why `name args` needs the network, if it does.
 pub fn network(name: &str, args: &[Word]) -> Option<String> {
+    if name == "rsync" {
+        // Only a `host:path` or `rsync://` operand goes over the network; a local copy does not.
+        let remote = args.iter().any(|w| match w.text.as_deref() {
+            Some(t) => {
+                !t.starts_with('-') && (t.contains("::") || t.starts_with("rsync://") || remote_path(t))
+            }
+            None => true,
+        });
+        return remote.then(|| "`rsync` talks to the network".to_string());
+    }
     if NETWORK_COMMANDS.contains(&name) {
         return Some(format!("`{name}` talks to the network"));
     }
     let sub = match name {
         "git" => git_subcommand(args).map(|(sub, _)| sub),
+        // `cargo +nightly install x`: the toolchain comes first.
         _ => args
             .iter()
-            .find(|w| !w.starts_with("-"))
+            .find(|w| !w.starts_with("-") && !w.starts_with("+"))
             .and_then(|w| w.text.clone()),
     };
     let subs = network_subcommands(name);
@@ -361,8 +546,20 @@ pub fn network(name: &str, args: &[Word]) -> Option<String> {
         Some("remote") if name == "git" && args.iter().any(|w| w.is("update")) => {
             Some("`git remote update` fetches every remote".to_string())
         }
-        Some("mod") if name == "go" && args.iter().any(|w| w.is("download")) => {
-            Some("`go mod download` downloads".to_string())
+        Some("lfs")
+            if name == "git" && args.iter().any(|w| w.is_any(&["pull", "fetch", "push", "clone"])) =>
+        {
+            Some("`git lfs` downloads or uploads".to_string())
+        }
+        Some("archive") if name == "git" && args.iter().any(|w| w.starts_with("--remote")) => {
+            Some("`git archive --remote` talks to the network".to_string())
+        }
+        Some("s_client") if name == "openssl" => Some("`openssl s_client` talks to the network".to_string()),
+        Some("tidy" | "download" | "vendor") if name == "go" && args.iter().any(|w| w.is("mod")) => {
+            Some("`go mod` downloads modules".to_string())
+        }
+        Some("mod") if name == "go" && args.iter().any(|w| w.is_any(&["download", "tidy", "vendor"])) => {
+            Some("`go mod` downloads modules".to_string())
         }
         Some("pip") if name == "uv" && args.iter().any(|w| w.is("install") || w.is("sync")) => {
             Some("`uv pip install` downloads".to_string())
@@ -406,6 +603,12 @@ pub fn destructive(name: &str, args: &[Word]) -> Option<String> {
             (sub == "push" && forced).then(|| "`git push --force` rewrites the remote's history".to_string())
         }
         "codesmith" => codesmith_grant(args),
+        "chroot" => {
+            Some("`chroot` runs a command under another root, where its paths cannot be judged".to_string())
+        }
+        "crontab" if args.iter().any(|w| !w.starts_with("-") || w.is("-")) => {
+            Some("`crontab FILE` installs commands that run later".to_string())
+        }
         "shutdown" | "reboot" | "halt" | "poweroff" => Some(format!("`{name}` stops the machine")),
         "systemctl"
             if args
@@ -434,6 +637,24 @@ pub enum Runs {
     Words(Vec<Word>),
     /// Joined and run by `sh -c` (`watch CMD ARGS…`).
     Script(String),
+    /// A command only known at run time (`trap "$X" EXIT`), shown as written.
+    Unknown(String),
+}
+
+/// The script given with `-c` (`su -c 'cmd'`, `flock FILE -c 'cmd'`, `script -qc 'cmd'`).
+fn dash_c_option(args: &[Word]) -> Option<Runs> {
+    let at = args.iter().position(|w| {
+        w.is_any(&["-c", "--command"]) || w.text.as_deref().is_some_and(|t| short_cluster_ends_with(t, 'c'))
+    })?;
+    let script = args.get(at + 1)?;
+    Some(match &script.text {
+        Some(text) => Runs::Script(text.clone()),
+        None => Runs::Unknown(script.raw.clone()),
+    })
+}
+
+fn short_cluster_ends_with(text: &str, flag: char) -> bool {
+    text.len() > 1 && text.starts_with('-') && !text.starts_with("--") && text.ends_with(flag)
 }
 
 /// The commands `name args` runs: each `-exec`/`-execdir`/`-ok`/`-okdir` of `find`, and the
@@ -488,6 +709,45 @@ pub fn commands_run_by(name: &str, args: &[Word]) -> Vec<Runs> {
                 }
             }
         }
+        // `trap 'cmd' EXIT`: the action runs when the signal comes.
+        "trap" => match args.iter().find(|w| !w.is_any(&["-p", "-l", "--"])) {
+            Some(Word {
+                text: Some(action), ..
+            }) if !action.is_empty() && action != "-" => {
+                vec![Runs::Script(action.clone())]
+            }
+            Some(Word { text: None, raw, .. }) => vec![Runs::Unknown(raw.clone())],
+            _ => Vec::new(),
+        },
+        "su" | "runuser" | "script" => dash_c_option(args).into_iter().collect(),
+        // `flock [-c 'cmd'] FILE cmd…`, `chroot DIR cmd…`: after the options and one operand.
+        "flock" | "chroot" => match dash_c_option(args) {
+            Some(run) => vec![run],
+            None => {
+                let mut operands = args.iter().skip_while(|w| w.starts_with("-")).skip(1);
+                let command: Vec<Word> = operands.by_ref().cloned().collect();
+                if command.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Runs::Words(unwrap_prefixes(command))]
+                }
+            }
+        },
+        // `rg --pre CMD`: CMD runs on every file searched.
+        "rg" => args
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| match w.text.as_deref() {
+                Some("--pre") => args.get(i + 1).cloned(),
+                Some(t) => t.strip_prefix("--pre=").map(|cmd| Word {
+                    text: Some(cmd.to_string()),
+                    substitutes_command: false,
+                    raw: cmd.to_string(),
+                }),
+                None => None,
+            })
+            .map(|cmd| vec![Runs::Words(vec![cmd])])
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
@@ -548,7 +808,11 @@ pub fn reads_script_from_stdin(words: &[Word]) -> Option<String> {
     let name = words.first()?.text.as_deref().map(base_name)?;
     let args = &words[1..];
     let operands: Vec<&Word> = args.iter().filter(|w| !w.starts_with("-") || w.is("-")).collect();
-    let reads_stdin = if SHELLS.contains(&name) {
+    let reads_stdin = if matches!(name, "at" | "batch") {
+        !args.iter().any(|w| w.is("-f") || w.is("-l") || w.is("-r"))
+    } else if name == "crontab" {
+        operands.first().is_some_and(|w| w.is("-")) || (operands.is_empty() && args.is_empty())
+    } else if SHELLS.contains(&name) {
         args.iter().any(|w| w.is("-s")) || (operands.is_empty() && !args.iter().any(|w| w.is("-c")))
     } else if INTERPRETERS.contains(&name) {
         operands.is_empty() || operands.first().is_some_and(|w| w.is("-"))

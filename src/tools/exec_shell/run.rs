@@ -80,6 +80,9 @@ impl Finished {
 pub fn shell_command(script: &str, cwd: &Path) -> Command {
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c").arg(script).current_dir(cwd).stdin(Stdio::null());
+    for key in UNSET {
+        cmd.env_remove(key);
+    }
     for (key, value) in ENV {
         cmd.env(key, value);
     }
@@ -313,11 +316,17 @@ fn cstring(bytes: &[u8]) -> io::Result<CString> {
     CString::new(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in an argument"))
 }
 
-/// The child's environment: ours, with [`ENV`] replacing any same-named variable.
+/// Variables removed from the child's environment because they change what a command line
+/// means behind the classifier's back: `CDPATH` moves a relative `cd`, `ENV` and `BASH_ENV`
+/// make the shell run a file first.
+pub const UNSET: [&str; 3] = ["CDPATH", "ENV", "BASH_ENV"];
+
+/// The child's environment: ours without [`UNSET`], with [`ENV`] replacing any same-named
+/// variable.
 fn environment() -> io::Result<Vec<CString>> {
     let mut env = Vec::new();
     for (key, value) in std::env::vars_os() {
-        if ENV.iter().any(|(k, _)| OsStr::new(k) == key) {
+        if ENV.iter().any(|(k, _)| OsStr::new(k) == key) || UNSET.iter().any(|k| OsStr::new(k) == key) {
             continue;
         }
         let mut entry = key.as_bytes().to_vec();

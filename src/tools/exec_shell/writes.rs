@@ -18,10 +18,12 @@
 //! link that leads out is judged where it lands. What a program does by itself (`python3 -c …`,
 //! a build script) is not visible here; the classifier reads shell words, it is not a sandbox.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use super::classify::{normalize, Scope};
 use super::rules::{base_name, is_device_write, is_safe, Word};
+
+mod programs;
 
 /// Where a target lands.
 enum Target {
@@ -105,7 +107,7 @@ pub fn outside_writes(name: &str, args: &[Word], cwd: Option<&Path>, scope: &Sco
         "find" => judge.find_actions(args),
         "tar" => judge.tar_extract(args),
         "unzip" => judge.unzip_target(args),
-        _ => Vec::new(),
+        _ => judge.program_writes(name, args),
     }
 }
 
@@ -121,6 +123,22 @@ pub fn redirect_outside(destination: &Word, cwd: Option<&Path>, scope: &Scope) -
     };
     let place = judge.forbidden_place(&abs)?;
     Some(format!("`>` writes `{}`, {place}", abs.display()))
+}
+
+/// `CODESMITH_WORKSPACE=DIR codesmith …`: codesmith run on another workspace would judge paths
+/// against that one.
+pub fn foreign_workspace(value: &Word, cwd: Option<&Path>, scope: &Scope) -> Option<String> {
+    let judge = Judge { cwd, scope };
+    judge
+        .judge(
+            "codesmith",
+            "works on the workspace",
+            &[value],
+            Follow::Through,
+            true,
+        )
+        .into_iter()
+        .next()
 }
 
 /// Streams that are not files: writing to them changes nothing on disk.
@@ -163,7 +181,7 @@ impl Judge<'_> {
         } else {
             follow
         };
-        Target::Path(resolve_links(&normalize(&joined), follow))
+        Target::Path(physical(&joined, follow))
     }
 
     /// Where `abs` lies when a command may not change it without asking: outside the workspace
@@ -460,11 +478,13 @@ fn short_cluster_has(text: &str, flag: char) -> bool {
     text.starts_with('-') && !text.starts_with("--") && text[1..].contains(flag)
 }
 
-/// A command's words split into options (with the values they take) and operands.
+/// A command's words split into options (with the values they take) and operands, the way
+/// getopt reads them: `-o FILE`, `-oFILE`, `-uo FILE` (a cluster ending in a value option),
+/// `--output FILE`, `--output=FILE`.
 struct Operands<'a> {
     options: Vec<&'a str>,
-    /// `(option, value)`; for `--option=VALUE` a word holding just VALUE.
-    values: Vec<(&'a str, Word)>,
+    /// `(option, value)`; for an attached value, a word holding just the value.
+    values: Vec<(String, Word)>,
     operands: Vec<&'a Word>,
 }
 
@@ -490,17 +510,33 @@ impl<'a> Operands<'a> {
                 }
             };
             parsed.options.push(text);
-            match text.split_once('=').filter(|_| text.starts_with("--")) {
-                Some((option, value)) if takes_value.contains(&option) => {
-                    parsed.values.push((option, literal(value)));
-                }
-                Some(_) => {}
-                None if takes_value.contains(&text) => {
-                    if let Some(value) = words.next() {
-                        parsed.values.push((text, value.clone()));
+            if let Some(long) = text.strip_prefix("--") {
+                match long.split_once('=') {
+                    Some((name, value)) if takes_value.contains(&format!("--{name}").as_str()) => {
+                        parsed.values.push((format!("--{name}"), literal(value)));
                     }
+                    Some(_) => {}
+                    None if takes_value.contains(&text) => {
+                        if let Some(value) = words.next() {
+                            parsed.values.push((text.to_string(), value.clone()));
+                        }
+                    }
+                    None => {}
                 }
-                None => {}
+                continue;
+            }
+            // A short cluster: the first value option takes the rest of the word, or the next.
+            for (at, flag) in text.char_indices().skip(1) {
+                let option = format!("-{flag}");
+                if takes_value.contains(&option.as_str()) {
+                    let rest = &text[at + flag.len_utf8()..];
+                    if !rest.is_empty() {
+                        parsed.values.push((option, literal(rest)));
+                    } else if let Some(value) = words.next() {
+                        parsed.values.push((option, value.clone()));
+                    }
+                    break;
+                }
             }
         }
         parsed
@@ -510,11 +546,19 @@ impl<'a> Operands<'a> {
         self.options.iter().any(|t| short_cluster_has(t, flag))
     }
 
+    fn has_any(&self, options: &[&str]) -> bool {
+        self.options.iter().any(|t| {
+            options
+                .iter()
+                .any(|o| t == o || (o.starts_with("--") && t.starts_with(&format!("{o}="))))
+        })
+    }
+
     /// The values given to any of `options`.
     fn value_of(&self, options: &[&str]) -> Vec<&Word> {
         self.values
             .iter()
-            .filter(|(option, _)| options.contains(option))
+            .filter(|(option, _)| options.contains(&option.as_str()))
             .map(|(_, word)| word)
             .collect()
     }
@@ -528,35 +572,44 @@ fn literal(text: &str) -> Word {
     }
 }
 
-/// Resolves the symlinks of the existing part of `path` (all of it, or only its directories
-/// for [`Follow::Name`]); the part that does not exist yet is re-attached as written.
-fn resolve_links(path: &Path, follow: Follow) -> PathBuf {
-    let (dir, name) = match (follow, path.parent(), path.file_name()) {
-        (Follow::Name, Some(parent), Some(name)) => (parent, Some(name)),
-        _ => (path, None),
-    };
-    let mut existing = dir;
-    let mut rest = Vec::new();
-    let resolved = loop {
-        if let Ok(canonical) = existing.canonicalize() {
-            break canonical;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(component)) => {
-                rest.push(component);
-                existing = parent;
-            }
-            _ => break existing.to_path_buf(),
-        }
-    };
-    let mut out = resolved;
-    for component in rest.iter().rev() {
-        out.push(component);
-    }
-    if let Some(name) = name {
-        out.push(name);
-    }
+/// Where `path` (absolute) leads on disk, resolved as the kernel resolves it: component by
+/// component, each symlink (a dangling one too) replaced by its target before a following `..`
+/// applies, so `link/../x` is judged beside the link's target, not beside the link. The part that
+/// does not exist is taken as written. With [`Follow::Name`] the last component itself is not
+/// resolved (`rm link` removes the link).
+fn physical(path: &Path, follow: Follow) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    let mut hops = 0;
+    walk_into(&mut out, path, follow == Follow::Through, &mut hops);
     out
+}
+
+/// Symlinks followed at most, as the kernel's own limit; past it the rest is taken as written.
+const MAX_LINK_HOPS: usize = 40;
+
+fn walk_into(out: &mut PathBuf, path: &Path, follow_last: bool, hops: &mut usize) {
+    let parts: Vec<Component> = path.components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Component::RootDir => *out = PathBuf::from("/"),
+            Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                let last = i + 1 == parts.len();
+                if (last && !follow_last) || *hops >= MAX_LINK_HOPS {
+                    continue;
+                }
+                if let Ok(target) = std::fs::read_link(&*out) {
+                    *hops += 1;
+                    out.pop();
+                    walk_into(out, &target, true, hops);
+                }
+            }
+        }
+    }
 }
 
 /// Reasons for each `rm` target that lands somewhere it should not.
@@ -594,13 +647,17 @@ fn rm_target(word: &Word, recursive: bool, judge: &Judge) -> Option<String> {
             format!("`rm` deletes `{shown}` in the home directory, outside the workspace")
         });
     }
-    // Judge the directory a glob would expand in: `/tmp/build/*` is inside `/tmp/build`.
-    let literal: String = match text.find(['*', '?', '[']) {
-        Some(at) => text[..at]
-            .rsplit_once('/')
-            .map(|(dir, _)| format!("{dir}/"))
-            .unwrap_or_default(),
-        None => text.to_string(),
+    // A glob is judged by the directory it expands in: `/tmp/build/*` is inside `/tmp/build`.
+    // A bare `*` (or `.*`) takes everything in that directory, so it counts as the directory
+    // itself; a narrower pattern (`*.o`) only takes entries of it.
+    let (literal, entries_only) = match text.find(['*', '?', '[']) {
+        Some(at) => {
+            let component_start = text[..at].rfind('/').map_or(0, |slash| slash + 1);
+            let component = &text[component_start..];
+            let whole_directory = matches!(component, "*" | ".*" | "*/" | ".*/");
+            (text[..component_start].to_string(), !whole_directory)
+        }
+        None => (text.to_string(), false),
     };
     let base = match (Path::new(&literal).is_absolute(), judge.cwd) {
         (true, _) => Path::new("/").to_path_buf(),
@@ -611,7 +668,7 @@ fn rm_target(word: &Word, recursive: bool, judge: &Judge) -> Option<String> {
         }
     };
     let lexical = normalize(&base.join(&literal));
-    if lexical == Path::new("/") {
+    if lexical == Path::new("/") && !entries_only {
         return Some(format!("`rm` wipes the filesystem root (`{shown}`)"));
     }
     if text.split('/').all(|c| c == ".." || c.is_empty()) && text.contains("..") {
@@ -622,20 +679,27 @@ fn rm_target(word: &Word, recursive: bool, judge: &Judge) -> Option<String> {
     } else {
         Follow::Name
     };
-    let abs = resolve_links(&lexical, follow);
-    let workspace = judge.scope.workspace;
-    let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
-    for root in roots {
-        if root.starts_with(&abs) || root.starts_with(&lexical) {
-            return Some(format!(
-                "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
-            ));
+    let abs = physical(&base.join(&literal), follow);
+    if !entries_only {
+        let workspace = judge.scope.workspace;
+        let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
+        for root in roots {
+            if root.starts_with(&abs) || root.starts_with(&lexical) {
+                return Some(format!(
+                    "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
+                ));
+            }
+        }
+        if let Some(home) = &judge.scope.home {
+            if home.starts_with(&abs) || home.starts_with(&lexical) {
+                return Some(format!("`rm` wipes the home directory (`{shown}`)"));
+            }
         }
     }
-    if let Some(home) = &judge.scope.home {
-        if home.starts_with(&abs) || home.starts_with(&lexical) {
-            return Some(format!("`rm` wipes the home directory (`{shown}`)"));
-        }
+    if entries_only {
+        // The entries of `abs` lie where `abs` lies (its own state directory aside).
+        let place = judge.forbidden_place(&abs.join("entry"))?;
+        return Some(format!("`rm` deletes `{shown}` in `{}`, {place}", abs.display()));
     }
     let place = judge.forbidden_place(&abs)?;
     Some(format!("`rm` deletes `{}`, {place}", abs.display()))

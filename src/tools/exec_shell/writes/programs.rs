@@ -1,0 +1,464 @@
+//! Where particular programs write, beyond the file utilities: git and cargo acting on other
+//! directories, downloads saved to a path, archives and compressors, and codesmith itself run
+//! on another workspace.
+
+use super::{literal, Follow, Judge, Operands};
+use crate::tools::exec_shell::rules::{remote_path, Word};
+
+/// git subcommands that only read, wherever they run.
+const GIT_READS: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "grep",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "rev-list",
+    "describe",
+    "shortlog",
+    "cat-file",
+    "help",
+    "version",
+    "config",
+    "remote",
+];
+
+impl Judge<'_> {
+    pub(super) fn program_writes(&self, name: &str, args: &[Word]) -> Vec<String> {
+        match name {
+            "git" => self.git(args),
+            "cargo" => self.cargo(args),
+            "codesmith" => {
+                let parsed = Operands::parse(args, &["--workspace", "--session", "--format", "--approve"]);
+                let workspace = parsed.value_of(&["--workspace"]);
+                self.judge(
+                    "codesmith",
+                    "works on the workspace",
+                    &workspace,
+                    Follow::Through,
+                    true,
+                )
+            }
+            "rsync" => self.rsync(args),
+            "scp" => {
+                let parsed = Operands::parse(args, &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"]);
+                let destination = parsed.operands.last().copied().filter(|w| !is_remote(w));
+                self.judge(
+                    "scp",
+                    "writes",
+                    &destination.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                )
+            }
+            "curl" => {
+                let parsed = Operands::parse(
+                    args,
+                    &[
+                        "-o",
+                        "--output",
+                        "--output-dir",
+                        "-d",
+                        "--data",
+                        "-H",
+                        "--header",
+                        "-u",
+                        "--user",
+                        "-X",
+                        "--request",
+                        "-e",
+                        "-A",
+                        "-b",
+                        "-c",
+                        "-K",
+                        "-T",
+                        "-F",
+                        "-m",
+                        "-w",
+                        "-x",
+                        "-r",
+                        "-E",
+                        "-Y",
+                        "-y",
+                        "-z",
+                        "-C",
+                        "-D",
+                        "--dump-header",
+                        "-c",
+                        "--cookie-jar",
+                    ],
+                );
+                let files = parsed.value_of(&[
+                    "-o",
+                    "--output",
+                    "--output-dir",
+                    "-D",
+                    "--dump-header",
+                    "-c",
+                    "--cookie-jar",
+                ]);
+                self.judge("curl", "writes", &files, Follow::Through, false)
+            }
+            "wget" | "wget2" => {
+                let parsed = Operands::parse(
+                    args,
+                    &[
+                        "-O",
+                        "--output-document",
+                        "-P",
+                        "--directory-prefix",
+                        "-o",
+                        "--output-file",
+                        "-a",
+                        "--append-output",
+                    ],
+                );
+                let files = parsed.value_of(&[
+                    "-O",
+                    "--output-document",
+                    "-P",
+                    "--directory-prefix",
+                    "-o",
+                    "--output-file",
+                    "-a",
+                    "--append-output",
+                ]);
+                self.judge(name, "writes", &files, Follow::Through, false)
+            }
+            "pip" | "pip3" => {
+                let parsed = Operands::parse(
+                    args,
+                    &[
+                        "-t",
+                        "--target",
+                        "--prefix",
+                        "--root",
+                        "-r",
+                        "-c",
+                        "-e",
+                        "-i",
+                        "--index-url",
+                    ],
+                );
+                let directories = parsed.value_of(&["-t", "--target", "--prefix", "--root"]);
+                self.judge(name, "installs into", &directories, Follow::Through, false)
+            }
+            "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4"
+            | "compress" | "uncompress" => {
+                let parsed = Operands::parse(args, &["-S", "--suffix", "-o", "-T", "--threads"]);
+                // To stdout, or only testing or listing: no file changes.
+                if parsed.has_any(&["-c", "--stdout", "-t", "--test", "-l", "--list"])
+                    || parsed.has_short('c')
+                {
+                    return Vec::new();
+                }
+                let mut targets = parsed.operands.clone();
+                targets.extend(parsed.value_of(&["-o"]));
+                self.judge(name, "replaces", &targets, Follow::Name, false)
+            }
+            "split" => {
+                let parsed = Operands::parse(
+                    args,
+                    &[
+                        "-a",
+                        "-b",
+                        "-C",
+                        "-l",
+                        "-n",
+                        "-t",
+                        "--additional-suffix",
+                        "--filter",
+                    ],
+                );
+                let prefix = parsed.operands.get(1).copied();
+                self.judge(
+                    "split",
+                    "writes",
+                    &prefix.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                )
+            }
+            "csplit" => {
+                let parsed = Operands::parse(args, &["-f", "--prefix", "-b", "-n"]);
+                self.judge(
+                    "csplit",
+                    "writes",
+                    &parsed.value_of(&["-f", "--prefix"]),
+                    Follow::Through,
+                    false,
+                )
+            }
+            "patch" => {
+                let parsed = Operands::parse(
+                    args,
+                    &[
+                        "-p",
+                        "-i",
+                        "-o",
+                        "-d",
+                        "-r",
+                        "-B",
+                        "-z",
+                        "-V",
+                        "-F",
+                        "-D",
+                        "--directory",
+                        "--output",
+                        "--input",
+                    ],
+                );
+                let mut targets = parsed.value_of(&["-o", "--output", "-d", "--directory"]);
+                targets.extend(parsed.operands.first().copied());
+                self.judge("patch", "writes", &targets, Follow::Through, false)
+            }
+            "chattr" => {
+                let parsed = Operands::parse(args, &["-v", "-p"]);
+                let files: Vec<&Word> = parsed
+                    .operands
+                    .iter()
+                    .copied()
+                    .filter(|w| !w.text.as_deref().is_some_and(|t| t.starts_with(['+', '='])))
+                    .collect();
+                self.judge(
+                    "chattr",
+                    "changes the attributes of",
+                    &files,
+                    Follow::Through,
+                    false,
+                )
+            }
+            "tree" => {
+                let parsed = Operands::parse(
+                    args,
+                    &["-o", "-L", "-P", "-I", "--charset", "--filelimit", "--timefmt"],
+                );
+                self.judge(
+                    "tree -o",
+                    "writes",
+                    &parsed.value_of(&["-o"]),
+                    Follow::Through,
+                    false,
+                )
+            }
+            "uniq" => {
+                let parsed = Operands::parse(
+                    args,
+                    &["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+                );
+                let output = parsed.operands.get(1).copied();
+                self.judge(
+                    "uniq",
+                    "writes",
+                    &output.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                )
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// `git -C DIR …`, `--work-tree=DIR`, `--git-dir=DIR` with a subcommand that changes files;
+    /// `git clean|rm PATH` and `git mv`; `git clone URL DIR`; output files (`--output`,
+    /// `format-patch -o`, `archive -o`, `bundle create FILE`).
+    fn git(&self, args: &[Word]) -> Vec<String> {
+        let mut places: Vec<Word> = Vec::new();
+        let mut i = 0;
+        while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
+            match text {
+                "-C" | "--work-tree" | "--git-dir" => {
+                    places.extend(args.get(i + 1).cloned());
+                    i += 2;
+                }
+                "-c" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
+                _ if text.starts_with("--work-tree=") || text.starts_with("--git-dir=") => {
+                    places.extend(text.split_once('=').map(|(_, dir)| literal(dir)));
+                    i += 1;
+                }
+                _ if text.starts_with('-') => i += 1,
+                _ => break,
+            }
+        }
+        let Some(sub) = args.get(i).and_then(|w| w.text.clone()) else {
+            return Vec::new();
+        };
+        let rest = &args[i + 1..];
+        let mut reasons = Vec::new();
+        if !GIT_READS.contains(&sub.as_str()) {
+            let places: Vec<&Word> = places.iter().collect();
+            reasons.extend(self.judge(&format!("git {sub}"), "works in", &places, Follow::Through, false));
+        }
+        let parsed = Operands::parse(
+            rest,
+            &[
+                "-o",
+                "--output",
+                "-e",
+                "--exclude",
+                "-m",
+                "--message",
+                "-b",
+                "--branch",
+                "--depth",
+                "--format",
+                "--prefix",
+                "--remote",
+                "-n",
+                "-C",
+            ],
+        );
+        match sub.as_str() {
+            "clean" | "rm" => {
+                reasons.extend(self.judge(
+                    &format!("git {sub}"),
+                    "deletes",
+                    &parsed.operands,
+                    Follow::Through,
+                    false,
+                ));
+            }
+            "mv" => reasons.extend(self.judge("git mv", "moves", &parsed.operands, Follow::Name, false)),
+            "clone" => {
+                let directory = parsed.operands.get(1).copied();
+                reasons.extend(self.judge(
+                    "git clone",
+                    "writes",
+                    &directory.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                ));
+            }
+            "bundle"
+                if parsed
+                    .operands
+                    .first()
+                    .is_some_and(|w| w.text.as_deref() == Some("create")) =>
+            {
+                let file = parsed.operands.get(1).copied();
+                reasons.extend(self.judge(
+                    "git bundle",
+                    "writes",
+                    &file.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                ));
+            }
+            _ => {}
+        }
+        reasons.extend(self.judge(
+            &format!("git {sub}"),
+            "writes",
+            &parsed.value_of(&["-o", "--output"]),
+            Follow::Through,
+            false,
+        ));
+        reasons
+    }
+
+    /// `cargo clean --target-dir DIR` (or `--manifest-path` elsewhere), `cargo install --root DIR`.
+    fn cargo(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &[
+                "--target-dir",
+                "--manifest-path",
+                "--root",
+                "-p",
+                "--package",
+                "--profile",
+                "--target",
+                "--color",
+                "-Z",
+                "--config",
+            ],
+        );
+        let sub = parsed
+            .operands
+            .iter()
+            .find(|w| !w.text.as_deref().is_some_and(|t| t.starts_with('+')))
+            .and_then(|w| w.text.as_deref());
+        match sub {
+            Some("clean") => {
+                let mut places = parsed.value_of(&["--target-dir"]);
+                places.extend(parsed.value_of(&["--manifest-path"]));
+                self.judge(
+                    "cargo clean",
+                    "deletes build output of",
+                    &places,
+                    Follow::Through,
+                    false,
+                )
+            }
+            Some("install") => self.judge(
+                "cargo install",
+                "installs into",
+                &parsed.value_of(&["--root"]),
+                Follow::Through,
+                false,
+            ),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `rsync SRC… DEST` when DEST is local (`--delete` deletes in it); `--remove-source-files`
+    /// deletes the local sources.
+    fn rsync(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &[
+                "-e",
+                "--rsh",
+                "--exclude",
+                "--include",
+                "--filter",
+                "-f",
+                "--chmod",
+                "--chown",
+                "--port",
+                "--password-file",
+                "--log-file",
+                "-T",
+                "--temp-dir",
+            ],
+        );
+        let Some((destination, sources)) = parsed.operands.split_last() else {
+            return Vec::new();
+        };
+        let mut reasons = Vec::new();
+        if !is_remote(destination) {
+            let verb = if parsed.has_any(&[
+                "--delete",
+                "--delete-after",
+                "--delete-before",
+                "--delete-during",
+                "--delete-excluded",
+            ]) {
+                "writes and deletes in"
+            } else {
+                "writes"
+            };
+            reasons.extend(self.judge("rsync", verb, &[*destination], Follow::Through, false));
+        }
+        if parsed.has_any(&["--remove-source-files"]) {
+            let local: Vec<&Word> = sources.iter().copied().filter(|w| !is_remote(w)).collect();
+            reasons.extend(self.judge(
+                "rsync --remove-source-files",
+                "deletes",
+                &local,
+                Follow::Through,
+                false,
+            ));
+        }
+        reasons
+    }
+}
+
+fn is_remote(word: &Word) -> bool {
+    word.text
+        .as_deref()
+        .is_none_or(|t| t.contains("::") || t.starts_with("rsync://") || remote_path(t))
+}
