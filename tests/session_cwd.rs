@@ -214,3 +214,80 @@ fn the_spill_file_is_named_as_read_file_takes_it_from_the_cwd() {
     ws.call("read_file", json!({"path": format!("../../{spill}")}))
         .ok();
 }
+
+#[test]
+fn not_found_from_a_moved_cwd_says_where_the_path_led_and_reaches_the_file_at_the_root() {
+    let ws = Ws::new();
+    ws.write("sub/a.txt", "a\n");
+    ws.run(&["shell", "cd sub"]).ok();
+    let out = ws.run(&["read", "sub/a.txt"]).err("not_found");
+    assert!(
+        out.message()
+            .starts_with("`sub/a.txt` (from the session cwd `sub`, that is `sub/sub/a.txt`) does not exist."),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().contains("does exist relative to the root"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["path"], "sub/sub/a.txt");
+    assert_eq!(out.error()["cwd"], "sub");
+    let call = suggested_path(out.message(), "read_file");
+    assert_eq!(call, "a.txt");
+    let out = ws.call("read_file", json!({"path": call})).ok();
+    assert_eq!(out.data()["path"], "sub/a.txt");
+
+    // The other tools that share the message: list_dir, grep_files, file_search, apply_patch.
+    let out = ws.run(&["ls", "sub"]).err("not_found");
+    assert!(
+        out.message().contains("from the session cwd `sub`"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(suggested_path(out.message(), "list_dir"), ".");
+    let out = ws
+        .call("grep_files", json!({"pattern": "a", "path": "sub/a.txt"}))
+        .err("not_found");
+    assert_eq!(suggested_path(out.message(), "grep_files"), "a.txt");
+    let out = ws
+        .call("file_search", json!({"pattern": "*", "path": "sub"}))
+        .err("not_found");
+    assert_eq!(suggested_path(out.message(), "file_search"), ".");
+    let out = ws
+        .call(
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Update File: sub/a.txt\n@@\n-a\n+b\n*** End Patch\n"}),
+        )
+        .err("not_found");
+    assert!(
+        out.message().contains("the patch names it `a.txt`"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read_string("sub/a.txt"), "a\n");
+
+    // A path that exists nowhere still says where it led, with similar paths callable from
+    // the cwd.
+    let out = ws.run(&["read", "b.txt"]).err("not_found");
+    assert!(
+        out.message()
+            .starts_with("`b.txt` (from the session cwd `sub`, that is `sub/b.txt`) does not exist."),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
+fn not_found_at_the_root_keeps_its_plain_wording() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n");
+    let out = ws.run(&["read", "b.txt"]).err("not_found");
+    assert!(
+        out.message().starts_with("`b.txt` does not exist."),
+        "{}",
+        out.message()
+    );
+    assert!(out.error().get("cwd").is_none());
+}

@@ -209,24 +209,81 @@ pub fn is_missing(err: &std::io::Error) -> bool {
 }
 
 /// `not_found` with up to three similar existing paths.
+///
+/// A relative path resolves against the session cwd, which an earlier `cd` may have moved: a
+/// model that still thinks from the root asks for `sub/a.txt` from `sub` and gets a miss for
+/// a file it can see. So when the cwd is not the root, the message says where the path led,
+/// and if the path exists from the root, it names the call that reaches it from the cwd.
 pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
-    let similar = crate::similar_paths::suggest(&ctx.workspace, &path.abs, 3);
-    // The message names them as the next call must (from the session cwd); `data.similar`
-    // keeps them workspace-relative, like every path in results.
     let workspace = &ctx.workspace;
-    let callable = |p: &String| workspace.call_path(&workspace.root().join(p));
-    let hint =
-        if similar.is_empty() {
-            "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
-        } else {
-            format!(
-            "Similar paths that exist: {}. Call again with one of them, or use file_search to find the file.",
-            similar.iter().map(|p| format!("`{}`", callable(p))).collect::<Vec<_>>().join(", ")
+    let similar = crate::similar_paths::suggest(workspace, &path.abs, 3);
+    let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
+    let cwd = workspace.display(workspace.cwd());
+    let subject = if from_cwd {
+        format!(
+            "`{given}` (from the session cwd `{cwd}`, that is `{}`)",
+            path.display
         )
-        };
-    ToolError::new(ErrorCode::NotFound, format!("`{given}` does not exist. {hint}"))
+    } else {
+        format!("`{given}`")
+    };
+    let hint = match from_cwd.then(|| from_root(workspace, given)).flatten() {
+        Some(at_root) => format!(
+            "Relative paths resolve against the session cwd, not the workspace root; `{}` does exist \
+             relative to the root. {}",
+            at_root.display,
+            call_from_cwd(ctx.tool, &at_root)
+        ),
+        None => {
+            // The message names them as the next call must (from the session cwd);
+            // `data.similar` keeps them as results show paths.
+            let callable = |p: &String| workspace.call_path(&workspace.root().join(p));
+            if similar.is_empty() {
+                "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
+            } else {
+                format!(
+                    "Similar paths that exist: {}. Call again with one of them, or use file_search to \
+                     find the file.",
+                    similar
+                        .iter()
+                        .map(|p| format!("`{}`", callable(p)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        }
+    };
+    let err = ToolError::new(ErrorCode::NotFound, format!("{subject} does not exist. {hint}"))
         .with("path", path.display.clone())
-        .with("similar", similar)
+        .with("similar", similar);
+    if from_cwd {
+        err.with("cwd", cwd)
+    } else {
+        err
+    }
+}
+
+/// `given` resolved from the workspace root instead of the cwd, if something is there; its
+/// `call` is still written from the cwd, where the next call resolves it.
+fn from_root(workspace: &crate::workspace::Workspace, given: &str) -> Option<WsPath> {
+    let mut at_root = workspace.clone();
+    at_root.set_cwd(workspace.root());
+    let path = at_root.resolve(given).ok()?;
+    fs::symlink_metadata(&path.abs).ok()?;
+    Some(WsPath {
+        call: workspace.call_path(&path.abs),
+        ..path
+    })
+}
+
+/// How the next call reaches `path` from the session cwd.
+fn call_from_cwd(tool: &str, path: &WsPath) -> String {
+    let arg = path.call_arg();
+    match tool {
+        "apply_patch" => format!("From the session cwd, the patch names it `{}`.", path.call),
+        "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={arg}."),
+        _ => format!("From the session cwd, call {tool} with path={arg} and the other arguments unchanged."),
+    }
 }
 
 fn binary_error(path: &WsPath, len: u64) -> ToolError {
