@@ -291,3 +291,41 @@ fn not_found_at_the_root_keeps_its_plain_wording() {
     );
     assert!(out.error().get("cwd").is_none());
 }
+
+#[test]
+fn grep_and_find_from_a_moved_cwd_say_their_paths_are_workspace_relative() {
+    let ws = Ws::new();
+    ws.write("sub/a.txt", "needle\n").write("top.txt", "needle\n");
+    let at_root = ws.call("grep_files", json!({"pattern": "needle"})).ok();
+    assert_eq!(
+        at_root.output(),
+        "sub/a.txt:1:needle\ntop.txt:1:needle\n\n2 matches in 2 files"
+    );
+    let found_at_root = ws.call("file_search", json!({"pattern": "*.txt"})).ok();
+    assert_eq!(found_at_root.output(), "sub/a.txt\ntop.txt\n\n2 matches");
+
+    ws.run(&["shell", "cd sub"]).ok();
+    let out = ws
+        .call("grep_files", json!({"pattern": "needle", "path": ".."}))
+        .ok();
+    // Results stay workspace-relative; one line says how to name them from the cwd.
+    assert_eq!(out.data()["matches"][0]["path"], "sub/a.txt");
+    assert_eq!(
+        out.output(),
+        "sub/a.txt:1:needle\ntop.txt:1:needle\n\n2 matches in 2 files\nPaths are relative to the \
+         workspace root, not the session cwd `sub`: from there, `sub/a.txt` is path=\"a.txt\"."
+    );
+    ws.call("read_file", json!({"path": "a.txt"})).ok();
+    let out = ws
+        .call("file_search", json!({"pattern": "*.txt", "path": ".."}))
+        .ok();
+    assert_eq!(out.data()["paths"], json!(["sub/a.txt", "top.txt"]));
+    assert!(
+        out.output().ends_with(
+            "2 matches\nPaths are relative to the workspace root, not the session cwd `sub`: from \
+             there, `sub/a.txt` is path=\"a.txt\"."
+        ),
+        "{}",
+        out.output()
+    );
+}

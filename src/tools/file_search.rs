@@ -248,6 +248,13 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             } else {
                 text.push_str(&summary);
             }
+            if let Some(note) = hits
+                .first()
+                .and_then(|hit| crate::tools::cwd_note(ctx, &root.abs.join(&hit.rel)))
+            {
+                text.push('\n');
+                text.push_str(&note);
+            }
             text
         };
     out.output = output;

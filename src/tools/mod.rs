@@ -139,6 +139,24 @@ pub fn refuse_state_path(
     .with("path", path.display.clone()))
 }
 
+/// The line grep_files and file_search add when the session cwd is not the root: their paths
+/// are workspace-relative, as results are, but the next call resolves a relative path from the
+/// cwd, so a result read back literally would miss. The line names the cwd and spells `first`
+/// (an absolute result path) as a call from there. At the root it is absent, so those outputs
+/// stay as they were.
+pub fn cwd_note(ctx: &Context, first: &std::path::Path) -> Option<String> {
+    let workspace = &ctx.workspace;
+    if workspace.cwd() == workspace.root() {
+        return None;
+    }
+    Some(format!(
+        "Paths are relative to the workspace root, not the session cwd `{}`: from there, `{}` is path={}.",
+        workspace.display(workspace.cwd()),
+        workspace.display(first),
+        crate::workspace::quote_arg(&workspace.call_path(first))
+    ))
+}
+
 /// Holds a numeric argument inside `allowed`. A value outside is not an error (the call still does
 /// the useful thing) but never silent: the notice names the value asked for and the one used.
 pub fn clamp_argument(

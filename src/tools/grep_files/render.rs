@@ -143,6 +143,15 @@ pub fn render(
         if let Some(skips) = skip_note(found) {
             output.push_str(&format!(" ({skips})"));
         }
+        if let Some(note) = found
+            .files
+            .keys()
+            .next()
+            .and_then(|first| crate::tools::cwd_note(ctx, first))
+        {
+            output.push('\n');
+            output.push_str(&note);
+        }
     }
     let key = match query.mode {
         OutputMode::Content => "matches",
