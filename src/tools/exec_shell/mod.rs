@@ -8,11 +8,14 @@
 //! ([`probe`]).
 
 pub mod classify;
+pub mod network;
 pub mod output;
 pub mod probe;
 pub mod rules;
 pub mod run;
+pub mod safe;
 pub mod sentinel;
+pub mod wrappers;
 pub mod writes;
 
 use std::time::Duration;

@@ -7,23 +7,20 @@
 //! (`"$DIR"`, the paths `xargs` reads) asks only for the recursive forms (`rm -r`, `chmod -R`),
 //! as a plain `rm "$f"` in a loop is everyday work.
 //!
-//! `rm` has its own cases, because the answer a person gives differs: wiping `/` (or `/*`) or
-//! the home directory is never what an agent means; a parent directory (`..`) or the workspace
-//! itself takes the project with it; deleting a path outside the workspace such as `/tmp/build`
-//! is often legitimate but is outside what the agent was given, so it also asks, under its own
-//! reason ("outside the workspace") rather than the root-wipe one.
+//! `rm` has its own cases ([`rm`]); other programs that write somewhere are in [`programs`].
 //!
-//! A target is resolved as the shell would: against the directory the command runs in (`cd` is
-//! followed by the classifier), with symlinks that exist resolved, so `rm -rf link/` through a
-//! link that leads out is judged where it lands. What a program does by itself (`python3 -c …`,
+//! A target is resolved as the kernel would: against the directory the command runs in (`cd` is
+//! followed by the classifier), each symlink replaced by its target before a `..` applies, so
+//! `rm -rf link/` or `link/../x` through a link that leads out is judged where it lands. What a program does by itself (`python3 -c …`,
 //! a build script) is not visible here; the classifier reads shell words, it is not a sandbox.
 
 use std::path::{Component, Path, PathBuf};
 
-use super::classify::{normalize, Scope};
+use super::classify::Scope;
 use super::rules::{base_name, is_device_write, is_safe, Word};
 
 mod programs;
+mod rm;
 
 /// Where a target lands.
 enum Target {
@@ -47,7 +44,7 @@ enum Follow {
 pub fn outside_writes(name: &str, args: &[Word], cwd: Option<&Path>, scope: &Scope) -> Vec<String> {
     let judge = Judge { cwd, scope };
     match name {
-        "rm" => rm_targets(args, &judge),
+        "rm" => rm::targets(args, &judge),
         "chmod" | "chown" | "chgrp" => judge.mode_change(name, args),
         "mv" => judge.all_operands(
             name,
@@ -610,97 +607,4 @@ fn walk_into(out: &mut PathBuf, path: &Path, follow_last: bool, hops: &mut usize
             }
         }
     }
-}
-
-/// Reasons for each `rm` target that lands somewhere it should not.
-fn rm_targets(args: &[Word], judge: &Judge) -> Vec<String> {
-    let mut recursive = false;
-    let mut targets = Vec::new();
-    let mut options_done = false;
-    for word in args {
-        match word.text.as_deref() {
-            Some("--") if !options_done => options_done = true,
-            Some("--recursive") if !options_done => recursive = true,
-            Some(t) if !options_done && t.starts_with("--") => {}
-            Some(t) if !options_done && t.starts_with('-') && t.len() > 1 => {
-                recursive |= t.contains('r') || t.contains('R');
-            }
-            _ => targets.push(word),
-        }
-    }
-    targets
-        .into_iter()
-        .filter_map(|word| rm_target(word, recursive, judge))
-        .collect()
-}
-
-fn rm_target(word: &Word, recursive: bool, judge: &Judge) -> Option<String> {
-    let shown = &word.raw;
-    let Some(text) = word.text.as_deref() else {
-        return recursive.then(|| format!("`rm -r` deletes `{shown}`, a path known only at run time"));
-    };
-    if text.starts_with('~') {
-        let rest = text.trim_start_matches('~').trim_matches('/');
-        return Some(if rest.is_empty() || rest == "*" {
-            format!("`rm` wipes the home directory (`{shown}`)")
-        } else {
-            format!("`rm` deletes `{shown}` in the home directory, outside the workspace")
-        });
-    }
-    // A glob is judged by the directory it expands in: `/tmp/build/*` is inside `/tmp/build`.
-    // A bare `*` (or `.*`) takes everything in that directory, so it counts as the directory
-    // itself; a narrower pattern (`*.o`) only takes entries of it.
-    let (literal, entries_only) = match text.find(['*', '?', '[']) {
-        Some(at) => {
-            let component_start = text[..at].rfind('/').map_or(0, |slash| slash + 1);
-            let component = &text[component_start..];
-            let whole_directory = matches!(component, "*" | ".*" | "*/" | ".*/");
-            (text[..component_start].to_string(), !whole_directory)
-        }
-        None => (text.to_string(), false),
-    };
-    let base = match (Path::new(&literal).is_absolute(), judge.cwd) {
-        (true, _) => Path::new("/").to_path_buf(),
-        (false, Some(cwd)) => cwd.to_path_buf(),
-        (false, None) => {
-            return recursive
-                .then(|| format!("`rm -r` deletes `{shown}` in a directory known only at run time"))
-        }
-    };
-    let lexical = normalize(&base.join(&literal));
-    if lexical == Path::new("/") && !entries_only {
-        return Some(format!("`rm` wipes the filesystem root (`{shown}`)"));
-    }
-    if text.split('/').all(|c| c == ".." || c.is_empty()) && text.contains("..") {
-        return Some(format!("`rm` deletes a parent directory (`{shown}`)"));
-    }
-    let follow = if literal.ends_with('/') || literal.is_empty() {
-        Follow::Through
-    } else {
-        Follow::Name
-    };
-    let abs = physical(&base.join(&literal), follow);
-    if !entries_only {
-        let workspace = judge.scope.workspace;
-        let roots = std::iter::once(workspace.root()).chain(workspace.trusted().iter().map(|p| p.as_path()));
-        for root in roots {
-            if root.starts_with(&abs) || root.starts_with(&lexical) {
-                return Some(format!(
-                    "`rm` deletes `{shown}`, which is the workspace or a trusted root or contains it"
-                ));
-            }
-        }
-        if let Some(home) = &judge.scope.home {
-            if home.starts_with(&abs) || home.starts_with(&lexical) {
-                return Some(format!("`rm` wipes the home directory (`{shown}`)"));
-            }
-        }
-    }
-    if entries_only {
-        // The entries of `abs` lie where `abs` lies (its own state directory aside).
-        let place = judge.forbidden_place(&abs.join("entry"))?;
-        return Some(format!("`rm` deletes `{shown}` in `{}`, {place}", abs.display()));
-    }
-    let place = judge.forbidden_place(&abs)?;
-    Some(format!("`rm` deletes `{}`, {place}", abs.display()))
 }
