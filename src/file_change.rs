@@ -165,7 +165,7 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
     };
     let on_disk = raw.as_deref().unwrap_or(decoded.text.as_bytes());
     if decoded.lossy || !round_trips(&decoded, on_disk) {
-        return Err(not_utf8(path, ctx.tool, &decoded));
+        return Err(not_utf8(path, ctx.tool, &decoded, on_disk));
     }
     let endings = EndingProfile::of(&decoded.text);
     let encoding_confident =
@@ -204,13 +204,24 @@ fn round_trips(decoded: &textfile::Decoded, bytes: &[u8]) -> bool {
     textfile::encode(&decoded.text, decoded.encoding, decoded.bom).as_deref() == Some(bytes)
 }
 
-fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded) -> ToolError {
-    let why = if decoded.lossy {
-        "is not valid UTF-8, and its encoding could not be identified with confidence".to_string()
+fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded, bytes: &[u8]) -> ToolError {
+    // A UTF-8 file with a few stray bytes is not in another encoding: converting it whole
+    // (iconv from LATIN1) would turn every correct `é` into mojibake. Name the bytes instead.
+    if decoded.lossy && textfile::mostly_utf8(bytes) {
+        return stray_bytes(path, tool, bytes);
+    }
+    let (why, from) = if decoded.lossy {
+        (
+            "is not valid UTF-8, and its encoding could not be identified with confidence".to_string(),
+            "LATIN1",
+        )
     } else {
-        format!(
-            "looks like {}, but does not convert to text and back byte for byte",
-            decoded.encoding.name()
+        (
+            format!(
+                "looks like {}, but does not convert to text and back byte for byte",
+                decoded.encoding.name()
+            ),
+            decoded.encoding.name(),
         )
     };
     ToolError::new(
@@ -218,7 +229,7 @@ fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded) -> ToolError
         format!(
             "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
              non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
-             example `iconv -f LATIN1 -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
+             example `iconv -f {from} -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
              read_file with path={3} and retry.",
             path.display,
             path.shell_word(),
@@ -227,6 +238,71 @@ fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded) -> ToolError
         ),
     )
     .with("path", path.display.clone())
+}
+
+/// The refusal for a file that is UTF-8 but for a few invalid bytes: where they are, and two
+/// ways to mend them — a byte-exact `sed` (in the C locale, so the bytes themselves match) that
+/// turns the first into the character its windows-1252 reading gives (the usual source of a
+/// stray byte), or write_file with the intended text.
+fn stray_bytes(path: &WsPath, tool: &str, bytes: &[u8]) -> ToolError {
+    const SHOWN: usize = 3;
+    let (runs, total) = textfile::invalid_utf8_runs(bytes, SHOWN);
+    let hex = |run: &[u8]| run.iter().map(|b| format!("\\x{b:02x}")).collect::<String>();
+    let spots: Vec<String> = runs
+        .iter()
+        .map(|run| {
+            format!(
+                "line {} at byte offset {} (`{}`)",
+                run.line,
+                run.offset,
+                hex(&run.bytes)
+            )
+        })
+        .collect();
+    let mut where_ = spots.join(", ");
+    if total > runs.len() {
+        where_.push_str(&format!(", and {} more", total - runs.len()));
+    }
+    let fix = runs.first().map_or_else(String::new, |run| {
+        let (meant, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&run.bytes);
+        let utf8 = hex(meant.as_bytes());
+        format!(
+            " If `{}` on line {} was meant as `{meant}`, exec_shell with `LC_ALL=C sed -i '{}s/{}/{utf8}/g' {}` \
+             makes it UTF-8 (or `s/{}//g` drops it).",
+            hex(&run.bytes),
+            run.line,
+            run.line,
+            hex(&run.bytes),
+            path.shell_word(),
+            hex(&run.bytes)
+        )
+    });
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{0}` is UTF-8 except for {1}: {where_}. {tool} will not change it, since writing it back \
+             would replace {2} with U+FFFD; the rest of the file is fine, so do not convert it whole \
+             (iconv would garble every correct non-ASCII character). Fix {2} first.{fix} Or replace \
+             the file with write_file holding the intended text. Then call read_file with path={3} \
+             and retry.",
+            path.display,
+            if total == 1 {
+                "one invalid byte sequence".to_string()
+            } else {
+                format!("{total} invalid byte sequences")
+            },
+            if total == 1 { "it" } else { "them" },
+            path.call_arg()
+        ),
+    )
+    .with("path", path.display.clone())
+    .with(
+        "invalid_bytes",
+        runs.iter()
+            .map(|run| serde_json::json!({"line": run.line, "offset": run.offset, "bytes": hex(&run.bytes)}))
+            .collect::<Vec<_>>(),
+    )
+    .with("invalid_count", total)
 }
 
 fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
@@ -379,5 +455,36 @@ impl Prepared {
         let meta =
             fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iconv_is_suggested_only_for_a_file_that_is_not_mostly_utf8() {
+        let path = WsPath {
+            abs: "/ws/a.txt".into(),
+            display: "a.txt".into(),
+            call: "a.txt".into(),
+        };
+        let lossy = |bytes: &[u8]| textfile::Decoded {
+            text: String::from_utf8_lossy(bytes).into_owned(),
+            encoding: encoding_rs::UTF_8,
+            bom: false,
+            lossy: true,
+        };
+        let legacy = b"x \xff\xfe\xfd\n";
+        let err = not_utf8(&path, "edit_file", &lossy(legacy), legacy);
+        assert!(err.message.contains("iconv -f LATIN1"), "{}", err.message);
+        let stray = "é é é \u{0}"
+            .as_bytes()
+            .iter()
+            .map(|&b| if b == 0 { 0xff } else { b })
+            .collect::<Vec<_>>();
+        let err = not_utf8(&path, "edit_file", &lossy(&stray), &stray);
+        assert!(!err.message.contains("iconv -f"), "{}", err.message);
+        assert!(err.message.contains("byte offset 9"), "{}", err.message);
     }
 }

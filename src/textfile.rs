@@ -119,9 +119,46 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     }
 }
 
+/// One run of bytes that is not UTF-8, in a file that otherwise is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidRun {
+    /// 1-based line the run is on.
+    pub line: usize,
+    /// 0-based byte offset of the run in the file.
+    pub offset: usize,
+    pub bytes: Vec<u8>,
+}
+
+/// The first `limit` runs of invalid UTF-8 in `bytes`, and how many there are in all.
+pub fn invalid_utf8_runs(bytes: &[u8], limit: usize) -> (Vec<InvalidRun>, usize) {
+    let mut runs = Vec::new();
+    let mut total = 0;
+    let (mut offset, mut line) = (0usize, 1usize);
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid().as_bytes();
+        line += memchr::memchr_iter(b'\n', valid).count();
+        offset += valid.len();
+        let invalid = chunk.invalid();
+        if invalid.is_empty() {
+            continue;
+        }
+        total += 1;
+        if runs.len() < limit {
+            runs.push(InvalidRun {
+                line,
+                offset,
+                bytes: invalid.to_vec(),
+            });
+        }
+        // An invalid run never holds a newline (it is below 0x80 only when it is not there).
+        offset += invalid.len();
+    }
+    (runs, total)
+}
+
 /// True when `bytes` hold valid multi-byte UTF-8 characters and at most half as many invalid
 /// bytes. (Shift-JIS, EUC and GBK text measures at well under one valid byte per invalid one.)
-fn mostly_utf8(bytes: &[u8]) -> bool {
+pub fn mostly_utf8(bytes: &[u8]) -> bool {
     let mut valid = 0;
     let mut invalid = 0;
     for chunk in bytes.utf8_chunks() {
@@ -189,6 +226,31 @@ mod tests {
         assert!(decoded.lossy);
         assert_eq!(decoded.encoding, encoding_rs::UTF_8);
         assert!(decoded.text.starts_with("naïve café \u{FFFD} end"));
+    }
+
+    #[test]
+    fn invalid_runs_are_located_by_line_and_offset() {
+        let bytes = "é\nab\u{e9}"
+            .as_bytes()
+            .iter()
+            .copied()
+            .chain([0xff, b'\n', 0xc3, b'x'])
+            .collect::<Vec<_>>();
+        let (runs, total) = invalid_utf8_runs(&bytes, 1);
+        assert_eq!(total, 2);
+        assert_eq!(
+            runs,
+            [InvalidRun {
+                line: 2,
+                offset: 7,
+                bytes: vec![0xff]
+            }]
+        );
+        let (runs, _) = invalid_utf8_runs(&bytes, 5);
+        assert_eq!(
+            (runs[1].line, runs[1].offset, runs[1].bytes.clone()),
+            (3, 9, vec![0xc3])
+        );
     }
 
     #[test]

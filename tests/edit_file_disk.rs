@@ -132,13 +132,64 @@ fn emoji_and_cjk_scan_by_whole_matches() {
 }
 
 #[test]
-fn undecodable_file_is_not_utf8() {
-    // Mostly UTF-8 with one stray Latin-1 byte: no encoding reads all of it.
-    let bytes = b"caf\xc3\xa9 na\xefve \xc3\xa9t\xc3\xa9\n";
+fn a_utf8_file_with_a_stray_byte_is_not_utf8_naming_the_byte_not_iconv() {
+    // Mostly UTF-8 with one stray Latin-1 byte: no encoding reads all of it, and converting it
+    // whole from LATIN1 would garble the correct `é`s.
+    let bytes = b"caf\xc3\xa9\nna\xefve \xc3\xa9t\xc3\xa9\n";
     let ws = ws_with("u.txt", bytes);
     let out = edit(&ws, json!({"path": "u.txt", "search": "caf", "replace": "CAF"})).err("not_utf8");
-    assert!(out.message().contains("iconv"), "{}", out.message());
+    let message = out.message();
+    assert!(!message.contains("iconv -f"), "{message}");
+    assert!(
+        message.starts_with(
+            "`u.txt` is UTF-8 except for one invalid byte sequence: line 2 at byte offset 8 (`\\xef`)."
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("`LC_ALL=C sed -i '2s/\\xef/\\xc3\\xaf/g' u.txt`"),
+        "{message}"
+    );
+    assert!(message.contains("write_file"), "{message}");
+    assert!(
+        message.contains("call read_file with path=\"u.txt\""),
+        "{message}"
+    );
+    assert_eq!(out.error()["invalid_count"], 1);
+    assert_eq!(
+        out.error()["invalid_bytes"],
+        json!([{"line": 2, "offset": 8, "bytes": "\\xef"}])
+    );
     assert_eq!(ws.read("u.txt"), bytes);
+    // apply_patch shares the refusal.
+    let out = ws
+        .call(
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Update File: u.txt\n@@\n-caf\u{e9}\n+CAF\n*** End Patch\n"}),
+        )
+        .err("not_utf8");
+    assert!(
+        out.message().contains("line 2 at byte offset 8"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read("u.txt"), bytes);
+    // Several stray bytes: the first three are named, and the count.
+    let bytes =
+        b"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n\xff\n\xfe\n\xfd\n\xfc\n";
+    let ws = ws_with("m.txt", bytes);
+    let out = edit(&ws, json!({"path": "m.txt", "search": "x", "replace": "y"})).err("not_utf8");
+    assert!(
+        out.message().contains("except for 4 invalid byte sequences"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message()
+            .contains("line 4 at byte offset 23 (`\\xfd`), and 1 more."),
+        "{}",
+        out.message()
+    );
 }
 
 #[test]
