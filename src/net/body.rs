@@ -68,6 +68,16 @@ pub fn render(
     let mut notice = None;
     let (text, rendering) = match (format, kind) {
         (Format::Raw, _) => (text, "raw"),
+        (Format::Markdown | Format::Text, Kind::Html) if estimated_depth(&text) > MAX_MARKDOWN_DEPTH => {
+            // html5ever's tree building slows down with the depth of open elements (quadratic
+            // on a page of nothing but nested tags), and the conversions walk the tree: such a
+            // page is shown with its tags stripped, in one pass.
+            notice = Some(format!(
+                "the page nests its elements more than {MAX_MARKDOWN_DEPTH} levels deep, too deep \
+                 to convert, so it is shown as plain text (format=\"text\") with its tags stripped."
+            ));
+            (strip_tags(&text), "text")
+        }
         (Format::Markdown, Kind::Html) => {
             // htmd walks the tree recursively: see `deep_stack`. Without such a thread the
             // plain text rendering (which does not recurse) is the safe answer.
@@ -235,6 +245,142 @@ fn html_to_markdown(html: &str) -> Result<String, usize> {
         return Err(depth);
     }
     Ok(tidy(&converter.tree_to_markdown(&tree)))
+}
+
+/// Elements that do not nest by being repeated: void ones, and those whose end tag may be left
+/// out (the parser closes an open `<p>` or `<li>` at the next one).
+const NON_NESTING: &[&str] = &[
+    "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot", "colgroup",
+    "caption", "rb", "rt", "rtc", "rp", "area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+    "meta", "source", "track", "wbr", "param",
+];
+
+/// Elements whose content is raw text, where a `<` is not a tag.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "noscript", "template",
+];
+
+/// How deeply `html` nests its elements, estimated in one pass over its tags, before any parsing:
+/// open tags minus close tags, not counting void elements, self-closed tags, elements whose
+/// end tag is optional and the contents of scripts and styles.
+fn estimated_depth(html: &str) -> usize {
+    let bytes = html.as_bytes();
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
+        let Some(tag) = Tag::at(html, i + at) else {
+            i += at + 1;
+            continue;
+        };
+        i = tag.end;
+        if tag.closing {
+            if !NON_NESTING.contains(&tag.name.as_str()) {
+                depth = depth.saturating_sub(1);
+            }
+        } else if RAW_TEXT.contains(&tag.name.as_str()) {
+            i = raw_text_end(html, i, &tag.name);
+        } else if !tag.self_closing && !NON_NESTING.contains(&tag.name.as_str()) {
+            depth += 1;
+            deepest = deepest.max(depth);
+        }
+    }
+    deepest
+}
+
+/// One tag of the raw text: its lowercase name and the offset after its `>`.
+struct Tag {
+    name: String,
+    closing: bool,
+    self_closing: bool,
+    end: usize,
+}
+
+impl Tag {
+    fn at(html: &str, lt: usize) -> Option<Tag> {
+        let bytes = html.as_bytes();
+        let closing = bytes.get(lt + 1) == Some(&b'/');
+        let name_start = lt + 1 + usize::from(closing);
+        let name_len = bytes
+            .get(name_start..)?
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        if name_len == 0 {
+            return None;
+        }
+        let name_end = name_start + name_len;
+        let gt = memchr::memchr(b'>', &bytes[name_end..]).map_or(bytes.len(), |at| name_end + at);
+        Some(Tag {
+            name: html[name_start..name_end].to_ascii_lowercase(),
+            closing,
+            self_closing: gt > 0 && bytes.get(gt - 1) == Some(&b'/'),
+            end: (gt + 1).min(bytes.len()),
+        })
+    }
+}
+
+/// The offset after the `</name>` that ends raw text starting at `from` (or the end). Inside
+/// raw text nothing else is a tag (`if (a<b)`).
+fn raw_text_end(html: &str, from: usize, name: &str) -> usize {
+    let bytes = html.as_bytes();
+    let mut i = from;
+    while let Some(at) = memchr::memmem::find(&bytes[i..], b"</") {
+        let lt = i + at;
+        let candidate = bytes.get(lt + 2..lt + 2 + name.len());
+        if candidate.is_some_and(|c| c.eq_ignore_ascii_case(name.as_bytes())) {
+            if let Some(tag) = Tag::at(html, lt) {
+                if tag.name == name {
+                    return tag.end;
+                }
+            }
+        }
+        i = lt + 2;
+    }
+    bytes.len()
+}
+
+/// Plain text from HTML without parsing it: tags removed (block ones leave a line break), the
+/// content of scripts and styles dropped, common entities decoded. One linear pass, for pages
+/// too deep for the parser.
+fn strip_tags(html: &str) -> String {
+    let bytes = html.as_bytes();
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut i = 0;
+    let text = |out: &mut String, piece: &str| {
+        let decoded = piece
+            .replace("&nbsp;", " ")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
+        for c in decoded.chars() {
+            if c.is_whitespace() {
+                if !out.is_empty() && !out.ends_with([' ', '\n']) {
+                    out.push(' ');
+                }
+            } else {
+                out.push(c);
+            }
+        }
+    };
+    while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
+        let lt = i + at;
+        let Some(tag) = Tag::at(html, lt) else {
+            text(&mut out, &html[i..=lt]);
+            i = lt + 1;
+            continue;
+        };
+        text(&mut out, &html[i..lt]);
+        i = tag.end;
+        if !tag.closing && (RAW_TEXT.contains(&tag.name.as_str()) || DROPPED.contains(&tag.name.as_str())) {
+            i = raw_text_end(html, i, &tag.name);
+        }
+        if BLOCKS.contains(&tag.name.as_str()) {
+            newline(&mut out);
+        }
+    }
+    text(&mut out, &html[i..]);
+    tidy(&out)
 }
 
 /// The deepest nesting of `tree`, measured without recursion.
@@ -524,6 +670,24 @@ mod tests {
             (out.text.as_str(), out.rendering, out.notice),
             ("x", "markdown", None)
         );
+    }
+
+    #[test]
+    fn pages_too_deep_to_parse_are_stripped_in_one_pass() {
+        let started = std::time::Instant::now();
+        let page = format!(
+            "<p>a &amp; b</p><script>if (a<b) x()</script>{}x",
+            "<div>".repeat(300_000)
+        );
+        for format in [Format::Markdown, Format::Text] {
+            let out = render(page.as_bytes(), Some("text/html"), None, true, format);
+            assert_eq!((out.text.as_str(), out.rendering), ("a & b\nx", "text"));
+            assert!(out.notice.expect("notice").contains("with its tags stripped"));
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert_eq!(estimated_depth("<ul><li>a<li>b</ul><br><img/><p>c"), 1);
+        assert_eq!(estimated_depth(&"<b>".repeat(2000)), 2000);
+        assert_eq!(estimated_depth("<script>a<b<c<d</script><div>"), 1);
     }
 
     #[test]

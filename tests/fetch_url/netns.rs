@@ -78,6 +78,7 @@ fn site() -> Server {
             "/deep-div" => html(200, &format!("{}x", "<div>".repeat(10_000))),
             "/deep-b" => html(200, &format!("{}x", "<b>".repeat(20_000))),
             "/deep-li" => html(200, &format!("{}x", "<ul><li>".repeat(5_000))),
+            "/deep-huge" => html(200, &format!("{}x", "<div>".repeat(300_000))),
             "/deep-json" => Reply::Full(
                 200,
                 vec![("Content-Type".into(), "application/json".into())],
@@ -201,8 +202,14 @@ fn deeply_nested_pages_fall_back_to_text() {
     let server = site();
     let ws = Ws::new();
     config(&ws.path(), TRUSTED);
-    for path in ["/deep-div", "/deep-b", "/deep-li"] {
+    for path in ["/deep-div", "/deep-b", "/deep-li", "/deep-huge"] {
+        let started = Instant::now();
         let out = fetch(&ws, &server.url(path)).ok();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path}: {:?}",
+            started.elapsed()
+        );
         assert_eq!(out.data()["format"], "text", "{path}");
         assert!(out.output().ends_with('x'), "{path}: {}", out.output());
         assert!(
