@@ -179,7 +179,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
             request.format,
         );
         if rendered.rendering == "markdown" {
-            rendered.text = body::absolute_links(&rendered.text, &url);
+            rendered.text = crate::net::html::absolute_links(&rendered.text, &url);
         }
         if let Some(notice) = rendered.notice.take() {
             notices.push(notice);

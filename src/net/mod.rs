@@ -6,6 +6,7 @@ pub mod audit;
 pub mod body;
 pub mod fetch;
 pub mod gates;
+pub mod html;
 pub mod persist;
 pub mod policy;
 pub mod restricted;

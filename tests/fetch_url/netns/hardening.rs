@@ -4,7 +4,9 @@
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{assert_private_namespace, audit_lines, config, redirect, Reply, Server};
+use std::time::{Duration, Instant};
+
+use crate::net_support::{assert_private_namespace, audit_lines, config, html, redirect, Reply, Server};
 
 use super::{fetch, TRUSTED};
 
@@ -180,4 +182,109 @@ fn the_truncation_survives_the_output_cap() {
         ),
         "{notices:?}"
     );
+}
+
+fn deep_site() -> Server {
+    Server::start("127.0.0.2", |path, _| match path {
+        "/deep-div" => html(200, &format!("{}x", "<div>".repeat(10_000))),
+        "/deep-b" => html(200, &format!("{}x", "<b>".repeat(20_000))),
+        "/deep-li" => html(200, &format!("{}x", "<ul><li>".repeat(5_000))),
+        "/deep-huge" => html(200, &format!("{}x", "<div>".repeat(300_000))),
+        "/deep-json" => Reply::Full(
+            200,
+            vec![("Content-Type".into(), "application/json".into())],
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+        ),
+        _ => html(404, "<p>no such page</p>"),
+    })
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn deeply_nested_pages_fall_back_to_text() {
+    assert_private_namespace();
+    let server = deep_site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    for path in ["/deep-div", "/deep-b", "/deep-li", "/deep-huge"] {
+        let started = Instant::now();
+        let out = fetch(&ws, &server.url(path)).ok();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path}: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(out.data()["format"], "text", "{path}");
+        assert!(out.output().ends_with('x'), "{path}: {}", out.output());
+        assert!(
+            out.output().contains("shown as plain text"),
+            "{path}: {}",
+            out.output()
+        );
+        assert!(
+            out.notices()
+                .iter()
+                .any(|n| n.contains("levels deep") && n.contains("format=\"text\"")),
+            "{path}: {:?}",
+            out.notices()
+        );
+    }
+    // serde_json stops at 128 levels: the body comes back as sent.
+    let out = fetch(&ws, &server.url("/deep-json")).ok();
+    assert_eq!(out.data()["format"], "raw");
+    assert!(out.output().contains("\n\n[[[[[[[["), "the body is missing");
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn every_spelling_of_a_denied_address_is_denied() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.1", |_, _| html(200, "<p>reached</p>"));
+    let port = server.addr.port();
+    let ws = Ws::new();
+    config(
+        &ws.path(),
+        "[network]\ndefault = \"allow\"\ndeny = [\"127.0.0.1\"]\ntrusted_cidrs = [\"127.0.0.0/8\"]\n",
+    );
+    for host in [
+        "127.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[0:0:0:0:0:FFFF:7F00:1]",
+        "2130706433",
+        "0x7f.1",
+        "127.1",
+        "0177.0.0.1",
+    ] {
+        let out = fetch(&ws, &format!("http://{host}:{port}/")).err("network_denied");
+        assert!(
+            out.message()
+                .starts_with("network call to '127.0.0.1' blocked by network policy"),
+            "{host}: {}",
+            out.message()
+        );
+        assert!(
+            out.message().contains("removing it from `deny`"),
+            "{}",
+            out.message()
+        );
+    }
+    assert_eq!(server.connections(), 0, "a denied address was reached");
+    // Under prompt, the approval and --persist name the IPv4 address, never the mapped form.
+    let settings =
+        "[network]\ndefault = \"prompt\"\ndeny = [\"127.0.0.2\"]\ntrusted_cidrs = [\"127.0.0.0/8\"]\n";
+    config(&ws.path(), settings);
+    fetch(&ws, &format!("http://[::ffff:7f00:2]:{port}/")).err("network_denied");
+    let out = fetch(&ws, &format!("http://[::ffff:7f00:3]:{port}/")).err("approval_required");
+    assert_eq!(out.error()["approval"]["subject"], "127.0.0.3");
+    let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
+    ws.run(&["approve", &id, "--persist"]).ok();
+    assert_eq!(
+        ws.read_string(".codesmith/config.toml"),
+        format!("{settings}allow = [\"127.0.0.3\"]\n")
+    );
+    // The persisted entry allows every spelling of that address.
+    let out = fetch(&ws, &format!("http://0x7f.0.0.3:{port}/")).err("io_error");
+    assert!(out.message().contains("refused"), "{}", out.message());
+    assert_eq!(server.connections(), 0);
 }
