@@ -794,3 +794,36 @@ fn cdpath_and_env_files_from_the_caller_do_not_reach_the_shell() {
     let out = Outcome::of(cmd).ok();
     assert!(out.output().contains("[unset] [unset]"), "{}", out.output());
 }
+
+#[test]
+fn spill_and_task_files_are_named_from_the_session_cwd() {
+    let ws = Ws::new();
+    ws.mkdir("proj");
+    shell(&ws, "cd proj").ok();
+    let out = shell(&ws, "seq 1 5000").ok();
+    let spill = out
+        .output()
+        .lines()
+        .find_map(|l| l.split("full stdout: ").nth(1))
+        .map(|rest| rest.trim_end_matches(" ...]").to_string())
+        .expect("a spill line");
+    assert!(spill.starts_with("../.codesmith/spill/"), "{spill}");
+    let read = ws.call("read_file", json!({"path": spill, "max_lines": 1})).ok();
+    assert!(read.output().contains("│ 1"), "{}", read.output());
+    let out = ws
+        .call("exec_shell", json!({"command": "echo bg", "background": true}))
+        .ok();
+    assert!(
+        out.output().contains("goes to ../.codesmith/tasks/"),
+        "{}",
+        out.output()
+    );
+    // data keeps workspace-relative paths.
+    assert!(out.data()["stdout_path"]
+        .as_str()
+        .unwrap()
+        .starts_with(".codesmith/tasks/"));
+    let id = out.data()["task_id"].as_str().unwrap().to_string();
+    ws.call("task_wait", json!({"task_id": id, "timeout_ms": 5000}))
+        .ok();
+}

@@ -224,8 +224,13 @@ fn render(
 ) -> Rendered {
     let stdout = output::clean(&finished.stdout);
     let stderr = output::clean(&finished.stderr);
-    let spill =
-        |stream: &'static str| move |text: &str| ctx.state.spill(&format!("exec_shell-{stream}"), text).ok();
+    // The spill file is named from the session cwd, like every path the model may pass back.
+    let spill = |stream: &'static str| {
+        move |text: &str| {
+            let rel = ctx.state.spill(&format!("exec_shell-{stream}"), text).ok()?;
+            Some(ctx.workspace.call_path(&ctx.workspace.root().join(rel)))
+        }
+    };
     let out = output::cap(&stdout, "stdout", spill("stdout"));
     let err = output::cap(&stderr, "stderr", spill("stderr"));
     let mut text = String::new();

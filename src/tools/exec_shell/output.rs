@@ -45,7 +45,9 @@ fn is_summary(line: &str) -> bool {
                     ----\ .*\ stdout\ ---- | Error: | ERROR\b | Traceback\  | npm\ ERR! |
                     \d+\ (?:passed|failed)\b | Tests:\  | AssertionError
                 )
-                | panicked\ at",
+                | panicked\ at
+                | \.\.\.\ FAILED\b
+                | :\d+(?::\d+)?:\ (?:fatal\ )?(?:error|warning):",
             )
             .ok()
         })
@@ -281,6 +283,21 @@ mod tests {
             "{}",
             capped.text
         );
+    }
+
+    #[test]
+    fn per_test_failures_and_compiler_locations_are_summary_lines() {
+        for line in [
+            "test foo::bar ... FAILED",
+            "src/a.rs:3:5: error: something",
+            "main.c:10: warning: unused variable",
+            "x.c:1:2: fatal error: y.h: No such file",
+        ] {
+            assert!(is_summary(line), "{line}");
+        }
+        for line in ["test foo::bar ... ok", "reading config: done", "line 150"] {
+            assert!(!is_summary(line), "{line}");
+        }
     }
 
     #[test]

@@ -100,8 +100,10 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
     // reparented and reaped by init.
     fs::write(dir.join("pgid"), child.id().to_string()).map_err(fail)?;
     let rel = format!(".codesmith/tasks/{id}");
+    // Named from the session cwd, so a read_file or `cat` of it works as written.
+    let shown = ctx.workspace.call_path(&ctx.workspace.root().join(&rel));
     let text = format!(
-        "started {id} in the background: {command}\nIts output goes to {rel}/stdout and {rel}/stderr. \
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
          Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
          wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
     );
