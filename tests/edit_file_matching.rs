@@ -174,3 +174,49 @@ fn a_read_file_prefix_on_the_first_search_line_only_is_diagnosed() {
         out.message()
     );
 }
+
+// ---- punctuation level: typeset replace into an ASCII file ----------------------------------
+
+#[test]
+fn curly_quotes_in_replace_are_folded_when_the_file_uses_straight_ones() {
+    let ws = ws_with("run.sh", "#!/bin/sh\necho \"hello\"\n");
+    let out = edit(
+        &ws,
+        json!({"path": "run.sh", "search": "echo \u{201C}hello\u{201D}", "replace": "echo \u{201C}hello world\u{201D} \u{2013} ok"}),
+    )
+    .ok();
+    assert_eq!(out.data()["match"], "punctuation");
+    // The en dash was not in search: it is replace's own and stays.
+    assert_eq!(
+        ws.read_string("run.sh"),
+        "#!/bin/sh\necho \"hello world\" \u{2013} ok\n"
+    );
+    assert!(
+        out.output().contains("replace's punctuation was folded"),
+        "{}",
+        out.output()
+    );
+}
+
+#[test]
+fn dashes_and_nbsp_in_replace_follow_the_files_ascii() {
+    let ws = ws_with("a.md", "Range 1-5 of x\n");
+    edit(
+        &ws,
+        json!({"path": "a.md", "search": "Range 1\u{2013}5\u{a0}of x", "replace": "Range 1\u{2013}9\u{a0}of y"}),
+    )
+    .ok();
+    assert_eq!(ws.read_string("a.md"), "Range 1-9 of y\n");
+}
+
+#[test]
+fn a_curly_file_still_gets_curly_quotes_and_no_folding_note() {
+    let ws = ws_with("a.md", "She said \u{201C}yes\u{201D}.\n");
+    let out = edit(
+        &ws,
+        json!({"path": "a.md", "search": "She said \"yes\".", "replace": "She said \"no\"."}),
+    )
+    .ok();
+    assert_eq!(ws.read_string("a.md"), "She said \u{201C}no\u{201D}.\n");
+    assert!(!out.output().contains("folded"), "{}", out.output());
+}

@@ -68,18 +68,28 @@ fn lead(line: &str) -> &str {
 ///
 /// With `typography` (the punctuation level), where the file's span uses only curly quotes of a
 /// kind and search used straight ones, the new lines get curly quotes too, so a change to
-/// typeset prose keeps its style.
+/// typeset prose keeps its style. The mirror case: a typographic character of search (curly
+/// quote, dash, special space) that the span does not contain, where the span has its ASCII
+/// stand-in instead, is folded to that stand-in in the new lines, so typeset text pasted into
+/// search and replace does not leak into a file written in ASCII. The returned flag says
+/// whether that folding changed anything.
 pub fn adapt(
     matched: &str,
     search: &str,
     replace: &str,
     mid_line: bool,
     typography: bool,
-) -> (String, IndentChange) {
+) -> (String, IndentChange, bool) {
     let file_lines: Vec<&str> = matched.split('\n').collect();
     let search_lines: Vec<&str> = search.split('\n').collect();
     if file_lines.len() != search_lines.len() {
-        return (replace.to_string(), IndentChange::AsGiven);
+        return if typography {
+            let folded = fold_like_file(replace, matched, search);
+            let changed = folded != replace;
+            (folded, IndentChange::AsGiven, changed)
+        } else {
+            (replace.to_string(), IndentChange::AsGiven, false)
+        };
     }
     let replace_lines: Vec<&str> = replace.split('\n').collect();
     let skip = usize::from(mid_line);
@@ -109,6 +119,7 @@ pub fn adapt(
         && !search_lines[0].trim_matches(is_blank).is_empty()
         && lead(search_lines[0]).is_empty()
         && !lead(file_lines[0]).is_empty();
+    let mut folded_any = false;
     let mut out: Vec<String> = Vec::with_capacity(replace_lines.len());
     for (i, line) in replace_lines.iter().enumerate() {
         if let Some(j) = from_file[i] {
@@ -123,6 +134,14 @@ pub fn adapt(
         let line: &str = if curl_doubles || curl_singles {
             curled = curl_quotes(line, curl_doubles, curl_singles);
             &curled
+        } else {
+            line
+        };
+        let folded;
+        let line: &str = if typography {
+            folded = fold_like_file(line, matched, search);
+            folded_any |= folded != line;
+            &folded
         } else {
             line
         };
@@ -144,7 +163,19 @@ pub fn adapt(
             IndentChange::Kept | IndentChange::AsGiven => line.to_string(),
         });
     }
-    (out.join("\n"), change.0)
+    (out.join("\n"), change.0, folded_any)
+}
+
+/// `line` with each typographic character that search used but the file's span does not (the
+/// span has the character's ASCII stand-in there) folded to that stand-in. Characters search
+/// did not contain are the model's own choice and stay.
+fn fold_like_file(line: &str, matched: &str, search: &str) -> String {
+    line.chars()
+        .map(|c| match super::matching::punctuation_stand_in(c) {
+            Some(ascii) if search.contains(c) && !matched.contains(c) && matched.contains(ascii) => ascii,
+            _ => c,
+        })
+        .collect()
 }
 
 /// Straight quotes as typographic ones: a quote after the start, a space or an opening bracket
@@ -246,10 +277,10 @@ mod tests {
         let matched = "\tif a {\n\t\tb();  \n\t}";
         let search = "if a {\n    b();\n}";
         let replace = "if a {\n    b();\n    c();\n}";
-        let (text, change) = adapt(matched, search, replace, false, false);
+        let (text, change, _) = adapt(matched, search, replace, false, false);
         assert_eq!(change, IndentChange::Mapped);
         assert_eq!(text, "\tif a {\n\t\tb();  \n\t\tc();\n\t}");
-        let (text, change) = adapt(
+        let (text, change, _) = adapt(
             "    x = 1\n    y = 2",
             "x = 1\ny = 2",
             "x = 1\ny = 3",
@@ -265,10 +296,11 @@ mod tests {
         let matched = "She said “yes” and didn’t look back.";
         let search = "She said \"yes\" and didn't look back.";
         let replace = "She said \"no\" and didn't look 'back'.";
-        let (text, _) = adapt(matched, search, replace, false, true);
+        let (text, _, folded) = adapt(matched, search, replace, false, true);
         assert_eq!(text, "She said “no” and didn’t look ‘back’.");
+        assert!(!folded);
         // Straight quotes in the file's span: nothing is curled.
-        let (text, _) = adapt(
+        let (text, _, _) = adapt(
             "print(\"“hi”\")",
             "print(\"\"hi\"\")",
             "print(\"\"yo\"\")",
@@ -276,5 +308,23 @@ mod tests {
             true,
         );
         assert_eq!(text, "print(\"\"yo\"\")");
+    }
+
+    #[test]
+    fn typeset_replace_is_folded_to_the_files_ascii() {
+        let (text, _, folded) = adapt(
+            "echo \"hello\" - done",
+            "echo “hello” – done",
+            "echo “hello world” – done — «x»",
+            false,
+            true,
+        );
+        // The em dash was not in search: the model's own choice, kept.
+        assert_eq!(text, "echo \"hello world\" - done — «x»");
+        assert!(folded);
+        // Unchanged lines keep the file's bytes; nothing folded to report.
+        let (text, _, folded) = adapt("a \"b\"\nc", "a “b”\nc", "a “b”\nc\nd", false, true);
+        assert_eq!(text, "a \"b\"\nc\nd");
+        assert!(!folded);
     }
 }

@@ -348,7 +348,7 @@ fn match_lines_at(
 }
 
 /// The ASCII stand-in for a typographic character, if it is one.
-fn punctuation_stand_in(c: char) -> Option<char> {
+pub fn punctuation_stand_in(c: char) -> Option<char> {
     Some(match c {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',

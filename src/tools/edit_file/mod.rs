@@ -31,7 +31,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 
 const DESCRIPTION: &str = "Replace text in a file: search names the exact text to change, replace is what it becomes.
 Use this instead of sed -i, perl -pi, heredocs or echo > in exec_shell. Read the file with read_file first (in this session; an unread or since-changed file is refused with not_read or stale). Copy search from read_file's output WITHOUT the `    12│ ` line-number prefixes, and include enough surrounding lines to make it unique: several matches give multiple_matches with the count and line numbers, then pass replace_all=true to change every one or occurrence=N (1-based) to pick one. Only the matched span changes; every other byte of the file stays as it was.
-When search does not match exactly, edit_file tries, in order and only if the result is unique: ignoring leading/trailing whitespace on each line (if search's indentation is off by a uniform amount, the replacement's new lines are shifted by the same amount, and the result says so); treating curly quotes, en/em dashes and non-breaking spaces as their ASCII forms; stripping pasted line-number prefixes when every line has one and the numbers name exactly those lines. It never forgives different words, different whitespace inside a line, or different line breaks, and it never guesses between two candidates. data.match says which level hit (exact, indentation, punctuation, line_numbers). On no match, the error says why (pasted line numbers, a whitespace difference near line N, or the closest real line) and which read_file call shows the current text.
+When search does not match exactly, edit_file tries, in order and only if the result is unique: ignoring leading/trailing whitespace on each line (if search's indentation is off by a uniform amount, the replacement's new lines are shifted by the same amount, and the result says so); treating curly quotes, en/em dashes and non-breaking spaces as their ASCII forms (replace's new lines then follow the file: curly quotes where it uses them, ASCII where it does); stripping pasted line-number prefixes when every line has one and the numbers name exactly those lines. It never forgives different words, different whitespace inside a line, or different line breaks, and it never guesses between two candidates. data.match says which level hit (exact, indentation, punctuation, line_numbers). On no match, the error says why (pasted line numbers, a whitespace difference near line N, or the closest real line) and which read_file call shows the current text.
 For a long range, pass search_start and search_end instead of search: the range runs from the (unique) search_start through the first search_end after it, both included. CRLF line endings, a BOM and legacy encodings (Latin-1, Shift-JIS, ...) are kept. dry_run=true shows the diff without writing. A .json, .toml, .rs, .py or .yaml file that parses may not be edited into one that does not (syntax_gate). Use write_file to create files.
 Examples:
 {\"path\": \"src/lib.rs\", \"search\": \"fn old_name(\", \"replace\": \"fn new_name(\"}
@@ -165,6 +165,8 @@ struct Plan {
     lines: Vec<usize>,
     indent: IndentChange,
     replace_was_numbered: bool,
+    /// Typographic characters of replace were folded to the file's ASCII forms.
+    punctuation_folded: bool,
     summary: String,
 }
 
@@ -194,6 +196,14 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     }
     if let Some(note) = plan.indent.describe() {
         notes.push(note);
+    }
+    if plan.punctuation_folded {
+        notes.push(
+            "The file uses straight ASCII punctuation where search had typographic characters (curly \
+             quotes, dashes, special spaces); replace's punctuation was folded the same way to match the \
+             file."
+                .to_string(),
+        );
     }
     let mut out_notices = Vec::new();
     if let Some(label) = file.encoding_label() {
@@ -292,6 +302,7 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
     };
     let mut edits = Vec::with_capacity(chosen.len());
     let mut indent = IndentChange::Kept;
+    let mut punctuation_folded = false;
     for &i in &chosen {
         let range = found.hits[i].clone();
         let text = if found.level == Level::Exact {
@@ -306,8 +317,9 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
             }
             let typography = found.level == Level::Punctuation;
             let mid_line = range.start > 0 && hay.as_bytes()[range.start - 1] != b'\n';
-            let (text, change) = adapt::adapt(matched, search, replace, mid_line, typography);
+            let (text, change, folded) = adapt::adapt(matched, search, replace, mid_line, typography);
             indent = change;
+            punctuation_folded |= folded;
             text
         };
         edits.push(LfEdit { range, text });
@@ -324,6 +336,7 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
         lines,
         indent,
         replace_was_numbered: found.replace_was_numbered,
+        punctuation_folded,
         summary,
     })
 }
@@ -431,6 +444,7 @@ fn plan_range(
         lines: vec![first_line],
         indent: IndentChange::Kept,
         replace_was_numbered: false,
+        punctuation_folded: false,
         summary: format!("lines {first_line}-{last_line} (search_start through search_end)"),
     })
 }
