@@ -5,6 +5,7 @@
 //! suffix lines are skipped (or, for known edits, each cluster of edits is diffed on its own)
 //! and the hunk headers are offset back to whole-file line numbers. Output is deterministic.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -17,6 +18,133 @@ pub const CONTEXT: usize = 3;
 /// A changed region larger than this (old + new bytes) is shown as one block of removed and
 /// added lines instead of a minimal diff.
 const MAX_DIFFED_BYTES: usize = 1024 * 1024;
+
+/// In output text, a run of removed (or added) lines longer than this is abbreviated.
+pub const LONG_RUN: usize = 40;
+/// Lines kept at each end of an abbreviated run.
+pub const RUN_ENDS: usize = 10;
+
+/// `diff` for a tool's output text: every run of more than [`LONG_RUN`] consecutive removed (or
+/// added) lines keeps its first and last [`RUN_ENDS`] lines, with one marker line between them,
+/// `[… 2,960 more removed lines (all in data.diff) …]`. The marker starts with `[`, which no
+/// unified-diff line does (they start with ` `, `-`, `+`, `\` or `@`). Deleting most of a big
+/// file would otherwise fill the output with lines the caller just chose to drop; `data.diff`
+/// keeps the whole diff. Hunks are walked by their header counts, so a removed line that reads
+/// `-- x` is never taken for a file header, and text between files passes through unchanged.
+pub fn abbreviate(diff: &str) -> Cow<'_, str> {
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    if lines.len() <= LONG_RUN {
+        return diff.into();
+    }
+    let mut out = String::with_capacity(diff.len().min(64 * 1024));
+    let mut abbreviated = false;
+    let (mut old_left, mut new_left) = (0usize, 0usize);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if old_left == 0 && new_left == 0 {
+            if let Some((old, new)) = hunk_counts(line) {
+                (old_left, new_left) = (old, new);
+            }
+            out.push_str(line);
+            i += 1;
+            continue;
+        }
+        let sign = line.as_bytes().first().copied();
+        if sign == Some(b' ') {
+            old_left = old_left.saturating_sub(1);
+            new_left = new_left.saturating_sub(1);
+            out.push_str(line);
+            i += 1;
+            continue;
+        }
+        let left = match sign {
+            Some(b'-') => &mut old_left,
+            Some(b'+') => &mut new_left,
+            _ => {
+                // A `\ No newline` note stays in the hunk; anything else ends it.
+                if sign != Some(b'\\') {
+                    (old_left, new_left) = (0, 0);
+                }
+                out.push_str(line);
+                i += 1;
+                continue;
+            }
+        };
+        // The run: lines of this sign, each with the `\` notes that follow it.
+        let mut groups: Vec<Range<usize>> = Vec::new();
+        let mut j = i;
+        while j < lines.len() && *left > 0 && lines[j].as_bytes().first().copied() == sign {
+            let start = j;
+            j += 1;
+            while j < lines.len() && lines[j].starts_with('\\') {
+                j += 1;
+            }
+            groups.push(start..j);
+            *left -= 1;
+        }
+        if groups.is_empty() {
+            // More lines of this sign than the header counted: not a hunk line after all.
+            (old_left, new_left) = (0, 0);
+            out.push_str(line);
+            i += 1;
+            continue;
+        }
+        if groups.len() > LONG_RUN {
+            abbreviated = true;
+            let push = |out: &mut String, gs: &[Range<usize>]| {
+                for g in gs {
+                    for line in &lines[g.clone()] {
+                        out.push_str(line);
+                    }
+                }
+            };
+            push(&mut out, &groups[..RUN_ENDS]);
+            let _ = writeln!(
+                out,
+                "[… {} more {} lines (all in data.diff) …]",
+                thousands(groups.len() - 2 * RUN_ENDS),
+                if sign == Some(b'-') { "removed" } else { "added" }
+            );
+            push(&mut out, &groups[groups.len() - RUN_ENDS..]);
+        } else {
+            for line in &lines[i..j] {
+                out.push_str(line);
+            }
+        }
+        i = j;
+    }
+    if abbreviated {
+        out.into()
+    } else {
+        diff.into()
+    }
+}
+
+/// The old and new line counts of a `@@ -A,B +C,D @@` header (a missing count is 1).
+fn hunk_counts(line: &str) -> Option<(usize, usize)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, _) = rest.split_once(" @@")?;
+    let count = |side: &str| match side.split_once(',') {
+        Some((_, n)) => n.parse().ok(),
+        None => side.parse::<usize>().ok().map(|_| 1),
+    };
+    Some((count(old)?, count(new)?))
+}
+
+/// `2960` as `2,960`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// The `--- a/P` / `+++ b/P` header (`/dev/null` for a side that does not exist).
 pub fn header(old_path: Option<&str>, new_path: Option<&str>) -> String {
@@ -257,6 +385,49 @@ fn common_suffix_lines(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_runs_are_abbreviated_and_short_ones_kept() {
+        let old: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+        let new = "line 1\nnew a\nnew b\nline 3000\n";
+        let diff = unified("f.txt", &old, new);
+        let shown = abbreviate(&diff);
+        assert!(
+            shown.contains("\n[… 2,978 more removed lines (all in data.diff) …]\n"),
+            "{shown}"
+        );
+        assert!(shown.contains("-line 2\n"), "{shown}");
+        assert!(shown.contains("-line 11\n[…"), "{shown}");
+        assert!(shown.contains("…]\n-line 2990\n"), "{shown}");
+        assert!(
+            shown.contains("-line 2999\n+new a\n+new b\n line 3000\n"),
+            "{shown}"
+        );
+        assert!(!shown.contains("-line 12\n"), "{shown}");
+        assert!(shown.len() < 1000, "{}", shown.len());
+        // A run of exactly LONG_RUN lines stays whole.
+        let old: String = (1..=LONG_RUN).map(|i| format!("-- {i}\n")).collect();
+        let diff = unified("f.txt", &old, "");
+        assert!(matches!(abbreviate(&diff), Cow::Borrowed(_)));
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn abbreviation_walks_hunks_by_their_counts() {
+        // Removed lines that look like file headers stay inside their hunk's run.
+        let old: String = (1..=60).map(|i| format!("-- {i}\n")).collect();
+        let diff = format!("{}{}", unified("a", &old, ""), unified("b", "x\n", "y\n"));
+        let shown = abbreviate(&diff);
+        assert!(
+            shown.contains("[… 40 more removed lines (all in data.diff) …]\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with("--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn whole_text_diff_has_real_line_numbers() {

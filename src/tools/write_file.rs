@@ -175,7 +175,7 @@ fn replace(
     );
     if !diff.is_empty() {
         output.push('\n');
-        output.push_str(&diff);
+        output.push_str(&crate::diff::abbreviate(&diff));
     }
     let mut out = ToolOutput::new(output)
         .with("path", path.display.clone())

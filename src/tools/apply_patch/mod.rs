@@ -92,7 +92,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let mut output = if diff.is_empty() {
         summary
     } else {
-        format!("{summary}\n{}", shown_diff(&diff))
+        format!("{summary}\n{}", shown_diff(&crate::diff::abbreviate(&diff)))
     };
     output.truncate(output.trim_end().len());
     Ok(ToolOutput::new(output)

@@ -250,7 +250,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         text.push_str(note);
     }
     text.push('\n');
-    text.push_str(&diff);
+    text.push_str(&crate::diff::abbreviate(&diff));
     let mut out = ToolOutput::new(text)
         .with("path", display)
         .with("match", plan.level.as_str())
