@@ -827,3 +827,21 @@ fn spill_and_task_files_are_named_from_the_session_cwd() {
     ws.call("task_wait", json!({"task_id": id, "timeout_ms": 5000}))
         .ok();
 }
+
+#[test]
+fn a_here_document_fed_to_a_shell_is_judged_as_its_script() {
+    let ws = Ws::new();
+    let mark = marker("heredoc");
+    let outside = std::env::temp_dir().join(&mark);
+    std::fs::create_dir_all(&outside).unwrap();
+    let command = format!("sh <<EOF\nrm -rf {}\nEOF", outside.display());
+    shell(&ws, &command).err("approval_required");
+    let command = format!("bash <<< 'rm -rf {}'", outside.display());
+    shell(&ws, &command).err("approval_required");
+    assert!(outside.exists());
+    ws.write(".codesmith/config.toml", "[network]\ndefault = \"deny\"\n");
+    shell(&ws, "bash -s <<'EOF'\ncurl -sS http://127.0.0.1:9/\nEOF").err("network_denied");
+    // A here-document that is only data still runs.
+    shell(&ws, "cat <<EOF > notes.md\n# Notes\nEOF").ok();
+    std::fs::remove_dir_all(&outside).unwrap();
+}

@@ -172,6 +172,7 @@ impl Walker<'_> {
             "pipeline" => self.pipeline(node),
             "file_redirect" => self.redirect(node),
             "heredoc_redirect" => self.heredoc(node),
+            "herestring_redirect" => self.herestring(node),
             "variable_assignment" => self.assignment(node),
             "function_definition" => {
                 self.read_only = false;
@@ -338,6 +339,7 @@ impl Walker<'_> {
 
     /// An unquoted here-document expands `` `…` `` like `$(…)` (which the parser already shows
     /// as a command substitution); a quoted one (`<<'EOF'`) expands nothing.
+    /// `sh <<EOF … EOF`: the here-document is the shell's script.
     fn heredoc(&mut self, node: Node) {
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
@@ -345,16 +347,66 @@ impl Walker<'_> {
             .iter()
             .find(|c| c.kind() == "heredoc_start")
             .is_some_and(|start| self.text(*start).contains(['\'', '"', '\\']));
-        if quoted {
-            return;
-        }
         for body in children.iter().filter(|c| c.kind() == "heredoc_body") {
             let text = self.text(*body).to_string();
-            for script in backtick_scripts(&text) {
-                self.read_only = false;
-                self.script(&script);
+            self.stdin_script(node, &text);
+            if !quoted {
+                for script in backtick_scripts(&text) {
+                    self.read_only = false;
+                    self.script(&script);
+                }
             }
         }
+    }
+
+    /// `bash <<< 'cmd'`: the here-string is the shell's script.
+    fn herestring(&mut self, node: Node) {
+        let Some(content) = node.named_child(0) else {
+            return;
+        };
+        let word = self.word(content);
+        match word.text {
+            Some(text) => self.stdin_script(node, &text),
+            None if self.stdin_is_script(node).is_some() => self.unknown_command(&word.raw),
+            None => {}
+        }
+    }
+
+    /// When the command a redirect belongs to runs its stdin as a script (a shell or an
+    /// interpreter without a script argument), judges `text` as that script: a shell's is
+    /// classified like the command line; another interpreter's cannot be judged.
+    fn stdin_script(&mut self, redirect: Node, text: &str) {
+        match self.stdin_is_script(redirect) {
+            Some(true) => {
+                self.read_only = false;
+                self.script(text);
+            }
+            Some(false) => {
+                self.read_only = false;
+                self.find(
+                    Class::Destructive,
+                    "runs a here-document as a program, which cannot be judged".to_string(),
+                );
+            }
+            None => {}
+        }
+    }
+
+    /// `Some(true)` when the redirect feeds a shell reading its script from stdin,
+    /// `Some(false)` for another interpreter doing so, `None` otherwise.
+    fn stdin_is_script(&self, redirect: Node) -> Option<bool> {
+        let parent = redirect.parent()?;
+        let command = match parent.kind() {
+            "command" => parent,
+            "redirected_statement" => parent
+                .child_by_field_name("body")
+                .filter(|b| b.kind() == "command")?,
+            _ => return None,
+        };
+        let words = self.words(command);
+        rules::reads_script_from_stdin(&words)?;
+        let name = words.first()?.text.as_deref().map(rules::base_name)?;
+        Some(rules::SHELLS.contains(&name))
     }
 
     /// A command that cannot be judged before it runs.

@@ -70,6 +70,8 @@ const TABLE: &[(&str, Class, &str)] = &[
     ("codesmith trust list", Class::Other, ""),
     // Everyday work that must not ask.
     ("cargo build 2>&1 | tee build.log", Class::Other, ""),
+    ("cat <<EOF > notes.md\n# Notes\nEOF", Class::Other, ""),
+    ("sh <<EOF\nls -la\nEOF", Class::Other, ""),
     ("git diff > changes.patch", Class::Other, ""),
     ("cd \"$(git rev-parse --show-toplevel)\" && ls", Class::Other, ""),
     (
@@ -447,6 +449,35 @@ const TABLE: &[(&str, Class, &str)] = &[
         "pip install --target /zz/nope requests",
         Class::Destructive,
         "installs into",
+    ),
+    (
+        "sh <<EOF\nrm -rf /zz/nope\nEOF",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    ("bash -s <<'EOF'\ncurl -sS http://x\nEOF", Class::Network, "curl"),
+    (
+        "bash <<< 'rm -rf /zz/nope'",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    (
+        "python3 <<EOF\nimport shutil\nEOF",
+        Class::Destructive,
+        "here-document as a program",
+    ),
+    (
+        "sg root -c 'rm -rf /zz/nope'",
+        Class::Destructive,
+        "outside the workspace",
+    ),
+    ("sg root 'curl http://x'", Class::Network, "curl"),
+    ("unbuffer curl http://x", Class::Network, "curl"),
+    ("proxychains4 wget http://x", Class::Network, "wget"),
+    (
+        "faketime now rm -rf /zz/nope",
+        Class::Destructive,
+        "outside the workspace",
     ),
     ("git push --force origin main", Class::Destructive, "rewrites"),
     ("git push -f", Class::Destructive, "rewrites"),

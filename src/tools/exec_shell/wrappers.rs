@@ -46,7 +46,9 @@ fn prefix_options(name: &str) -> Option<&'static [&'static str]> {
         "nsenter" => &["-t", "--target", "-S", "-G", "-w", "-r"],
         "unshare" | "prlimit" | "systemd-run" | "firejail" | "fakeroot" | "valgrind" | "entr"
         | "dbus-run-session" | "proot" | "nohup" | "time" | "command" | "builtin" | "coproc" | "stdbuf"
-        | "setsid" | "chronic" | "busybox" | "toybox" | "chrt" | "taskset" => &[],
+        | "setsid" | "chronic" | "busybox" | "toybox" | "chrt" | "taskset" | "unbuffer" | "eatmydata"
+        | "rlwrap" | "catchsegv" | "pkexec" | "proxychains" | "proxychains4" | "torsocks" | "tsocks"
+        | "faketime" => &[],
         _ => return None,
     })
 }
@@ -54,7 +56,7 @@ fn prefix_options(name: &str) -> Option<&'static [&'static str]> {
 /// Prefixes followed by one operand before the command: `timeout 10 cmd`, `chrt 5 cmd`,
 /// `taskset 0x1 cmd`.
 fn prefix_operands(name: &str) -> usize {
-    usize::from(matches!(name, "timeout" | "chrt" | "taskset"))
+    usize::from(matches!(name, "timeout" | "chrt" | "taskset" | "faketime"))
 }
 
 /// Drops `sudo -u x`, `env A=1`, `timeout 10`, `xargs -n1` … from the front of a command.
@@ -260,6 +262,17 @@ pub fn commands_run_by(name: &str, args: &[Word]) -> Vec<Runs> {
             _ => Vec::new(),
         },
         "su" | "runuser" | "script" => dash_c_option(args).into_iter().collect(),
+        // `sg GROUP -c 'cmd'` or `sg GROUP 'cmd'`: the command is a script for `sh -c`.
+        "sg" => match dash_c_option(args) {
+            Some(run) => vec![run],
+            None => match args.iter().filter(|w| !w.starts_with("-")).nth(1) {
+                Some(Word {
+                    text: Some(script), ..
+                }) => vec![Runs::Script(script.clone())],
+                Some(Word { raw, .. }) => vec![Runs::Unknown(raw.clone())],
+                None => Vec::new(),
+            },
+        },
         // `flock [-c 'cmd'] FILE cmd…`, `chroot DIR cmd…`: after the options and one operand.
         "flock" | "chroot" => match dash_c_option(args) {
             Some(run) => vec![run],
