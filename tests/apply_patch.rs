@@ -493,6 +493,40 @@ fn unread_and_stale_files_are_refused() {
 }
 
 #[test]
+fn every_file_needing_a_read_is_named_in_one_error() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n")
+        .write("b.txt", "b\n")
+        .write("c.txt", "c\n");
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("c.txt");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    ws.write("a.txt", "z\n");
+    let text = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-z\n+1\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+2\n--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-c\n+3\n";
+    // The first problem's code; both files listed with their calls; the fresh one is not.
+    let out = patch(&ws, text).err("stale");
+    let message = out.message();
+    assert!(message.contains("`a.txt` changed on disk"), "{message}");
+    assert!(
+        message.contains("call read_file with path=\"a.txt\""),
+        "{message}"
+    );
+    assert!(message.contains("`b.txt` has not been read"), "{message}");
+    assert!(
+        message.contains("call read_file with path=\"b.txt\""),
+        "{message}"
+    );
+    assert!(!message.contains("c.txt"), "{message}");
+    assert_eq!(out.error()["paths"], json!(["a.txt", "b.txt"]));
+    assert_eq!(ws.read_string("c.txt"), "c\n");
+    // After reading both, one call applies the patch.
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("b.txt");
+    patch(&ws, text).ok();
+    assert_eq!(ws.read_string("a.txt") + &ws.read_string("b.txt"), "1\n2\n");
+}
+
+#[test]
 fn new_files_need_no_read_and_consecutive_patches_need_no_reread() {
     let ws = Ws::new();
     patch(&ws, "*** Begin Patch\n*** Add File: n.txt\n+1\n*** End Patch\n").ok();

@@ -2,12 +2,13 @@
 //! or nothing.
 //!
 //! parse (`unified`, `begin_patch`) → plan every file (`transaction::plan`: boundary,
-//! freshness, `apply` with `locate`, syntax gate; `links` for deleting and renaming symlinks)
+//! freshness (`fresh` first checks every file at once), `apply` with `locate`, syntax gate; `links` for deleting and renaming symlinks)
 //! → write (`commit`).
 
 mod apply;
 mod begin_patch;
 mod commit;
+mod fresh;
 mod links;
 mod locate;
 mod model;
@@ -80,6 +81,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     }
     let (format, files) = parse(ctx, &args.patch)?;
     let _locks = lock_all(ctx, &files)?;
+    fresh::check_all(ctx, &files)?;
     let mut plan = transaction::plan(ctx, &files)?;
     let reports: Vec<Value> = plan.reports.iter().map(|r| r.to_json()).collect();
     let hunks_applied: usize = plan.reports.iter().map(|r| r.hunks.len()).sum();

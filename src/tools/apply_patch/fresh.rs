@@ -1,0 +1,69 @@
+//! The freshness gate for every file of a patch at once. Planning meets the files one by one
+//! and stops at the first that was not read (or changed since); a caller fixing that one file
+//! would then hit the next on the following call. So before planning, every file the patch
+//! reads is checked, and when more than one needs a read_file call, one error names them all.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::fs;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::freshness;
+use crate::workspace::WsPath;
+
+use super::model::{FilePatch, Op};
+
+/// `Ok` when at most one file needs a read (planning then reports it, with its patch line);
+/// otherwise an error with the first problem's code listing every file and its read_file call.
+pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
+    let mut seen = HashSet::new();
+    let mut problems: Vec<(WsPath, ErrorCode)> = Vec::new();
+    for file in files {
+        if file.op == Op::Add || file.symlink {
+            continue;
+        }
+        // A symlink the patch deletes or renames is acted on as a link (no read needed), and a
+        // path that does not resolve or does not exist is planning's to report.
+        let given = ctx.workspace.cwd().join(&file.path);
+        if fs::symlink_metadata(&given).is_ok_and(|m| m.file_type().is_symlink()) {
+            continue;
+        }
+        let Ok(path) = ctx.resolve_for_write(&file.path) else {
+            continue;
+        };
+        if !fs::metadata(&path.abs).is_ok_and(|m| m.is_file()) || !seen.insert(path.abs.clone()) {
+            continue;
+        }
+        if let Err(err) = freshness::check(&ctx.state, &path, ctx.tool) {
+            if matches!(err.code, ErrorCode::NotRead | ErrorCode::Stale) {
+                problems.push((path, err.code));
+            }
+        }
+    }
+    if problems.len() < 2 {
+        return Ok(());
+    }
+    let mut message = format!(
+        "{} files of this patch must be read first, so apply_patch changed nothing:",
+        problems.len()
+    );
+    for (path, code) in &problems {
+        let why = if *code == ErrorCode::Stale {
+            "changed on disk since this session read it (stale)"
+        } else {
+            "has not been read in this session (not_read)"
+        };
+        let _ = write!(
+            message,
+            "\n- `{}` {why}: call read_file with path={}",
+            path.display,
+            path.call_arg()
+        );
+    }
+    message.push_str("\nCall read_file for each of them, then retry this apply_patch call.");
+    let paths: Vec<&str> = problems.iter().map(|(p, _)| p.display.as_str()).collect();
+    Err(ToolError::new(problems[0].1, message)
+        .with("path", paths[0])
+        .with("paths", paths))
+}
