@@ -26,7 +26,85 @@ const GIT_READS: &[&str] = &[
     "remote",
 ];
 
+/// For programs that write where an option says: the verb, the options naming what is written,
+/// and their other options that take a value (so those values are not taken for operands).
+fn writing_options(name: &str) -> (&'static str, &'static [&'static str], &'static [&'static str]) {
+    match name {
+        "curl" => (
+            "writes",
+            &[
+                "-o",
+                "--output",
+                "--output-dir",
+                "-D",
+                "--dump-header",
+                "-c",
+                "--cookie-jar",
+            ],
+            &[
+                "-d",
+                "--data",
+                "-H",
+                "--header",
+                "-u",
+                "--user",
+                "-X",
+                "--request",
+                "-e",
+                "-A",
+                "-b",
+                "-K",
+                "-T",
+                "-F",
+                "-m",
+                "-w",
+                "-x",
+                "-r",
+                "-E",
+                "-Y",
+                "-y",
+                "-z",
+                "-C",
+            ],
+        ),
+        "wget" | "wget2" => (
+            "writes",
+            &[
+                "-O",
+                "--output-document",
+                "-P",
+                "--directory-prefix",
+                "-o",
+                "--output-file",
+                "-a",
+                "--append-output",
+            ],
+            &[],
+        ),
+        "pip" | "pip3" => (
+            "installs into",
+            &["-t", "--target", "--prefix", "--root"],
+            &["-r", "-c", "-e", "-i", "--index-url"],
+        ),
+        "csplit" => ("writes", &["-f", "--prefix"], &["-b", "-n"]),
+        "tree" => (
+            "writes",
+            &["-o"],
+            &["-L", "-P", "-I", "--charset", "--filelimit", "--timefmt"],
+        ),
+        _ => ("writes", &[], &[]),
+    }
+}
+
 impl Judge<'_> {
+    /// What `name` writes through its output options (see [`writing_options`]).
+    fn written_by_options(&self, name: &str, args: &[Word]) -> Vec<String> {
+        let (verb, writes, others) = writing_options(name);
+        let takes_value: Vec<&str> = writes.iter().chain(others).copied().collect();
+        let parsed = Operands::parse(args, &takes_value);
+        self.judge(name, verb, &parsed.value_of(writes), Follow::Through, false)
+    }
+
     pub(super) fn program_writes(&self, name: &str, args: &[Word]) -> Vec<String> {
         match name {
             "git" => self.git(args),
@@ -43,6 +121,9 @@ impl Judge<'_> {
                 )
             }
             "rsync" => self.rsync(args),
+            "curl" | "wget" | "wget2" | "pip" | "pip3" | "csplit" | "tree" => {
+                self.written_by_options(name, args)
+            }
             "scp" => {
                 let parsed = Operands::parse(args, &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"]);
                 let destination = parsed.operands.last().copied().filter(|w| !is_remote(w));
@@ -53,98 +134,6 @@ impl Judge<'_> {
                     Follow::Through,
                     false,
                 )
-            }
-            "curl" => {
-                let parsed = Operands::parse(
-                    args,
-                    &[
-                        "-o",
-                        "--output",
-                        "--output-dir",
-                        "-d",
-                        "--data",
-                        "-H",
-                        "--header",
-                        "-u",
-                        "--user",
-                        "-X",
-                        "--request",
-                        "-e",
-                        "-A",
-                        "-b",
-                        "-c",
-                        "-K",
-                        "-T",
-                        "-F",
-                        "-m",
-                        "-w",
-                        "-x",
-                        "-r",
-                        "-E",
-                        "-Y",
-                        "-y",
-                        "-z",
-                        "-C",
-                        "-D",
-                        "--dump-header",
-                        "-c",
-                        "--cookie-jar",
-                    ],
-                );
-                let files = parsed.value_of(&[
-                    "-o",
-                    "--output",
-                    "--output-dir",
-                    "-D",
-                    "--dump-header",
-                    "-c",
-                    "--cookie-jar",
-                ]);
-                self.judge("curl", "writes", &files, Follow::Through, false)
-            }
-            "wget" | "wget2" => {
-                let parsed = Operands::parse(
-                    args,
-                    &[
-                        "-O",
-                        "--output-document",
-                        "-P",
-                        "--directory-prefix",
-                        "-o",
-                        "--output-file",
-                        "-a",
-                        "--append-output",
-                    ],
-                );
-                let files = parsed.value_of(&[
-                    "-O",
-                    "--output-document",
-                    "-P",
-                    "--directory-prefix",
-                    "-o",
-                    "--output-file",
-                    "-a",
-                    "--append-output",
-                ]);
-                self.judge(name, "writes", &files, Follow::Through, false)
-            }
-            "pip" | "pip3" => {
-                let parsed = Operands::parse(
-                    args,
-                    &[
-                        "-t",
-                        "--target",
-                        "--prefix",
-                        "--root",
-                        "-r",
-                        "-c",
-                        "-e",
-                        "-i",
-                        "--index-url",
-                    ],
-                );
-                let directories = parsed.value_of(&["-t", "--target", "--prefix", "--root"]);
-                self.judge(name, "installs into", &directories, Follow::Through, false)
             }
             "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4"
             | "compress" | "uncompress" => {
@@ -178,16 +167,6 @@ impl Judge<'_> {
                     "split",
                     "writes",
                     &prefix.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                )
-            }
-            "csplit" => {
-                let parsed = Operands::parse(args, &["-f", "--prefix", "-b", "-n"]);
-                self.judge(
-                    "csplit",
-                    "writes",
-                    &parsed.value_of(&["-f", "--prefix"]),
                     Follow::Through,
                     false,
                 )
@@ -227,19 +206,6 @@ impl Judge<'_> {
                     "chattr",
                     "changes the attributes of",
                     &files,
-                    Follow::Through,
-                    false,
-                )
-            }
-            "tree" => {
-                let parsed = Operands::parse(
-                    args,
-                    &["-o", "-L", "-P", "-I", "--charset", "--filelimit", "--timefmt"],
-                );
-                self.judge(
-                    "tree -o",
-                    "writes",
-                    &parsed.value_of(&["-o"]),
                     Follow::Through,
                     false,
                 )
