@@ -86,7 +86,7 @@ pub struct ParseFailure {
 /// `before` is the file's current text, or `None` for a new file; `after` is the text about to be
 /// written. Returns `syntax_gate` when `before` parsed (or the file is new) and `after` does not;
 /// the message carries the parser's message, line and column, the offending line, and says the
-/// file was NOT modified. A new file that is empty or only whitespace passes (it is a
+/// file was NOT modified (a new one: NOT created). A new file that is empty or only whitespace passes (it is a
 /// placeholder, not a broken file), and so does any new Python or YAML file.
 pub fn check(display: &str, before: Option<&str>, after: &str) -> Result<(), ToolError> {
     check_moved(display, None, before, after)
@@ -452,13 +452,32 @@ fn rejection(
     } else {
         format!("`{display}` parses as {lang} now, and this change would break it")
     };
+    // A new file never parsed before, so the existing-file way out (a broken file may stay
+    // broken) does not apply; the way out for intended broken content is another extension.
+    let (outcome, way_out) = if new_file {
+        (
+            "so it was refused and the file was NOT created",
+            format!(
+                "Fix the text so the whole file is valid {lang}, then call again. If the broken \
+                 content is intended (a compile-fail fixture, say), create it under another \
+                 extension (`{display}.txt`), then rename it with exec_shell `mv {display}.txt {display}`."
+            ),
+        )
+    } else {
+        (
+            "so the change was refused and the file was NOT modified",
+            format!(
+                "Fix the new text so the whole file is valid {lang}, then call again. (The gate only \
+                 judges changes: a file that did not parse before may be written in any state.)"
+            ),
+        )
+    };
     let message = format!(
-        "{why}, so the change was refused and the file was NOT modified.\n\
+        "{why}, {outcome}.\n\
          {lang} parser: {msg} (line {line}, column {column}):\n\
          {number}│ {shown}\n\
          {pad}  {caret_pad}^\n\
-         Fix the new text so the whole file is valid {lang}, then call again. (The gate only \
-         judges changes: a file that did not parse before may be written in any state.)",
+         {way_out}",
         msg = failure.message,
         line = failure.line,
         column = failure.column,

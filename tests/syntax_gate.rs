@@ -41,7 +41,7 @@ fn deeply_nested_files_are_judged_without_crashing() {
     let out = ws
         .call("write_file", json!({"path": "deep.rs", "content": broken}))
         .err("syntax_gate");
-    assert!(out.message().contains("NOT modified"), "{}", out.message());
+    assert!(out.message().contains("NOT created"), "{}", out.message());
     assert!(!ws.exists("deep.rs"));
     ws.call(
         "write_file",

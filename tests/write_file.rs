@@ -154,7 +154,7 @@ fn legacy_encoding_of_a_replaced_file_is_kept() {
 fn syntax_gate_checks_new_files_and_changes() {
     let ws = Ws::new();
     let out = write(&ws, json!({"path": "new.json", "content": "{\"a\": }"})).err("syntax_gate");
-    assert!(out.message().contains("NOT modified"), "{}", out.message());
+    assert!(out.message().contains("NOT created"), "{}", out.message());
     assert!(!ws.exists("new.json"));
     write(&ws, json!({"path": "ok.toml", "content": "a = 1\n"})).ok();
     let out = write(&ws, json!({"path": "ok.toml", "content": "a = \n"})).err("syntax_gate");
@@ -164,6 +164,39 @@ fn syntax_gate_checks_new_files_and_changes() {
     ws.write("bad.toml", "a = \n");
     ws.read_via_tool("bad.toml");
     write(&ws, json!({"path": "bad.toml", "content": "a = [\n"})).ok();
+}
+
+#[test]
+fn a_new_file_that_does_not_parse_is_not_created_and_the_way_out_fits() {
+    let ws = Ws::new();
+    let out = write(&ws, json!({"path": "tests/ui/bad.rs", "content": "fn main( {\n"})).err("syntax_gate");
+    let message = out.message();
+    assert!(message.contains("the file was NOT created"), "{message}");
+    assert!(!message.contains("NOT modified"), "{message}");
+    // The existing-file rule cannot apply to a file that never existed.
+    assert!(!message.contains("did not parse before"), "{message}");
+    assert!(
+        message.contains("create it under another extension (`tests/ui/bad.rs.txt`)")
+            && message.contains("exec_shell `mv tests/ui/bad.rs.txt tests/ui/bad.rs`"),
+        "{message}"
+    );
+    assert!(!ws.exists("tests/ui/bad.rs"));
+    // The way out works: the other extension is not gated.
+    write(
+        &ws,
+        json!({"path": "tests/ui/bad.rs.txt", "content": "fn main( {\n"}),
+    )
+    .ok();
+    // An existing file keeps its message.
+    ws.write("ok.json", "{}");
+    ws.read_via_tool("ok.json");
+    let out = write(&ws, json!({"path": "ok.json", "content": "{"})).err("syntax_gate");
+    assert!(out.message().contains("NOT modified"), "{}", out.message());
+    assert!(
+        out.message().contains("did not parse before"),
+        "{}",
+        out.message()
+    );
 }
 
 #[test]
