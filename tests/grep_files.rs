@@ -472,6 +472,37 @@ fn invalid_regex_gives_the_engine_message_and_the_literal_call() {
 }
 
 #[test]
+fn an_invalid_regex_is_shown_as_written_with_the_caret_under_the_mistake() {
+    let ws = Ws::new();
+    ws.write("a.rs", "fn main() {}\n");
+    let out = ws
+        .call("grep_files", json!({"pattern": "fn main("}))
+        .err("invalid_arguments");
+    let message = out.message();
+    assert!(!message.contains("(?:"), "{message}");
+    // The caret sits under the unclosed `(` (column 8 of the pattern).
+    assert!(
+        message.contains("\n    fn main(\n           ^\nerror: unclosed group"),
+        "{message}"
+    );
+    assert!(
+        message.contains("pattern=\"fn main(\" fixed_strings=true"),
+        "{message}"
+    );
+    let out = ws
+        .call(
+            "grep_files",
+            json!({"pattern": "a{2,1}", "case_insensitive": true}),
+        )
+        .err("invalid_arguments");
+    assert!(
+        out.message().contains("\n    a{2,1}\n     ^^^^^\n"),
+        "{}",
+        out.message()
+    );
+}
+
+#[test]
 fn path_may_be_a_file_a_directory_and_must_stay_inside() {
     let (ws, _outside) = fixture_ws();
     let one = ws

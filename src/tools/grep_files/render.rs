@@ -46,7 +46,7 @@ impl CallText {
 
 /// `invalid_arguments` for a pattern the regex engine refused: its message, then the way out.
 pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Error) -> ToolError {
-    let engine = err.to_string();
+    let engine = users_pattern_error(&args.pattern, &err.to_string());
     let mut hints = Vec::new();
     if engine.contains("look-around") || engine.contains("backreferences") {
         hints.push(
@@ -73,6 +73,33 @@ pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Erro
         hints.join("; ")
     ))
     .with("pattern", args.pattern.clone())
+}
+
+/// The engine's message as it bears on the pattern the caller wrote. grep_regex parses the
+/// pattern wrapped in `(?:…)`, so its message shows the wrapper and a caret three columns off.
+/// Parsing the caller's own pattern with the regex crate gives the same error over their text,
+/// caret in place; an error regex does not raise (a grep-only rule such as no line break) has
+/// the wrapper taken out of the quoted pattern and the caret moved back.
+fn users_pattern_error(pattern: &str, engine: &str) -> String {
+    if let Err(regex::Error::Syntax(own)) = regex::Regex::new(pattern) {
+        return own;
+    }
+    const WRAP: &str = "(?:";
+    let wrapped = format!("{WRAP}{pattern})");
+    let lines: Vec<&str> = engine.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.trim_start() == wrapped) else {
+        return engine.to_string();
+    };
+    let indent = &lines[at][..lines[at].len() - wrapped.len()];
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    out[at] = format!("{indent}{pattern}");
+    if let Some(caret) = out.get_mut(at + 1).filter(|l| l.trim_start().starts_with('^')) {
+        // The wrapper's three columns come out of the caret's padding.
+        let pad = caret.len() - caret.trim_start().len();
+        let keep = pad.saturating_sub(WRAP.len()).max(indent.len());
+        *caret = format!("{}{}", " ".repeat(keep), caret.trim_start());
+    }
+    out.join("\n")
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -316,4 +343,21 @@ fn no_match_text(
         super::skip_list()
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::users_pattern_error;
+
+    #[test]
+    fn the_wrapper_comes_out_of_an_engine_only_error() {
+        // An error the regex crate does not raise (here: faked with a valid pattern).
+        let engine = "regex parse error:\n    (?:a\\sb)\n         ^^\nerror: grep-only rule";
+        assert_eq!(
+            users_pattern_error("a\\sb", engine),
+            "regex parse error:\n    a\\sb\n      ^^\nerror: grep-only rule"
+        );
+        // Anything else passes through.
+        assert_eq!(users_pattern_error("ab", "something else"), "something else");
+    }
 }
