@@ -113,6 +113,8 @@ exec "$@"
 pub enum Reply {
     /// Status, extra headers, body.
     Full(u16, Vec<(String, String)>, Vec<u8>),
+    /// The whole response as bytes, sent as it is (headers that are not text, odd framing).
+    Raw(Vec<u8>),
     /// Status 200, no length, the same chunk forever (until the client goes away or `limit`).
     Endless { chunk: Vec<u8>, limit: usize },
     /// Headers and `first` at once, then one byte every `every` for `count` bytes.
@@ -129,6 +131,17 @@ pub fn html(status: u16, body: &str) -> Reply {
         vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
         body.as_bytes().to_vec(),
     )
+}
+
+/// A response with these header lines (raw bytes, `\r\n` added) and an empty body.
+pub fn raw_head(status_line: &str, headers: &[&[u8]]) -> Reply {
+    let mut bytes = format!("{status_line}\r\n").into_bytes();
+    for header in headers {
+        bytes.extend_from_slice(header);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes.extend_from_slice(b"Content-Length: 0\r\nConnection: close\r\n\r\n");
+    Reply::Raw(bytes)
 }
 
 pub fn redirect(status: u16, location: &str) -> Reply {
@@ -226,6 +239,9 @@ fn serve(
                 body.len()
             ));
             let _ = write(head.as_bytes()) && write(&body);
+        }
+        Reply::Raw(bytes) => {
+            let _ = write(&bytes);
         }
         Reply::Endless { chunk, limit } => {
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n";

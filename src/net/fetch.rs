@@ -14,6 +14,7 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::audit::{self, Entry};
 use crate::net::body::{self, Format, Rendered};
+use crate::net::coding;
 use crate::net::gates::{self, Admission, Admitted};
 use crate::net::policy::Policy;
 
@@ -151,13 +152,41 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
             .get("content-type")
             .and_then(|value| value.to_str().ok())
             .map(str::to_string);
+        // A header value that is not text is an unknown coding too: never guess.
+        let codings = coding::parse(
+            response
+                .headers()
+                .get_all("content-encoding")
+                .iter()
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+        );
+        let codings = match codings {
+            Ok(codings) => codings,
+            Err(name) => {
+                let error = unsupported_coding(&url, &name);
+                log(Entry {
+                    status: Some(status),
+                    error: Some(error.code.as_str()),
+                    ..hop
+                });
+                return Err(at_hop(error, request, &redirects, &url));
+            }
+        };
         let body = response.body_mut();
         let mime = body.mime_type().map(str::to_string);
         let charset = body.charset().map(str::to_string);
-        let (bytes, truncated) = match read_capped(body.as_reader(), request.max_bytes) {
+        let read = coding::decoder(body.as_reader(), &codings)
+            .and_then(|reader| read_capped(reader, request.max_bytes));
+        let (bytes, truncated) = match read {
             Ok(read) => read,
             Err(err) => {
-                let error = transport_error(ureq::Error::from(err), &url, admitted, request);
+                let error = match coding::split_error(err) {
+                    Ok(err) => transport_error(ureq::Error::from(err), &url, admitted, request),
+                    Err(err) => corrupt_coding(&url, &codings, &err),
+                };
                 log(Entry {
                     status: Some(status),
                     error: Some(error.code.as_str()),
@@ -247,6 +276,7 @@ fn send(
         .timeout_global(Some(remaining))
         .user_agent(USER_AGENT)
         .accept(ACCEPT)
+        .accept_encoding(coding::ACCEPT_ENCODING)
         .max_idle_connections(0)
         .build();
     let resolver = gates::PinnedResolver {
@@ -307,8 +337,7 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
     let target = format!("{} ({})", admitted.host, admitted.addr);
     let unreachable = "Check the URL; if it is right, the server is down or unreachable, so try again \
                        later or use another source.";
-    let broken = "The server answered, but not with something fetch_url can read; retrying will \
-                  most likely give the same, so use another source.";
+    let broken = BROKEN;
     let tls_way_out = || {
         let mut plain = url.clone();
         let same_port = url.port().is_some() && plain.set_scheme("http").is_ok();
@@ -383,13 +412,6 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
             ),
             broken.to_string(),
         ),
-        ureq::Error::Decompress(encoding, ref io) => (
-            format!(
-                "the body is sent {encoding}-compressed (Content-Encoding) but does not decompress \
-                 ({io}): the server sent a corrupt body"
-            ),
-            broken.to_string(),
-        ),
         ureq::Error::ConnectionFailed => (
             format!("the connection to {target} failed"),
             unreachable.to_string(),
@@ -399,6 +421,41 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
     ToolError::new(
         ErrorCode::IoError,
         format!("could not fetch `{url}`: {what}. {way_out}"),
+    )
+    .with("url", url.as_str())
+}
+
+const BROKEN: &str = "The server answered, but not with something fetch_url can read; retrying will \
+                      most likely give the same, so use another source.";
+
+fn unsupported_coding(url: &Url, name: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::IoError,
+        format!(
+            "could not fetch `{url}`: the body is sent with Content-Encoding `{name}`, which \
+             fetch_url cannot decode (it asks for `{}` only), so it is not shown. {BROKEN}",
+            coding::ACCEPT_ENCODING
+        ),
+    )
+    .with("url", url.as_str())
+    .with("content_encoding", name)
+}
+
+fn corrupt_coding(url: &Url, codings: &[coding::Coding], err: &std::io::Error) -> ToolError {
+    let names: Vec<&str> = codings
+        .iter()
+        .map(|coding| match coding {
+            coding::Coding::Gzip => "gzip",
+            coding::Coding::Deflate => "deflate",
+        })
+        .collect();
+    ToolError::new(
+        ErrorCode::IoError,
+        format!(
+            "could not fetch `{url}`: the body is sent {}-compressed (Content-Encoding) but does \
+             not decompress ({err}): the server sent a corrupt body. {BROKEN}",
+            names.join("+")
+        ),
     )
     .with("url", url.as_str())
 }

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod body;
+pub mod coding;
 pub mod fetch;
 pub mod gates;
 pub mod html;

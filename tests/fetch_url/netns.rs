@@ -3,6 +3,7 @@
 
 mod hardening;
 mod refused;
+mod responses;
 
 use std::time::{Duration, Instant};
 

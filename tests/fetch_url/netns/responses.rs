@@ -1,0 +1,90 @@
+//! How response bodies and headers are read: content codings, redirect locations that are not
+//! plain ASCII, control characters in bodies.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use crate::harness::Ws;
+use crate::net_support::{assert_private_namespace, config, Reply, Server};
+
+use super::{fetch, TRUSTED};
+
+const TEXT: &str = "héllo wörld, plain text\n";
+
+fn encoded(coding: &str, body: Vec<u8>) -> Reply {
+    Reply::Full(
+        200,
+        vec![
+            ("Content-Type".into(), "text/plain; charset=utf-8".into()),
+            ("Content-Encoding".into(), coding.into()),
+        ],
+        body,
+    )
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+fn zlib(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).expect("zlib");
+    encoder.finish().expect("zlib")
+}
+
+fn raw_deflate(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).expect("deflate");
+    encoder.finish().expect("deflate")
+}
+
+fn zeros(len: usize) -> Vec<u8> {
+    vec![b'0'; len]
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn content_codings_are_decoded_whatever_their_spelling() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.2", |path, _| match path {
+        "/upper" => encoded("GZIP", gzip(TEXT.as_bytes())),
+        "/x-gzip" => encoded("x-gzip", gzip(TEXT.as_bytes())),
+        "/stacked" => encoded("gzip, gzip", gzip(&gzip(TEXT.as_bytes()))),
+        "/zlib" => encoded("deflate", zlib(TEXT.as_bytes())),
+        "/raw-deflate" => encoded("Deflate", raw_deflate(TEXT.as_bytes())),
+        "/mixed" => encoded("deflate, gzip", gzip(&zlib(TEXT.as_bytes()))),
+        "/br" => encoded("br", b"\x1b\x03\x00\xf8\xa5\x40\x02".to_vec()),
+        "/corrupt" => encoded("gzip", b"this is not gzip at all".to_vec()),
+        "/bomb" => encoded("deflate", zlib(&zeros(8 << 20))),
+        _ => Reply::Full(404, Vec::new(), Vec::new()),
+    });
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    for path in ["/upper", "/x-gzip", "/stacked", "/zlib", "/raw-deflate", "/mixed"] {
+        let out = fetch(&ws, &server.url(path)).ok();
+        assert!(out.output().contains(TEXT.trim_end()), "{path}: {}", out.output());
+        assert_eq!(out.data()["charset"], "UTF-8", "{path}");
+    }
+    // A coding it cannot undo is named, never shown as noise.
+    let out = fetch(&ws, &server.url("/br")).err("io_error");
+    assert!(
+        out.message().contains("Content-Encoding `br`"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("use another source"), "{}", out.message());
+    let out = fetch(&ws, &server.url("/corrupt")).err("io_error");
+    assert!(out.message().contains("does not decompress"), "{}", out.message());
+    // The cap holds on decoded bytes.
+    let out = ws
+        .call(
+            "fetch_url",
+            json!({"url": server.url("/bomb"), "max_bytes": 4000}),
+        )
+        .ok();
+    assert_eq!(out.data()["truncated"], true);
+    assert_eq!(out.data()["bytes"], 4000);
+}
