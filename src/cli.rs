@@ -10,6 +10,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 
 mod call;
+mod foreign;
 mod usage;
 
 use crate::context::Global;
@@ -416,15 +417,26 @@ fn global_of(matches: &ArgMatches) -> Global {
 }
 
 /// The `unknown_tool` error: the tools there are, and not to retry the name.
+///
+/// A name another harness uses (`Edit`, `Bash`, `str_replace_editor`) also gets the tool it
+/// most likely meant here, in the message and as `error.suggestion`.
 pub fn unknown_tool(name: &str) -> ToolError {
-    ToolError::new(
+    let intended = foreign::intended(name);
+    let hint = intended.map_or(String::new(), |(tool, what)| {
+        format!(" `{name}` is not a tool here; {what} is {tool}.")
+    });
+    let error = ToolError::new(
         ErrorCode::UnknownTool,
         format!(
-            "unknown tool `{name}`. Do not retry `{name}`; it does not exist. Available tools: {}.",
+            "unknown tool `{name}`.{hint} Do not retry `{name}`; it does not exist. Available tools: {}.",
             tools::names().join(", ")
         ),
     )
-    .with("available", tools::names())
+    .with("available", tools::names());
+    match intended {
+        Some((tool, _)) => error.with("suggestion", tool),
+        None => error,
+    }
 }
 
 /// One JSON object of arguments from exactly one source: flags and positional, `--json TEXT`,

@@ -132,6 +132,45 @@ fn null_means_left_out() {
 }
 
 #[test]
+fn unknown_tool_names_the_tool_another_harness_name_meant() {
+    let ws = Ws::new();
+    for (name, tool, what) in [
+        ("Edit", "edit_file", "the edit tool"),
+        ("Read", "read_file", "the read tool"),
+        ("Bash", "exec_shell", "the shell tool"),
+        ("Write", "write_file", "the write tool"),
+        ("Grep", "grep_files", "the content search tool"),
+        ("Glob", "file_search", "the file name search tool"),
+        ("LS", "list_dir", "the directory listing tool"),
+        ("WebFetch", "fetch_url", "the URL fetch tool"),
+        ("str_replace_editor", "edit_file", "the edit tool"),
+    ] {
+        let out = ws.run(&[name]).err("unknown_tool");
+        let message = out.message();
+        assert!(
+            message.contains(&format!("`{name}` is not a tool here; {what} is {tool}.")),
+            "{message}"
+        );
+        assert!(message.contains(&format!("Do not retry `{name}`")), "{message}");
+        assert!(message.contains("Available tools: read_file"), "{message}");
+        assert_eq!(out.error()["suggestion"], tool);
+    }
+    // Through `call` as well, where the canonical names only are looked up.
+    let out = ws
+        .run_stdin(&["call"], r#"{"name": "Bash", "arguments": {"command": "true"}}"#)
+        .err("unknown_tool");
+    assert!(
+        out.message().contains("the shell tool is exec_shell"),
+        "{}",
+        out.message()
+    );
+    // No guess for a name nothing resembles.
+    let out = ws.run(&["frobnicate"]).err("unknown_tool");
+    assert!(!out.message().contains("is not a tool here"), "{}", out.message());
+    assert!(out.error().get("suggestion").is_none());
+}
+
+#[test]
 fn unknown_tool_lists_tools_and_says_not_to_retry() {
     let ws = Ws::new();
     let out = ws.run(&["frobnicate", "x"]).err("unknown_tool");
