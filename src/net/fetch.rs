@@ -104,9 +104,15 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
         let location = response
             .headers()
             .get("location")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_string);
+            .and_then(|value| location_text(value.as_bytes()));
+        let mut unfollowed = None;
         if matches!(status, 301 | 302 | 303 | 307 | 308) {
+            if location.is_none() {
+                unfollowed = Some(format!(
+                    "the server answered {status} (a redirect) without a usable Location header, so \
+                     the redirect could not be followed; what is shown is the redirect response itself."
+                ));
+            }
             if let Some(location) = location {
                 log(Entry {
                     status: Some(status),
@@ -210,6 +216,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
         if rendered.rendering == "markdown" {
             rendered.text = crate::net::html::absolute_links(&rendered.text, &url);
         }
+        notices.extend(unfollowed);
         if let Some(notice) = rendered.notice.take() {
             notices.push(notice);
         }
@@ -227,6 +234,25 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
             notices,
         });
     }
+}
+
+/// A Location header as a URL reference: bytes that are not printable ASCII (UTF-8 or Latin-1
+/// text, spaces, controls) are percent-encoded as curl does, so `/tést path` is followed as
+/// `/t%C3%A9st%20path`. An empty value is no location.
+fn location_text(bytes: &[u8]) -> Option<String> {
+    let bytes = bytes.trim_ascii();
+    if bytes.is_empty() {
+        return None;
+    }
+    let mut text = String::with_capacity(bytes.len());
+    for &byte in bytes {
+        if byte.is_ascii_graphic() {
+            text.push(char::from(byte));
+        } else {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Some(text)
 }
 
 fn hop_entry<'a>(url: &'a Url, host: &'a str, admitted: &Admitted) -> Entry<'a> {

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{assert_private_namespace, config, Reply, Server};
+use crate::net_support::{assert_private_namespace, config, html, raw_head, Reply, Server};
 
 use super::{fetch, TRUSTED};
 
@@ -87,4 +87,51 @@ fn content_codings_are_decoded_whatever_their_spelling() {
         .ok();
     assert_eq!(out.data()["truncated"], true);
     assert_eq!(out.data()["bytes"], 4000);
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn locations_that_are_not_ascii_are_percent_encoded_and_followed() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.2", |path, addr| {
+        let absolute = format!("Location: http://{addr}/\u{fc}n\u{ef}");
+        match path {
+            "/utf8" => raw_head("HTTP/1.1 302 Found", &[b"Location: /t\xc3\xa9st path"]),
+            "/latin1" => raw_head("HTTP/1.1 301 Moved Permanently", &[b"Location: /caf\xe9"]),
+            "/absolute" => raw_head("HTTP/1.1 307 Temporary Redirect", &[absolute.as_bytes()]),
+            "/none" => raw_head("HTTP/1.1 302 Found", &[]),
+            "/empty" => raw_head("HTTP/1.1 303 See Other", &[b"Location:  "]),
+            _ => html(200, &format!("<p>arrived at {path}</p>")),
+        }
+    });
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    for (from, to) in [
+        ("/utf8", "/t%C3%A9st%20path"),
+        ("/latin1", "/caf%E9"),
+        ("/absolute", "/%C3%BCn%C3%AF"),
+    ] {
+        let out = fetch(&ws, &server.url(from)).ok();
+        assert!(
+            out.output().contains(&format!("arrived at {to}")),
+            "{from}: {}",
+            out.output()
+        );
+        assert_eq!(out.data()["final_url"], server.url(to), "{from}");
+        assert_eq!(
+            out.data()["redirects"].as_array().map(Vec::len),
+            Some(1),
+            "{from}"
+        );
+    }
+    for from in ["/none", "/empty"] {
+        let out = fetch(&ws, &server.url(from)).ok();
+        assert!(
+            out.notices().iter().any(
+                |n| n.contains("without a usable Location header, so the redirect could not be followed")
+            ),
+            "{from}: {:?}",
+            out.notices()
+        );
+    }
 }
