@@ -220,3 +220,20 @@ fn a_curly_file_still_gets_curly_quotes_and_no_folding_note() {
     assert_eq!(ws.read_string("a.md"), "She said \u{201C}no\u{201D}.\n");
     assert!(!out.output().contains("folded"), "{}", out.output());
 }
+
+#[test]
+fn anchors_matched_by_folding_fold_replace_too() {
+    let ws = ws_with("run.sh", "#!/bin/sh\necho \"a\"\necho \"b\"\n");
+    let out = edit(
+        &ws,
+        json!({"path": "run.sh", "search_start": "echo \u{201C}a\u{201D}", "search_end": "echo \u{201C}b\u{201D}", "replace": "echo \u{201C}ab\u{201D}"}),
+    )
+    .ok();
+    assert_eq!(out.data()["match"], "punctuation");
+    assert_eq!(ws.read_string("run.sh"), "#!/bin/sh\necho \"ab\"\n");
+    assert!(
+        out.output().contains("replace's punctuation was folded"),
+        "{}",
+        out.output()
+    );
+}

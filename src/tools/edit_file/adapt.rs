@@ -169,7 +169,7 @@ pub fn adapt(
 /// `line` with each typographic character that search used but the file's span does not (the
 /// span has the character's ASCII stand-in there) folded to that stand-in. Characters search
 /// did not contain are the model's own choice and stay.
-fn fold_like_file(line: &str, matched: &str, search: &str) -> String {
+pub fn fold_like_file(line: &str, matched: &str, search: &str) -> String {
     line.chars()
         .map(|c| match super::matching::punctuation_stand_in(c) {
             Some(ascii) if search.contains(c) && !matched.contains(c) && matched.contains(ascii) => ascii,

@@ -435,16 +435,25 @@ fn plan_range(
     let range = begin.start..begin.end + first_end.end;
     let first_line = start_lines[index];
     let last_line = first_line + hay[range.clone()].trim_end_matches('\n').matches('\n').count();
+    let level = start_level.max(end_level);
+    let mut text = to_lf(&args.replace).into_owned();
+    let mut punctuation_folded = false;
+    if level == Level::Punctuation {
+        // As for search: typographic characters the anchors had but the file has in ASCII are
+        // folded in replace too.
+        let end_span = begin.end + first_end.start..begin.end + first_end.end;
+        let matched = format!("{}\n{}", &hay[begin.clone()], &hay[end_span]);
+        let folded = adapt::fold_like_file(&text, &matched, &format!("{start}\n{end}"));
+        punctuation_folded = folded != text;
+        text = folded;
+    }
     Ok(Plan {
-        edits: vec![LfEdit {
-            range,
-            text: to_lf(&args.replace).into_owned(),
-        }],
-        level: start_level.max(end_level),
+        edits: vec![LfEdit { range, text }],
+        level,
         lines: vec![first_line],
         indent: IndentChange::Kept,
         replace_was_numbered: false,
-        punctuation_folded: false,
+        punctuation_folded,
         summary: format!("lines {first_line}-{last_line} (search_start through search_end)"),
     })
 }
