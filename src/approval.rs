@@ -65,17 +65,35 @@ impl ApprovalRequest {
     }
 }
 
-/// Approval ids persisted for the whole workspace.
+/// Approval ids persisted for the whole workspace; none when the file is missing or does not
+/// parse (nothing is granted by a file codesmith cannot read).
 pub fn persisted(state_dir: &Path) -> BTreeSet<String> {
-    std::fs::read(state_dir.join(PERSISTED))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    persisted_checked(state_dir).unwrap_or_default()
 }
 
-/// Adds `id` to the workspace's persisted approvals.
+/// The persisted ids, or the parse error of an `approvals.json` that exists but does not parse.
+fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
+    let Ok(bytes) = std::fs::read(state_dir.join(PERSISTED)) else {
+        return Ok(BTreeSet::new());
+    };
+    serde_json::from_slice(&bytes).map_err(|err| err.to_string())
+}
+
+/// Adds `id` to the workspace's persisted approvals. An `approvals.json` that does not parse is
+/// refused rather than overwritten, which would drop the approvals persisted before.
 pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
-    let mut ids = persisted(state.dir());
+    let mut ids = persisted_checked(state.dir()).map_err(|parse_error| {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!(
+                "`.codesmith/approvals.json` does not parse ({parse_error}); it was not changed, so \
+                 the approvals persisted in it are not lost, and `{id}` is approved for this session \
+                 only. Fix the file (a JSON list of approval ids) or delete it, then run \
+                 `codesmith approve {id} --persist` again."
+            ),
+        )
+        .with("path", ".codesmith/approvals.json")
+    })?;
     ids.insert(id.to_string());
     let bytes = serde_json::to_vec_pretty(&ids).unwrap_or_default();
     state

@@ -9,15 +9,49 @@ use crate::error::{ErrorCode, ToolError};
 use crate::state::{check_session_name, State};
 use crate::tools::ToolOutput;
 
-fn open_state(global: &Global) -> Result<(State, PathBuf), ToolError> {
+/// The state, the workspace root and the notices from opening them (a state file that does not
+/// parse), which the command's result carries.
+fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolError> {
     check_session_name(&global.session)?;
-    let ctx = crate::context::Context::open(global, "trust")?;
-    Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf()))
+    let mut ctx = crate::context::Context::open(global, "trust")?;
+    let notices = ctx.take_opening_notices();
+    Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf(), notices))
+}
+
+/// Adds `notices` to a command's result (at the end of the message on failure, as the tools do).
+fn with_notices(
+    result: Result<ToolOutput, ToolError>,
+    notices: Vec<String>,
+) -> Result<ToolOutput, ToolError> {
+    match result {
+        Ok(mut out) => {
+            out.notices.splice(0..0, notices);
+            Ok(out)
+        }
+        Err(mut err) => {
+            for notice in notices {
+                err.message.push_str("\nNote: ");
+                err.message.push_str(&notice);
+            }
+            Err(err)
+        }
+    }
 }
 
 /// `codesmith trust add|remove|list [PATH]`.
 pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<ToolOutput, ToolError> {
-    let (state, root) = open_state(global)?;
+    let (state, root, notices) = open_state(global)?;
+    // A trust.json that does not parse is reported by the refusal itself.
+    let notices = if action == "list" { notices } else { Vec::new() };
+    with_notices(trust_action(&state, &root, action, path), notices)
+}
+
+fn trust_action(
+    state: &State,
+    root: &std::path::Path,
+    action: &str,
+    path: Option<PathBuf>,
+) -> Result<ToolOutput, ToolError> {
     let need_path = || {
         path.clone().ok_or_else(|| {
             ToolError::invalid(format!(
@@ -26,8 +60,8 @@ pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<Too
         })
     };
     let roots = match action {
-        "add" => crate::trust::add(&state, &root, &need_path()?)?,
-        "remove" => crate::trust::remove(&state, &need_path()?)?,
+        "add" => crate::trust::add(state, root, &need_path()?)?,
+        "remove" => crate::trust::remove(state, &need_path()?)?,
         _ => crate::trust::load(state.dir()),
     };
     let list: Vec<String> = roots.iter().map(|p| p.to_string_lossy().into_owned()).collect();
@@ -41,7 +75,17 @@ pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<Too
 
 /// `codesmith approve ID [--persist]`: grants a pending approval of this session.
 pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, ToolError> {
-    let (state, root) = open_state(global)?;
+    let (state, root, notices) = open_state(global)?;
+    with_notices(approve_in(global, &state, &root, id, persist), notices)
+}
+
+fn approve_in(
+    global: &Global,
+    state: &State,
+    root: &std::path::Path,
+    id: &str,
+    persist: bool,
+) -> Result<ToolOutput, ToolError> {
     let session = state.load_session();
     let Some(pending) = session.pending.get(id).cloned() else {
         // Granted actions stay on record (a later `--persist` needs their kind and subject)
@@ -73,16 +117,22 @@ pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, T
         )
         .with("pending", waiting));
     };
-    state.update_session(|session| {
-        session.approvals.insert(id.to_string());
-    })?;
-    let mut output = format!(
-        "Approved {id}: {} `{}` for session `{}`.",
-        pending.kind, pending.subject, global.session
-    );
+    let newly = state.update_session(|session| session.approvals.insert(id.to_string()))?;
+    // A repeated approve says so, so that nobody takes it for a second action being allowed.
+    let mut output = if newly {
+        format!(
+            "Approved {id}: {} `{}` for session `{}`.",
+            pending.kind, pending.subject, global.session
+        )
+    } else {
+        format!(
+            "{id} was already approved: {} `{}` for session `{}`; nothing changed for the session.",
+            pending.kind, pending.subject, global.session
+        )
+    };
     if persist {
-        crate::approval::persist(&state, id)?;
-        if let Some(extra) = crate::approval::persist_hook(&root, &pending)? {
+        crate::approval::persist(state, id)?;
+        if let Some(extra) = crate::approval::persist_hook(root, &pending)? {
             output.push(' ');
             output.push_str(&extra);
         }
@@ -92,5 +142,6 @@ pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, T
         .with("id", id)
         .with("kind", pending.kind)
         .with("subject", pending.subject)
-        .with("persisted", Value::Bool(persist)))
+        .with("persisted", Value::Bool(persist))
+        .with("already_approved", Value::Bool(!newly)))
 }

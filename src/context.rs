@@ -39,9 +39,18 @@ impl Context {
         let root = workspace_root(global)?;
         crate::state::check_state_dir(&root.join(".codesmith"))?;
         let state = State::new(root.join(".codesmith"), global.session.clone());
-        let mut workspace = Workspace::new(root, crate::trust::load(state.dir()));
-        let session = state.load_session();
         let mut opening_notices = Vec::new();
+        let trusted = crate::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
+            opening_notices.push(crate::trust::corrupt_notice(&parse_error));
+            Vec::new()
+        });
+        let mut workspace = Workspace::new(root, trusted);
+        let (session, corrupt) = state.load_session_checked();
+        if let Some(notice) = corrupt {
+            opening_notices.push(notice);
+            // Rewritten fresh now (the copy is kept), so the notice is given once.
+            let _ = state.update_session(|_| ());
+        }
         if session.cwd != "." {
             let cwd = workspace.root().join(&session.cwd);
             workspace.set_cwd(&cwd);
@@ -86,6 +95,11 @@ impl Context {
                 Err(err)
             }
         }
+    }
+
+    /// Takes the notices from opening the session, for a command that builds its own result.
+    pub fn take_opening_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.opening_notices)
     }
 
     /// The workspace config, loaded on first use.

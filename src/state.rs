@@ -89,13 +89,42 @@ impl State {
 
     /// Reads the session file; a missing or unreadable one is a fresh session.
     pub fn load_session(&self) -> SessionFile {
-        fs::read(self.session_path())
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_else(|| SessionFile {
-                cwd: default_cwd(),
-                ..SessionFile::default()
-            })
+        self.load_session_checked().0
+    }
+
+    /// Reads the session file. One that exists but does not parse (truncated, garbage, wrong
+    /// types) is a fresh session too, but its bytes are first kept beside it as
+    /// `<name>.json.corrupt` (the next write would otherwise destroy the only copy), and the
+    /// second value is the notice saying so.
+    pub fn load_session_checked(&self) -> (SessionFile, Option<String>) {
+        let fresh = || SessionFile {
+            cwd: default_cwd(),
+            ..SessionFile::default()
+        };
+        let path = self.session_path();
+        let Ok(bytes) = fs::read(&path) else {
+            return (fresh(), None);
+        };
+        let err = match serde_json::from_slice(&bytes) {
+            Ok(session) => return (session, None),
+            Err(err) => err,
+        };
+        let name = format!("{}.json", self.session);
+        let kept = match write_atomically(
+            &path.with_file_name(format!("{name}.corrupt")),
+            &bytes,
+            WriteOptions::STATE_FILE,
+        ) {
+            Ok(()) => format!("its bytes were kept in `.codesmith/sessions/{name}.corrupt`"),
+            Err(keep_err) => format!("keeping a copy failed ({keep_err})"),
+        };
+        let notice = format!(
+            "The session file `.codesmith/sessions/{name}` does not parse ({err}); {kept}. The \
+             session was reset: its cwd is the workspace root and its pending and granted \
+             approvals are gone, so an action approved before must be approved again. Files read \
+             before are still on record."
+        );
+        (fresh(), Some(notice))
     }
 
     /// Read-modify-write of the session file under an exclusive lock, so parallel invocations

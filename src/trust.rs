@@ -8,12 +8,44 @@ use crate::state::State;
 
 const FILE: &str = "trust.json";
 
-/// The trusted roots recorded for the workspace whose state directory is `state_dir`.
+/// The trusted roots recorded for the workspace whose state directory is `state_dir`; none
+/// when the file is missing or does not parse (see [`load_checked`] for the difference).
 pub fn load(state_dir: &Path) -> Vec<PathBuf> {
-    std::fs::read(state_dir.join(FILE))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Vec<PathBuf>>(&bytes).ok())
-        .unwrap_or_default()
+    load_checked(state_dir).unwrap_or_default()
+}
+
+/// The trusted roots, or the parse error of a `trust.json` that exists but does not parse.
+/// A missing or unreadable file is no roots.
+pub fn load_checked(state_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let Ok(bytes) = std::fs::read(state_dir.join(FILE)) else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_slice::<Vec<PathBuf>>(&bytes).map_err(|err| err.to_string())
+}
+
+/// The notice for a `trust.json` that does not parse, given on every call that reads it.
+pub fn corrupt_notice(parse_error: &str) -> String {
+    format!(
+        "`.codesmith/trust.json` does not parse ({parse_error}), so no trusted paths outside the \
+         workspace apply until it is fixed. Ask the user to fix the file (a JSON list of absolute \
+         directory paths) or delete it and `codesmith trust add DIR` again."
+    )
+}
+
+/// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
+/// than overwritten, since rewriting it would drop the user's entries.
+fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
+    load_checked(state.dir()).map_err(|parse_error| {
+        ToolError::new(
+            crate::error::ErrorCode::IoError,
+            format!(
+                "`.codesmith/trust.json` does not parse ({parse_error}); it was not changed, so \
+                 its entries are not lost. Fix the file (a JSON list of absolute directory paths) \
+                 or delete it, then run the trust command again."
+            ),
+        )
+        .with("path", ".codesmith/trust.json")
+    })
 }
 
 fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {
@@ -47,6 +79,16 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
             path.display()
         )));
     }
+    if root.starts_with(&canonical) || home_is_under(&canonical) {
+        return Err(ToolError::invalid(format!(
+            "`{}` contains the workspace `{}` (or the home directory); trusting it would make \
+             nearly every path a root, so it was not added. Trust a narrower directory outside \
+             the workspace, e.g. `codesmith trust add /opt/shared`.",
+            path.display(),
+            root.display()
+        ))
+        .with("path", path.to_string_lossy().into_owned()));
+    }
     if canonical.starts_with(root) {
         return Err(ToolError::invalid(format!(
             "`{}` is inside the workspace `{}`, which is reachable already; trust add is for \
@@ -55,7 +97,7 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
             root.display()
         )));
     }
-    let mut roots = load(state.dir());
+    let mut roots = load_for_change(state)?;
     if !roots.contains(&canonical) {
         roots.push(canonical);
         roots.sort();
@@ -67,7 +109,7 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
 /// Removes `path` (given as added, or any spelling that canonicalizes to it). Returns the new list.
 pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let mut roots = load(state.dir());
+    let mut roots = load_for_change(state)?;
     let before = roots.len();
     roots.retain(|r| r != &canonical && r != path);
     if roots.len() == before {
@@ -81,4 +123,14 @@ pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
     }
     save(state, &roots)?;
     Ok(roots)
+}
+
+/// Whether `dir` is `/`-like: the home directory lies strictly under it.
+fn home_is_under(dir: &Path) -> bool {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return dir.parent().is_none();
+    };
+    let home = PathBuf::from(home);
+    let home = home.canonicalize().unwrap_or(home);
+    dir.parent().is_none() || (home != dir && home.starts_with(dir))
 }

@@ -23,6 +23,7 @@ mod list_dir;
 mod read_file;
 mod session_cwd;
 mod state;
+mod state_files;
 mod syntax_gate;
 mod tasks;
 mod trust;
