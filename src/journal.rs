@@ -158,10 +158,18 @@ pub fn append(state: &State, lines: &[Line]) -> io::Result<()> {
     let path = journal_path(state);
     // A rewrite replaces the file between our open and our lock at most a few times in a row.
     for _ in 0..16 {
-        let file = match OpenOptions::new().append(true).create(true).open(&path) {
+        // Readable too, to see whether the file ends mid-line.
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true)
+                .open(&path)
+        };
+        let file = match open() {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 state.ensure_dir()?;
-                OpenOptions::new().append(true).create(true).open(&path)?
+                open()?
             }
             other => other?,
         };
@@ -169,6 +177,17 @@ pub fn append(state: &State, lines: &[Line]) -> io::Result<()> {
         if !is_current(&file, &path) {
             continue;
         }
+        // A torn last line (a crash mid-write, an edit by hand) would swallow this record:
+        // start on a fresh line then. Every complete line ends with a newline, so a tail
+        // without one is never another appender's work in progress.
+        let bytes = if ends_mid_line(&file) {
+            let mut fresh = Vec::with_capacity(bytes.len() + 1);
+            fresh.push(b'\n');
+            fresh.extend_from_slice(&bytes);
+            fresh
+        } else {
+            bytes.clone()
+        };
         // One write: O_APPEND places it whole at the end, whatever other appenders do.
         let written = (&file).write(&bytes)?;
         if written != bytes.len() {
@@ -185,6 +204,16 @@ pub fn append(state: &State, lines: &[Line]) -> io::Result<()> {
         return Ok(());
     }
     Err(io::Error::other("the journal kept being replaced"))
+}
+
+/// True when the file's last byte is not a newline.
+fn ends_mid_line(file: &File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return false;
+    };
+    let mut last = [0u8; 1];
+    len > 0 && file.read_at(&mut last, len - 1).is_ok() && last[0] != b'\n'
 }
 
 /// The latest line of each of the `max` paths recorded most recently, most recent first;

@@ -845,3 +845,39 @@ fn a_here_document_fed_to_a_shell_is_judged_as_its_script() {
     shell(&ws, "cat <<EOF > notes.md\n# Notes\nEOF").ok();
     std::fs::remove_dir_all(&outside).unwrap();
 }
+
+#[test]
+fn a_command_that_ran_is_reported_even_when_its_cwd_cannot_be_saved() {
+    let ws = Ws::new();
+    ws.mkdir("sub");
+    shell(&ws, "true").ok();
+    std::fs::create_dir_all(ws.join(".codesmith/sessions/default.lock")).unwrap();
+    let out = shell(&ws, "echo ran; cd sub").ok();
+    assert!(out.output().contains("ran"), "{}", out.output());
+    assert_eq!(out.data()["cwd"], ".");
+    assert!(
+        out.notices().iter().any(|n| n.contains("could not be saved")),
+        "{:?}",
+        out.notices()
+    );
+    std::fs::remove_dir_all(ws.join(".codesmith/sessions/default.lock")).unwrap();
+}
+
+#[test]
+fn a_torn_journal_line_does_not_swallow_the_next_record() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n");
+    ws.write("b.txt", "b\n");
+    ws.read_via_tool("a.txt");
+    let journal = ws.join(".codesmith/sessions/default.journal");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.extend_from_slice(b"{\"path\":\"torn");
+    std::fs::write(&journal, bytes).unwrap();
+    ws.read_via_tool("b.txt");
+    let out = shell(&ws, "echo more >> b.txt").ok();
+    assert!(
+        out.notices().iter().any(|n| n.contains("b.txt (changed)")),
+        "{:?}",
+        out.notices()
+    );
+}

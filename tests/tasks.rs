@@ -160,3 +160,36 @@ fn background_tasks_need_the_same_approvals() {
     )
     .err("approval_required");
 }
+
+#[test]
+fn task_ids_are_never_reused_after_a_task_directory_is_deleted() {
+    let ws = Ws::new();
+    let first = start(&ws, "true");
+    wait(&ws, &first, 10_000);
+    std::fs::remove_dir_all(ws.join(&format!(".codesmith/tasks/{first}"))).unwrap();
+    let second = start(&ws, "true");
+    assert_ne!(first, second);
+    wait(&ws, &second, 10_000);
+}
+
+#[test]
+fn parallel_task_output_calls_hand_out_new_output_once() {
+    let ws = Ws::new();
+    let id = start(&ws, "seq 1 1000");
+    wait(&ws, &id, 10_000);
+    // task_wait above already delivered the output; start a fresh task and do not wait on it.
+    let id = start(&ws, "seq 1 1000");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ws.join(&format!(".codesmith/tasks/{id}/exit")).exists() {
+        assert!(Instant::now() < deadline, "the task did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let mut cmd = ws.command(&["task_output", &id]);
+            std::thread::spawn(move || Outcome::of(cmd).ok().data()["new_stdout_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    let delivered: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(delivered, 3893, "every byte handed out exactly once");
+}

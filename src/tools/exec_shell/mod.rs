@@ -127,8 +127,23 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         match dir.canonicalize() {
             Ok(canonical) if canonical.is_dir() && ctx.workspace.is_inside(&canonical) => {
                 if canonical != cwd_before {
-                    ctx.set_cwd(&canonical)?;
-                    cwd_line = Some(format!("cwd is now {}", ctx.workspace.display(&canonical)));
+                    // The command has run: a state that cannot be saved must not turn its
+                    // result into a failure (the model would run it again).
+                    match ctx.set_cwd(&canonical) {
+                        Ok(()) => {
+                            cwd_line = Some(format!("cwd is now {}", ctx.workspace.display(&canonical)))
+                        }
+                        Err(err) => {
+                            ctx.workspace.set_cwd(&cwd_before);
+                            notices.push(format!(
+                                "The command ran and ended in `{}`, but the session's cwd could not be \
+                             saved, so the next call starts in `{}` again: {}",
+                                ctx.workspace.display(&canonical),
+                                ctx.workspace.display(&cwd_before),
+                                err.message
+                            ))
+                        }
+                    }
                 }
             }
             _ => notices.push(format!(

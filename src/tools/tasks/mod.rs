@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::{write_atomically, WriteOptions};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::exec_shell::classify::Class;
@@ -116,18 +117,35 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
         .with("cwd", ctx.workspace.display(ctx.workspace.cwd())))
 }
 
-/// Reserves the next `task-N` directory (`create_dir` is the atomic claim).
+/// Reserves the next `task-N` directory (`create_dir` is the atomic claim). Numbers are never
+/// handed out twice, even after a task's directory was deleted (a detached process of the old
+/// task may still write its exit status there): the highest number given so far is kept in
+/// `tasks/last-id`.
 fn allocate(ctx: &Context) -> std::io::Result<(String, PathBuf)> {
-    let mut next = list(ctx)
+    let tasks = tasks_dir(ctx);
+    fs::create_dir_all(&tasks)?;
+    let _lock = crate::state::Lock::exclusive(&tasks.join("last-id.lock"))?;
+    let last_given = fs::read_to_string(tasks.join("last-id"))
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let last_listed = list(ctx)
         .last()
         .and_then(|id| id.strip_prefix("task-")?.parse::<u64>().ok())
-        .unwrap_or(0)
-        + 1;
+        .unwrap_or(0);
+    let mut next = last_given.max(last_listed) + 1;
     loop {
         let id = format!("task-{next}");
-        let dir = tasks_dir(ctx).join(&id);
+        let dir = tasks.join(&id);
         match fs::create_dir(&dir) {
-            Ok(()) => return Ok((id, dir)),
+            Ok(()) => {
+                write_atomically(
+                    &tasks.join("last-id"),
+                    next.to_string().as_bytes(),
+                    WriteOptions::STATE_FILE,
+                )?;
+                return Ok((id, dir));
+            }
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
             Err(err) => return Err(err),
         }
@@ -235,7 +253,10 @@ pub fn report(
     status: Status,
     lead: &str,
 ) -> Result<ToolOutput, ToolError> {
+    // Read, advance and save the cursor under a lock, so parallel calls never hand out the same
+    // new output twice.
     let cursor_path = dir.join("cursor.json");
+    let lock = crate::state::Lock::exclusive(&dir.join("cursor.lock"));
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -244,10 +265,19 @@ pub fn report(
     let (new_err, err_end) = read_from(&dir.join("stderr"), cursor.stderr);
     cursor.stdout = out_end;
     cursor.stderr = err_end;
-    let _ = fs::write(&cursor_path, serde_json::to_vec(&cursor).unwrap_or_default());
+    let _ = write_atomically(
+        &cursor_path,
+        &serde_json::to_vec(&cursor).unwrap_or_default(),
+        WriteOptions::STATE_FILE,
+    );
+    drop(lock);
 
-    let spill =
-        |stream: &'static str| move |text: &str| ctx.state.spill(&format!("task-{stream}"), text).ok();
+    let spill = |stream: &'static str| {
+        move |text: &str| {
+            let rel = ctx.state.spill(&format!("task-{stream}"), text).ok()?;
+            Some(ctx.workspace.call_path(&ctx.workspace.root().join(rel)))
+        }
+    };
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
     let mut text = format!("{lead}{id}: {}\n", status.describe());
