@@ -186,7 +186,7 @@ fn parallel_task_output_calls_hand_out_new_output_once() {
     }
     let handles: Vec<_> = (0..8)
         .map(|_| {
-            let mut cmd = ws.command(&["task_output", &id]);
+            let cmd = ws.command(&["task_output", &id]);
             std::thread::spawn(move || Outcome::of(cmd).ok().data()["new_stdout_bytes"].as_u64().unwrap())
         })
         .collect();
