@@ -133,7 +133,10 @@ fn base_command() -> Command {
                 .long("workspace")
                 .value_name("DIR")
                 .env("CODESMITH_WORKSPACE")
-                .value_parser(clap::value_parser!(PathBuf))
+                // Not PathBuf, which refuses an empty value: an empty CODESMITH_WORKSPACE means
+                // unset (see `env_value`).
+                .value_parser(clap::value_parser!(std::ffi::OsString))
+                .value_hint(clap::ValueHint::AnyPath)
                 .help("The workspace root, the boundary of every path [default: the current directory]"),
         )
         .arg(
@@ -402,11 +405,8 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
 
 fn global_of(matches: &ArgMatches) -> Global {
     Global {
-        workspace: matches.get_one::<PathBuf>("workspace").cloned(),
-        session: matches
-            .get_one::<String>("session")
-            .cloned()
-            .unwrap_or_else(|| "default".into()),
+        workspace: env_value::<std::ffi::OsString>(matches, "workspace").map(PathBuf::from),
+        session: env_value::<String>(matches, "session").unwrap_or_else(|| "default".into()),
         text_format: matches.get_one::<String>("format").is_some_and(|f| f == "text"),
         approve: matches
             .get_many::<String>("approve")
@@ -414,6 +414,21 @@ fn global_of(matches: &ArgMatches) -> Global {
             .unwrap_or_default(),
         yolo: matches.get_flag("yolo"),
     }
+}
+
+/// A global option's value, where an environment variable that is set but empty counts as
+/// unset (shells and CI templates often export `VAR=`); an empty flag value is kept, so it is
+/// reported as given.
+fn env_value<T>(matches: &ArgMatches, id: &str) -> Option<T>
+where
+    T: Clone + Send + Sync + AsRef<std::ffi::OsStr> + 'static,
+{
+    let value = matches.get_one::<T>(id)?;
+    let from_env = matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable);
+    if from_env && value.as_ref().is_empty() {
+        return None;
+    }
+    Some(value.clone())
 }
 
 /// The `unknown_tool` error: the tools there are, and not to retry the name.

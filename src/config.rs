@@ -23,15 +23,23 @@ impl Config {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(err) => return Err(ToolError::io(".codesmith/config.toml", "read", &err)),
         };
+        // A broken file is a problem of the workspace's state, not of the call's arguments, so
+        // it is an io_error (exit 1), not invalid_arguments (exit 2, reserved for usage).
         let table = text.parse::<toml::Table>().map_err(|err| {
+            let line = err
+                .span()
+                .and_then(|span| text.get(..span.start))
+                .map(|before| format!(" at line {}", before.matches('\n').count() + 1))
+                .unwrap_or_default();
             ToolError::new(
-                ErrorCode::InvalidArguments,
+                ErrorCode::IoError,
                 format!(
-                    ".codesmith/config.toml does not parse: {}. Fix the file (see `man codesmith`, \
-                     CONFIGURATION) and call again.",
-                    err.message()
+                    "`.codesmith/config.toml` does not parse{line}: {}. Nothing was done. Ask the \
+                     user to fix the file (see `man codesmith`, CONFIGURATION), then call again.",
+                    err.message().trim_end()
                 ),
             )
+            .with("path", ".codesmith/config.toml")
         })?;
         Ok(Config { table })
     }

@@ -321,7 +321,7 @@ fn files(roff: &mut Roff) {
     item(
         roff,
         [bold(".codesmith/config.toml")],
-        "Optional workspace settings. A file that does not parse is an error; an unknown value never \
+        "Optional workspace settings. A file that does not parse is an io_error (exit 1) naming the line; an unknown value never \
          widens what is allowed. The [network] section: default = \"allow\"|\"deny\" (or \"block\")|\"prompt\" \
          (missing, mistyped or unknown means prompt); allow and deny host lists, case-insensitive, trailing \
          dot ignored (\".example.com\" and \"*.example.com\" match subdomains only; a host on both is \

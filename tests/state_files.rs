@@ -137,3 +137,38 @@ fn trusting_the_root_or_a_directory_holding_the_workspace_is_refused() {
     }
     assert!(!ws.exists(".codesmith/trust.json"));
 }
+
+#[test]
+fn empty_session_and_workspace_variables_count_as_unset() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n");
+    let mut cmd = std::process::Command::new(crate::harness::BIN);
+    cmd.args(["read", "a.txt"])
+        .current_dir(ws.path())
+        .stdin(std::process::Stdio::null())
+        .env("CODESMITH_SESSION", "")
+        .env("CODESMITH_WORKSPACE", "");
+    let out = crate::harness::Outcome::of(cmd).ok();
+    assert!(out.output().contains('a'));
+    // The default session recorded the read.
+    assert!(ws.exists(".codesmith/sessions/default.fp"));
+}
+
+#[test]
+fn a_config_that_does_not_parse_is_an_io_error_naming_the_file_and_line() {
+    let ws = Ws::new();
+    ws.write(
+        ".codesmith/config.toml",
+        "[network]\ndefault = \"ask\"\nallow = [\n",
+    );
+    let out = ws
+        .call("fetch_url", json!({"url": "http://127.0.0.1:9/"}))
+        .err("io_error");
+    let message = out.message();
+    assert!(
+        message.contains("`.codesmith/config.toml` does not parse at line"),
+        "{message}"
+    );
+    assert!(message.contains("fix the file"), "{message}");
+    assert_eq!(out.error()["path"], ".codesmith/config.toml");
+}
