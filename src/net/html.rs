@@ -48,6 +48,10 @@ pub fn estimated_depth(html: &str) -> usize {
     let bytes = html.as_bytes();
     let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
     while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
+        if let Some(end) = markup_end(html, i + at) {
+            i = end;
+            continue;
+        }
         let Some(tag) = Tag::at(html, i + at) else {
             i += at + 1;
             continue;
@@ -89,7 +93,7 @@ impl Tag {
             return None;
         }
         let name_end = name_start + name_len;
-        let gt = memchr::memchr(b'>', &bytes[name_end..]).map_or(bytes.len(), |at| name_end + at);
+        let gt = tag_end(bytes, name_end);
         Some(Tag {
             name: html[name_start..name_end].to_ascii_lowercase(),
             closing,
@@ -97,6 +101,53 @@ impl Tag {
             end: (gt + 1).min(bytes.len()),
         })
     }
+}
+
+/// The offset of the `>` that ends a tag whose name ends at `from`: a `>` inside a quoted
+/// attribute value (`<div a=">">`) does not count. An unterminated quote runs to the end of the
+/// page, as it does for a browser, which also keeps the scan linear.
+fn tag_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    let mut after_equals = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'>' => return i,
+            b'"' | b'\'' if after_equals => {
+                match memchr::memchr(b, &bytes[i + 1..]) {
+                    Some(at) => i += at + 1,
+                    None => return bytes.len(),
+                }
+                after_equals = false;
+            }
+            b'=' => after_equals = true,
+            _ if b.is_ascii_whitespace() => {}
+            _ => after_equals = false,
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// Markup that is not an element at `lt`: the offset after a comment (`<!-- … -->`, whose
+/// content is never tags), a doctype, CDATA section or processing instruction.
+fn markup_end(html: &str, lt: usize) -> Option<usize> {
+    let bytes = html.as_bytes();
+    let rest = &bytes[lt + 1..];
+    if let Some(comment) = rest.strip_prefix(b"!--") {
+        // `<!-->` and `<!--->` are empty comments.
+        let skip = if comment.starts_with(b">") {
+            1
+        } else if comment.starts_with(b"->") {
+            2
+        } else {
+            memchr::memmem::find(comment, b"-->").map_or(comment.len(), |at| at + 3)
+        };
+        return Some((lt + 4 + skip).min(bytes.len()));
+    }
+    if rest.starts_with(b"!") || rest.starts_with(b"?") {
+        return Some(memchr::memchr(b'>', rest).map_or(bytes.len(), |at| lt + 1 + at + 1));
+    }
+    None
 }
 
 /// The offset after the `</name>` that ends raw text starting at `from` (or the end). Inside
@@ -120,20 +171,14 @@ fn raw_text_end(html: &str, from: usize, name: &str) -> usize {
 }
 
 /// Plain text from HTML without parsing it: tags removed (block ones leave a line break), the
-/// content of scripts and styles dropped, common entities decoded. One linear pass, for pages
+/// content of scripts and styles and comments dropped, character references decoded. One linear pass, for pages
 /// too deep for the parser.
 pub fn strip_tags(html: &str) -> String {
     let bytes = html.as_bytes();
     let mut out = String::with_capacity(html.len() / 2);
     let mut i = 0;
     let text = |out: &mut String, piece: &str| {
-        let decoded = piece
-            .replace("&nbsp;", " ")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&quot;", "\"")
-            .replace("&#39;", "'")
-            .replace("&amp;", "&");
+        let decoded = crate::net::entities::decode(piece);
         for c in decoded.chars() {
             if c.is_whitespace() {
                 if !out.is_empty() && !out.ends_with([' ', '\n']) {
@@ -146,6 +191,11 @@ pub fn strip_tags(html: &str) -> String {
     };
     while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + at;
+        if let Some(end) = markup_end(html, lt) {
+            text(&mut out, &html[i..lt]);
+            i = end;
+            continue;
+        }
         let Some(tag) = Tag::at(html, lt) else {
             text(&mut out, &html[i..=lt]);
             i = lt + 1;

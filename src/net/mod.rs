@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod body;
 pub mod coding;
+pub mod entities;
 pub mod fetch;
 pub mod gates;
 pub mod html;

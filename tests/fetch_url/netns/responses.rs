@@ -135,3 +135,29 @@ fn locations_that_are_not_ascii_are_percent_encoded_and_followed() {
         );
     }
 }
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn the_deep_page_fallback_skips_comments_and_quoted_brackets_and_decodes_references() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.2", |path, _| match path {
+        "/commented" => html(200, &format!("<!-- {} -->ok", "<div>".repeat(100_000))),
+        "/deep" => html(
+            200,
+            &format!(
+                "{}caf&eacute; &#x41;&#66; &hellip;<!-- <b>hidden</b> -->",
+                "<div a=\">\">".repeat(2000)
+            ),
+        ),
+        _ => html(404, ""),
+    });
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let out = fetch(&ws, &server.url("/commented")).ok();
+    assert_eq!(out.data()["format"], "markdown", "{}", out.output());
+    assert!(out.output().ends_with("\n\nok"), "{}", out.output());
+    assert!(!out.output().contains("<!--"), "{}", out.output());
+    let out = fetch(&ws, &server.url("/deep")).ok();
+    assert_eq!(out.data()["format"], "text", "{}", out.output());
+    assert!(out.output().ends_with("\n\ncafé AB …"), "{}", out.output());
+}
