@@ -146,10 +146,11 @@ fn thousands(n: usize) -> String {
     out
 }
 
-/// The `--- a/P` / `+++ b/P` header (`/dev/null` for a side that does not exist).
+/// The `--- a/P` / `+++ b/P` header (`/dev/null` for a side that does not exist). An absolute
+/// path (under a trusted root) is written as git writes one, `a/tmp/x/e.txt`, not `a//tmp/...`.
 pub fn header(old_path: Option<&str>, new_path: Option<&str>) -> String {
     let side = |prefix: &str, path: Option<&str>| match path {
-        Some(p) => format!("{prefix}/{p}"),
+        Some(p) => format!("{prefix}/{}", p.trim_start_matches('/')),
         None => "/dev/null".to_string(),
     };
     format!("--- {}\n+++ {}\n", side("a", old_path), side("b", new_path))

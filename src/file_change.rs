@@ -43,7 +43,7 @@ pub fn lock(state: &State, path: &WsPath) -> Result<crate::state::Lock, ToolErro
         fs::create_dir_all(&dir)?;
         crate::state::Lock::exclusive(&dir.join(format!("{key:016x}.lock")))
     };
-    take().map_err(|err| ToolError::io(".codesmith/locks", "lock a file for change in", &err))
+    take().map_err(|err| state.io_error(&dir, ".codesmith/locks", "lock a file for change in", &err))
 }
 
 /// An existing file, loaded for change.

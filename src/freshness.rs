@@ -159,7 +159,14 @@ pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<
         let _ = journal::append(state, &[journal::Line::recorded(&record, journal::now_ns())]);
         Ok(())
     };
-    write().map_err(|err| ToolError::io(".codesmith/sessions", "record the read in", &err))
+    write().map_err(|err| {
+        state.io_error(
+            &state.fingerprint_dir(),
+            ".codesmith/sessions",
+            "record the read in",
+            &err,
+        )
+    })
 }
 
 /// Rewrites a stored record (for the `notified` mark).
@@ -193,6 +200,11 @@ pub fn forget(state: &State, display: &str) {
 pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> {
     let read_call = format!("read_file with path={}", path.call_arg());
     let Some(record) = lookup(state, &path.display) else {
+        // Reads cannot be recorded while a file sits where the records go: asking for another
+        // read would loop, so the broken path is named instead.
+        if let Some(blocker) = state.not_a_directory(&state.fingerprint_dir()) {
+            return Err(crate::state::not_a_directory_error(&blocker));
+        }
         return Err(ToolError::new(
             ErrorCode::NotRead,
             format!(

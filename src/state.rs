@@ -131,7 +131,15 @@ impl State {
     /// in one session never lose each other's updates.
     pub fn update_session<R>(&self, change: impl FnOnce(&mut SessionFile) -> R) -> Result<R, ToolError> {
         let path = self.session_path();
-        let fail = |err: io::Error| ToolError::io(".codesmith/sessions", "update the session state in", &err);
+        let sessions = self.dir.join("sessions");
+        let fail = |err: io::Error| {
+            self.io_error(
+                &sessions,
+                ".codesmith/sessions",
+                "update the session state in",
+                &err,
+            )
+        };
         self.ensure_dir().map_err(fail)?;
         let _lock = Lock::exclusive(&self.dir.join("sessions").join(format!("{}.lock", self.session)))
             .map_err(fail)?;
@@ -140,6 +148,37 @@ impl State {
         let bytes = serde_json::to_vec_pretty(&session).map_err(|err| fail(io::Error::other(err)))?;
         write_atomically(&path, &bytes, WriteOptions::STATE_FILE).map_err(fail)?;
         Ok(result)
+    }
+
+    /// The error for a state operation that failed on `needed_dir` (a directory under
+    /// `.codesmith/`, itself included): when a regular file (or anything but a directory) sits
+    /// where a directory is needed, it is named with the way out, since the OS error alone
+    /// ("Not a directory", "File exists") does not say which path is wrong. Otherwise the
+    /// plain io_error for `display`.
+    pub fn io_error(&self, needed_dir: &Path, display: &str, action: &str, err: &io::Error) -> ToolError {
+        match self.not_a_directory(needed_dir) {
+            Some(blocker) => not_a_directory_error(&blocker),
+            None => ToolError::io(display, action, err),
+        }
+    }
+
+    /// The first path from `.codesmith` down to `dir` that exists and is not a directory, as a
+    /// workspace-relative display path.
+    pub fn not_a_directory(&self, dir: &Path) -> Option<String> {
+        let root = self.dir.parent()?;
+        let relative = dir.strip_prefix(root).ok()?;
+        let mut at = root.to_path_buf();
+        for component in relative.components() {
+            at.push(component);
+            match fs::symlink_metadata(&at) {
+                Ok(meta) if !meta.is_dir() => {
+                    return Some(at.strip_prefix(root).ok()?.to_string_lossy().into_owned())
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        None
     }
 
     /// Writes a small state file (under `.codesmith/`) atomically.
@@ -229,6 +268,19 @@ pub fn check_state_dir(dir: &Path) -> Result<(), ToolError> {
         ),
     )
     .with("path", ".codesmith"))
+}
+
+/// The error for a file where codesmith needs a directory of its state.
+pub fn not_a_directory_error(display: &str) -> ToolError {
+    ToolError::new(
+        crate::error::ErrorCode::IoError,
+        format!(
+            "`{display}` is a file, but codesmith needs a directory there for its state \
+             (sessions, freshness records, locks). Ask the user to remove or \
+             rename `{display}` (codesmith recreates the directory itself), then call again."
+        ),
+    )
+    .with("path", display.to_string())
 }
 
 /// Checks a session name: it becomes a file name, so only `[A-Za-z0-9._-]`, not starting with `.`.

@@ -84,3 +84,26 @@ fn runs_up_to_forty_lines_are_shown_whole() {
     assert!(!out.output().contains("[…"), "{}", out.output());
     assert!(out.output().contains("-line 20\n"), "{}", out.output());
 }
+
+#[test]
+fn a_file_under_a_trusted_root_has_single_slash_diff_headers() {
+    let ws = Ws::new();
+    let outside = tempfile::tempdir().unwrap();
+    let dir = outside.path().canonicalize().unwrap();
+    ws.run(&["trust", "add", dir.to_str().unwrap()]).ok();
+    let file = dir.join("e.txt");
+    std::fs::write(&file, "old\n").unwrap();
+    let path = file.to_str().unwrap();
+    ws.call("read_file", json!({"path": path})).ok();
+    let out = ws
+        .call("write_file", json!({"path": path, "content": "new\n"}))
+        .ok();
+    let diff = out.data()["diff"].as_str().unwrap_or_default();
+    let bare = path.trim_start_matches('/');
+    assert!(
+        diff.starts_with(&format!("--- a/{bare}\n+++ b/{bare}\n")),
+        "{diff}"
+    );
+    assert!(!diff.contains("a//") && !diff.contains("b//"), "{diff}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "new\n");
+}

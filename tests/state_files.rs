@@ -172,3 +172,50 @@ fn a_config_that_does_not_parse_is_an_io_error_naming_the_file_and_line() {
     assert!(message.contains("fix the file"), "{message}");
     assert_eq!(out.error()["path"], ".codesmith/config.toml");
 }
+
+#[test]
+fn a_file_where_a_state_directory_belongs_is_named_with_the_way_out() {
+    let ws = Ws::new();
+    ws.write("a.txt", "hi\n");
+    ws.write(".codesmith", "");
+    let out = ws
+        .call("write_file", json!({"path": "b.txt", "content": "x\n"}))
+        .err("io_error");
+    assert!(
+        out.message().starts_with("`.codesmith` is a file"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().contains("remove or rename `.codesmith`"),
+        "{}",
+        out.message()
+    );
+    assert!(!ws.exists("b.txt"));
+
+    let ws = Ws::new();
+    ws.write("a.txt", "hi\n");
+    ws.write(".codesmith/sessions/default.fp", "");
+    let out = ws.call("read_file", json!({"path": "a.txt"})).ok();
+    let notices = out.notices();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("remove or rename `.codesmith/sessions/default.fp`")),
+        "{notices:?}"
+    );
+    // The edit names the broken path instead of asking for yet another read.
+    let out = ws
+        .call(
+            "edit_file",
+            json!({"path": "a.txt", "search": "hi", "replace": "ho"}),
+        )
+        .err("io_error");
+    assert!(
+        out.message()
+            .contains("remove or rename `.codesmith/sessions/default.fp`"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read_string("a.txt"), "hi\n");
+}
