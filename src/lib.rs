@@ -26,6 +26,7 @@ pub mod net;
 pub mod similar_paths;
 pub mod state;
 pub mod syntax_gate;
+pub mod terminal;
 pub mod textfile;
 pub mod tools;
 pub mod trust;

@@ -66,7 +66,10 @@ pub fn render(
         };
     }
     let encoding = encoding_for(bytes, charset, kind);
-    let text = decode(bytes, encoding, complete);
+    // A body's escape sequences and control characters would act on a terminal showing the
+    // output (`--format text`) and only cost a model tokens; removed before any rendering, so
+    // none leaves an `[2J` behind in a converted page.
+    let text = crate::terminal::printable(&decode(bytes, encoding, complete));
     let mut notice = None;
     let (text, rendering) = match (format, kind) {
         (Format::Raw, _) => (text, "raw"),

@@ -55,22 +55,8 @@ fn is_summary(line: &str) -> bool {
         .is_some_and(|pattern| pattern.is_match(line))
 }
 
-/// The text of a stream for the model: decoded (invalid UTF-8 becomes U+FFFD) and without
-/// terminal escape sequences (colours, cursor moves, titles), which some tools print even with
-/// `TERM=dumb` when they see `CI=true`, and which only cost the model tokens.
-pub fn clean(bytes: &[u8]) -> String {
-    static ESCAPES: OnceLock<Option<Regex>> = OnceLock::new();
-    let text = String::from_utf8_lossy(bytes);
-    if !text.contains('\u{1b}') {
-        return text.into_owned();
-    }
-    match ESCAPES.get_or_init(|| {
-        Regex::new(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])").ok()
-    }) {
-        Some(pattern) => pattern.replace_all(&text, "").into_owned(),
-        None => text.into_owned(),
-    }
-}
+/// Shared with fetch_url, which cleans fetched bodies the same way.
+pub use crate::terminal::clean;
 
 /// Caps `text`. `spill` stores the whole text and returns its path; it is called only when
 /// something is cut. `name` is the stream's name for the marker line.

@@ -161,3 +161,35 @@ fn the_deep_page_fallback_skips_comments_and_quoted_brackets_and_decodes_referen
     assert_eq!(out.data()["format"], "text", "{}", out.output());
     assert!(out.output().ends_with("\n\ncafé AB …"), "{}", out.output());
 }
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn control_characters_in_a_body_are_removed() {
+    assert_private_namespace();
+    let body = b"red \x1b[31mALERT\x1b[0m\x1b]0;pwned\x07 bell\x07 nul\0 cr\r\n\tindented\n".to_vec();
+    let server = Server::start("127.0.0.2", move |path, _| match path {
+        "/html" => html(200, "<p>a\u{1b}[2Jb\u{7}c</p>"),
+        _ => Reply::Full(
+            200,
+            vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
+            body.clone(),
+        ),
+    });
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    for format in ["markdown", "text", "raw"] {
+        let out = ws
+            .call(
+                "fetch_url",
+                json!({"url": server.url("/plain"), "format": format}),
+            )
+            .ok();
+        assert!(
+            out.output().trim_end().ends_with("red ALERT bell nul cr\n\tindented"),
+            "{format}: {:?}",
+            out.output()
+        );
+    }
+    let out = fetch(&ws, &server.url("/html")).ok();
+    assert!(out.output().ends_with("\n\nabc"), "{:?}", out.output());
+}
