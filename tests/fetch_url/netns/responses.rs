@@ -185,7 +185,9 @@ fn control_characters_in_a_body_are_removed() {
             )
             .ok();
         assert!(
-            out.output().trim_end().ends_with("red ALERT bell nul cr\n\tindented"),
+            out.output()
+                .trim_end()
+                .ends_with("red ALERT bell nul cr\n\tindented"),
             "{format}: {:?}",
             out.output()
         );
