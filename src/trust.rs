@@ -79,13 +79,21 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
             path.display()
         )));
     }
-    if root.starts_with(&canonical) || home_is_under(&canonical) {
+    let holds = if canonical.parent().is_none() {
+        Some("is the filesystem root".to_string())
+    } else if root.starts_with(&canonical) {
+        Some(format!("contains the workspace `{}`", root.display()))
+    } else if home_is_under(&canonical) {
+        Some("contains the home directory".to_string())
+    } else {
+        None
+    };
+    if let Some(holds) = holds {
         return Err(ToolError::invalid(format!(
-            "`{}` contains the workspace `{}` (or the home directory); trusting it would make \
-             nearly every path a root, so it was not added. Trust a narrower directory outside \
-             the workspace, e.g. `codesmith trust add /opt/shared`.",
-            path.display(),
-            root.display()
+            "`{}` {holds}; trusting it would make nearly every path a root, so it was not added. \
+             A narrower directory is needed: trust only the directory outside the workspace that \
+             holds what you need, e.g. `codesmith trust add /opt/shared`.",
+            path.display()
         ))
         .with("path", path.to_string_lossy().into_owned()));
     }
@@ -125,12 +133,12 @@ pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
     Ok(roots)
 }
 
-/// Whether `dir` is `/`-like: the home directory lies strictly under it.
+/// Whether the home directory lies strictly under `dir` (trusting `/home` trusts every home).
 fn home_is_under(dir: &Path) -> bool {
     let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
-        return dir.parent().is_none();
+        return false;
     };
     let home = PathBuf::from(home);
     let home = home.canonicalize().unwrap_or(home);
-    dir.parent().is_none() || (home != dir && home.starts_with(dir))
+    home != dir && home.starts_with(dir)
 }

@@ -136,6 +136,21 @@ fn trusting_the_root_or_a_directory_holding_the_workspace_is_refused() {
         assert!(out.message().contains("workspace"), "{}", out.message());
     }
     assert!(!ws.exists(".codesmith/trust.json"));
+
+    // A directory holding the home directory (like `/home`) is refused too.
+    let other = tempfile::tempdir().unwrap();
+    let homes = other.path().canonicalize().unwrap();
+    std::fs::create_dir(homes.join("me")).unwrap();
+    let mut cmd = ws.command(&["trust", "add", homes.to_str().unwrap()]);
+    cmd.env("HOME", homes.join("me"));
+    let out = crate::harness::Outcome::of(cmd).err("invalid_arguments");
+    assert!(
+        out.message().contains("contains the home directory"),
+        "{}",
+        out.message()
+    );
+    assert!(out.message().contains("narrower directory"), "{}", out.message());
+    assert!(!ws.exists(".codesmith/trust.json"));
 }
 
 #[test]
