@@ -123,7 +123,17 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     .join(&location)
                     .map_or(location.clone(), |next| next.to_string());
                 let refused = if redirects.len() == MAX_REDIRECTS {
-                    Err(too_many_redirects(&request.url, &target))
+                    let repeats = |seen: &str| {
+                        Url::parse(seen).is_ok_and(|mut seen| {
+                            seen.set_fragment(None);
+                            Url::parse(&target).is_ok_and(|mut target| {
+                                target.set_fragment(None);
+                                seen == target
+                            })
+                        })
+                    };
+                    let looped = repeats(request.url.as_str()) || redirects.iter().any(|seen| repeats(seen));
+                    Err(too_many_redirects(&request.url, &target, looped))
                 } else {
                     gates::check_redirect(&url, &location)
                 };
@@ -518,15 +528,25 @@ fn at_hop(error: ToolError, request: &Request, hops: &[String], target: impl std
         .with("hop_url", target.to_string())
 }
 
-fn too_many_redirects(start: &Url, next: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::IoError,
+/// `looped`: the next location is one the chain already visited, so following it (or fetching
+/// it afresh) only goes round again.
+fn too_many_redirects(start: &Url, next: &str, looped: bool) -> ToolError {
+    let message = if looped {
+        format!(
+            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`, a URL the chain \
+             already visited: the redirects form a loop, so fetch_url stopped there. Retrying this \
+             URL or any URL of the chain will loop the same way; the site is misconfigured (or \
+             expects cookies, which fetch_url does not keep), so use another source."
+        )
+    } else {
         format!(
             "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`; fetch_url \
-             follows at most {MAX_REDIRECTS} redirects, so it stopped there. The chain may be a \
-             loop. If the last location is what you want, call fetch_url with url=\"{next}\"."
-        ),
-    )
-    .with("redirects", MAX_REDIRECTS as u64)
-    .with("location", next)
+             follows at most {MAX_REDIRECTS} redirects, so it stopped there. If the last location \
+             is what you want, call fetch_url with url=\"{next}\"."
+        )
+    };
+    ToolError::new(ErrorCode::IoError, message)
+        .with("redirects", MAX_REDIRECTS as u64)
+        .with("location", next)
+        .with("loop", looped)
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{assert_private_namespace, config, html, raw_head, Reply, Server};
+use crate::net_support::{assert_private_namespace, config, html, raw_head, redirect, Reply, Server};
 
 use super::{fetch, TRUSTED};
 
@@ -194,4 +194,23 @@ fn control_characters_in_a_body_are_removed() {
     }
     let out = fetch(&ws, &server.url("/html")).ok();
     assert!(out.output().ends_with("\n\nabc"), "{:?}", out.output());
+}
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn a_redirect_loop_is_named_and_not_offered_as_a_retry() {
+    assert_private_namespace();
+    let server = Server::start("127.0.0.2", |path, _| match path {
+        "/a" => redirect(302, "/b"),
+        "/b" => redirect(302, "/a"),
+        _ => html(404, ""),
+    });
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let out = fetch(&ws, &server.url("/a")).err("io_error");
+    let message = out.message();
+    assert!(message.contains("the redirects form a loop"), "{message}");
+    assert!(message.contains("use another source"), "{message}");
+    assert!(!message.contains("call fetch_url with url="), "{message}");
+    assert_eq!(out.error()["loop"], true);
 }
