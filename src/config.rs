@@ -8,6 +8,9 @@ use std::path::Path;
 
 use crate::error::{ErrorCode, ToolError};
 
+/// The settings `net::policy` reads from `[network]`.
+const NETWORK_KEYS: [&str; 4] = ["default", "allow", "deny", "trusted_cidrs"];
+
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     table: toml::Table,
@@ -42,6 +45,37 @@ impl Config {
             .with("path", ".codesmith/config.toml")
         })?;
         Ok(Config { table })
+    }
+
+    /// What in the file is not read by anything: unknown sections, unknown `[network]` keys, a
+    /// `network` that is not a section. One sentence each, for notices; a misspelt key would
+    /// otherwise be ignored without a word. (Values of known keys are checked by their reader.)
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (key, value) in &self.table {
+            match (key.as_str(), value) {
+                ("network", toml::Value::Table(network)) => {
+                    for key in network.keys() {
+                        if !NETWORK_KEYS.contains(&key.as_str()) {
+                            problems.push(format!(
+                                "`.codesmith/config.toml`: [network] has no setting `{key}`; it is \
+                                 ignored (the settings are {}).",
+                                NETWORK_KEYS.join(", ")
+                            ));
+                        }
+                    }
+                }
+                ("network", _) => problems.push(
+                    "`.codesmith/config.toml`: `network` is not a [network] section; it is ignored."
+                        .to_string(),
+                ),
+                (key, _) => problems.push(format!(
+                    "`.codesmith/config.toml`: there is no section or setting `{key}`; it is ignored \
+                     (the only section is [network])."
+                )),
+            }
+        }
+        problems
     }
 
     pub fn from_table(table: toml::Table) -> Config {

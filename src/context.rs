@@ -1,6 +1,6 @@
 //! What a tool call runs in: the workspace boundary, the session's state, the call's approvals.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::path::PathBuf;
 
 use crate::approval::ApprovalRequest;
@@ -29,7 +29,8 @@ pub struct Context {
     yolo: bool,
     config: OnceCell<Config>,
     /// Notices from opening the session (the recorded cwd was gone), for the call's result.
-    opening_notices: Vec<String>,
+    /// Also the config's problems, once it is loaded (the network policy's readers).
+    opening_notices: RefCell<Vec<String>>,
 }
 
 impl Context {
@@ -67,7 +68,7 @@ impl Context {
             approve: global.approve.clone(),
             yolo: global.yolo,
             config: OnceCell::new(),
-            opening_notices,
+            opening_notices: RefCell::new(opening_notices),
         })
     }
 
@@ -78,7 +79,7 @@ impl Context {
         &mut self,
         result: Result<ToolOutput, ToolError>,
     ) -> Result<ToolOutput, ToolError> {
-        let notices = std::mem::take(&mut self.opening_notices);
+        let notices = self.opening_notices.take();
         if notices.is_empty() {
             return result;
         }
@@ -99,7 +100,7 @@ impl Context {
 
     /// Takes the notices from opening the session, for a command that builds its own result.
     pub fn take_opening_notices(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.opening_notices)
+        self.opening_notices.take()
     }
 
     /// The workspace config, loaded on first use.
@@ -108,6 +109,7 @@ impl Context {
             return Ok(config);
         }
         let config = Config::load(self.state.dir())?;
+        self.opening_notices.borrow_mut().extend(config.problems());
         Ok(self.config.get_or_init(|| config))
     }
 

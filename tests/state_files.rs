@@ -234,3 +234,29 @@ fn a_file_where_a_state_directory_belongs_is_named_with_the_way_out() {
     );
     assert_eq!(ws.read_string("a.txt"), "hi\n");
 }
+
+#[test]
+fn unknown_config_sections_and_network_keys_are_reported_when_the_policy_is_read() {
+    let ws = Ws::new();
+    ws.write(
+        ".codesmith/config.toml",
+        "[network]\ndefault = \"deny\"\nalow = [\"docs.rs\"]\n\n[netwrk]\nallow = []\n",
+    );
+    let out = ws
+        .call("fetch_url", json!({"url": "http://127.0.0.1:9/"}))
+        .err("network_denied");
+    let message = out.message();
+    assert!(
+        message.contains("[network] has no setting `alow`; it is ignored"),
+        "{message}"
+    );
+    assert!(
+        message.contains("no section or setting `netwrk`; it is ignored"),
+        "{message}"
+    );
+    assert_eq!(
+        message.matches("Note: `.codesmith/config.toml`").count(),
+        2,
+        "{message}"
+    );
+}
