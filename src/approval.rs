@@ -72,7 +72,7 @@ pub fn persisted(state_dir: &Path) -> BTreeSet<String> {
 }
 
 /// The persisted ids, or the parse error of an `approvals.json` that exists but does not parse.
-fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
+pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
     let Ok(bytes) = std::fs::read(state_dir.join(PERSISTED)) else {
         return Ok(BTreeSet::new());
     };

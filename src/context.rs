@@ -45,6 +45,13 @@ impl Context {
             opening_notices.push(crate::trust::corrupt_notice(&parse_error));
             Vec::new()
         });
+        if let Err(parse_error) = crate::approval::persisted_checked(state.dir()) {
+            opening_notices.push(format!(
+                "`.codesmith/approvals.json` does not parse ({parse_error}), so no approvals \
+                 persisted for the workspace apply until it is fixed. Ask the user to fix the file \
+                 (a JSON list of approval ids) or delete it."
+            ));
+        }
         let mut workspace = Workspace::new(root, trusted);
         let (session, corrupt) = state.load_session_checked();
         if let Some(notice) = corrupt {

@@ -68,6 +68,15 @@ fn an_approvals_json_that_does_not_parse_is_not_overwritten_by_persist() {
         .message()
         .contains(&format!("codesmith approve {id} --persist")));
     assert_eq!(ws.read_string(".codesmith/approvals.json"), corrupt);
+    // Every call says that the persisted approvals do not apply.
+    let out = ws.call("list_dir", json!({"path": "."})).ok();
+    assert!(
+        out.notices()
+            .iter()
+            .any(|n| n.contains(".codesmith/approvals.json") && n.contains("until it is fixed")),
+        "{:?}",
+        out.notices()
+    );
 }
 
 #[test]
