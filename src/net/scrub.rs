@@ -72,14 +72,14 @@ fn rules() -> &'static [Rule] {
             // key=value (query strings, environment lines): any name with one of these words.
             (
                 format!(
-                    r"(?i)[A-Za-z0-9_.-]*(?:token|secret|passw|pwd|signature|sig|auth|key|credential)[A-Za-z0-9_.-]*\s*=\s*{VALUE}"
+                    r"(?i)[A-Za-z0-9_.-]*(?:token|secret|pass|pwd|signature|sig|auth|key|credential|session|cookie)[A-Za-z0-9_.-]*\s*=\s*{VALUE}"
                 ),
                 None,
             ),
             // key: value (headers, prose): the names that only ever precede a secret.
             (
                 format!(
-                    r"(?i)\b(?:x-)?(?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd|signature|(?:proxy-)?authorization|(?:[a-z0-9]+[_-])*(?:secret|private|access)[_-]?key|credentials?):\s*{VALUE}"
+                    r"(?i)\b(?:x-)?(?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd|signature|(?:proxy-)?authorization|(?:[a-z0-9]+[_-])*(?:secret|private|access)[_-]?key|credentials?|passphrase|(?:set-)?cookie|session[_-]?(?:id|token)?):\s*{VALUE}"
                 ),
                 None,
             ),
@@ -92,6 +92,9 @@ fn rules() -> &'static [Rule] {
             (r"\b(?P<s>(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})\b".into(), None),
             (r"(?P<s>glpat-[A-Za-z0-9_-]{10,})".into(), None),
             (r"(?P<s>AIza[0-9A-Za-z_-]{30,})".into(), None),
+            // SendGrid API keys and Google OAuth access tokens.
+            (r"\b(?P<s>SG\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})".into(), None),
+            (r"\b(?P<s>ya29\.[A-Za-z0-9_-]{8,})".into(), None),
             (
                 r"(?P<s>eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})".into(),
                 None,
@@ -123,9 +126,30 @@ fn weak_sk(found: &Found) -> bool {
             || tail.len() >= 32)
 }
 
-/// The text as a URL decoder would read it (`%XX` for printable ASCII decoded, `+` a space),
-/// with the original byte offset of every byte of it (and of its end).
+/// How many rounds of percent-decoding the rules see through (`%2573k-` is `sk-` after two).
+const DECODE_ROUNDS: usize = 3;
+
+/// The text as a URL decoder would read it, decoded again while that changes it (at most
+/// [`DECODE_ROUNDS`] times), with the original byte offset of every byte of it (and of its end).
 fn decoded_view(text: &str) -> (String, Vec<usize>) {
+    let (mut view, mut map) = decode_once(text);
+    for _ in 1..DECODE_ROUNDS {
+        if !view.contains('%') {
+            break;
+        }
+        let (next, next_map) = decode_once(&view);
+        if next == view {
+            break;
+        }
+        map = next_map.iter().map(|&at| map[at]).collect();
+        view = next;
+    }
+    (view, map)
+}
+
+/// One round of URL decoding (`%XX` for printable ASCII decoded, `+` a space), with the
+/// offset in `text` of every byte of the result (and of its end).
+fn decode_once(text: &str) -> (String, Vec<usize>) {
     let bytes = text.as_bytes();
     let mut view = Vec::with_capacity(bytes.len());
     let mut map = Vec::with_capacity(bytes.len() + 1);
@@ -319,6 +343,20 @@ mod tests {
                 "/a?next=http%3A%2F%2Fu%3Apw%40b.com%2F",
                 "/a?next=http%3A%2F%2F[REDACTED]%40b.com%2F",
             ),
+        ] {
+            assert_eq!(scrub(input), expected, "{input}");
+        }
+        for (input, expected) in [
+            ("/?passphrase=pp1&x=1", "/?passphrase=[REDACTED]&x=1"),
+            (
+                "/?sessionid=s1&session=s2&cookie=c3",
+                "/?sessionid=[REDACTED]&session=[REDACTED]&cookie=[REDACTED]",
+            ),
+            ("Cookie: abc=def", "Cookie: [REDACTED]"),
+            ("k SG.abcdefghij_klmn.opqrstuvwxyz0123", "k [REDACTED]"),
+            ("t ya29.a0AfH6SMBx-yz0123", "t [REDACTED]"),
+            ("/?q=%2573k-zyxwvutsrqpo9876", "/?q=[REDACTED]"),
+            ("/?q=%252573k-zyxwvutsrqpo9876", "/?q=[REDACTED]"),
         ] {
             assert_eq!(scrub(input), expected, "{input}");
         }

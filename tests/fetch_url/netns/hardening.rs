@@ -38,6 +38,16 @@ const SECRETS: &[(&str, &str)] = &[
     ("auth=authval4", "authval4"),
     ("PassWord=pwval5", "pwval5"),
     ("secret=secval6", "secval6"),
+    ("passphrase=ppval7", "ppval7"),
+    ("sessionid=sessval8", "sessval8"),
+    ("session=sessval9", "sessval9"),
+    ("cookie=cookval10", "cookval10"),
+    (
+        "sg=SG.abcdefghijklmnopqrstuv.ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefg",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    ),
+    ("y=ya29.a0AfH6SMBxyz0123456789", "a0AfH6SMBxyz"),
+    ("q3=%2573k-zyxwvutsrqpo9876", "zyxwvutsrqpo9876"),
 ];
 
 #[test]
