@@ -46,10 +46,23 @@ fn arguments_are_checked_before_anything_else() {
         .call("fetch_url", json!({"url": "https://docs.rs/", "max_bytes": 0}))
         .err("invalid_arguments");
     assert!(out.message().contains("max_bytes=2000000"), "{}", out.message());
+    // Large values are capped, not refused, and the message says so.
+    assert!(
+        out.message()
+            .starts_with("max_bytes must be at least 1; values above 10000000 are capped."),
+        "{}",
+        out.message()
+    );
     let out = ws
         .call("fetch_url", json!({"url": "https://docs.rs/", "timeout_ms": 0}))
         .err("invalid_arguments");
     assert!(out.message().contains("timeout_ms=30000"), "{}", out.message());
+    assert!(
+        out.message()
+            .starts_with("timeout_ms must be at least 1; values above 120000 are capped."),
+        "{}",
+        out.message()
+    );
     let out = ws
         .call("fetch_url", json!({"url": "https://docs.rs/", "format": "pdf"}))
         .err("invalid_arguments");

@@ -80,13 +80,13 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let mut notices = Vec::new();
     if args.max_bytes == 0 {
         return Err(ToolError::invalid(format!(
-            "max_bytes must be 1 to {MAX_BYTES_CAP}. Call fetch_url with url=\"{}\" max_bytes={DEFAULT_MAX_BYTES}.",
+            "max_bytes must be at least 1; values above {MAX_BYTES_CAP} are capped. Call fetch_url with url=\"{}\" max_bytes={DEFAULT_MAX_BYTES}.",
             args.url
         )));
     }
     if args.timeout_ms == 0 {
         return Err(ToolError::invalid(format!(
-            "timeout_ms must be 1 to {MAX_TIMEOUT_MS}. Call fetch_url with url=\"{}\" timeout_ms={DEFAULT_TIMEOUT_MS}.",
+            "timeout_ms must be at least 1; values above {MAX_TIMEOUT_MS} are capped. Call fetch_url with url=\"{}\" timeout_ms={DEFAULT_TIMEOUT_MS}.",
             args.url
         )));
     }
