@@ -881,3 +881,16 @@ fn a_torn_journal_line_does_not_swallow_the_next_record() {
         out.notices()
     );
 }
+
+#[test]
+fn a_misread_network_policy_is_named_in_the_refusal_too() {
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[network]\ndefault = 5\n");
+    let out = shell(&ws, "curl --version").err("approval_required");
+    assert!(
+        out.message()
+            .contains("\nNote: The network policy was read narrowly"),
+        "{}",
+        out.message()
+    );
+}

@@ -102,7 +102,22 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     } else {
         Policy::default()
     };
-    gate(ctx, &args.command, &classification, &policy)?;
+    let policy_notes: Vec<String> = policy
+        .problems()
+        .iter()
+        .filter(|_| needs_network)
+        .map(|problem| {
+            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
+        })
+        .collect();
+    if let Err(mut err) = gate(ctx, &args.command, &classification, &policy) {
+        // A refusal is where a misread policy matters most: say so in the message.
+        for note in &policy_notes {
+            err.message.push_str("\nNote: ");
+            err.message.push_str(note);
+        }
+        return Err(err);
+    }
     if args.background {
         return crate::tools::tasks::start(ctx, &args.command, classification.class);
     }
@@ -114,14 +129,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
-    let mut notices: Vec<String> = policy
-        .problems()
-        .iter()
-        .filter(|_| needs_network)
-        .map(|problem| {
-            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
-        })
-        .collect();
+    let mut notices = policy_notes;
     let mut cwd_line = None;
     if let Some(dir) = reported_cwd.filter(|_| !finished.timed_out) {
         match dir.canonicalize() {
