@@ -18,32 +18,12 @@ fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolErro
     Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf(), notices))
 }
 
-/// Adds `notices` to a command's result (at the end of the message on failure, as the tools do).
-fn with_notices(
-    result: Result<ToolOutput, ToolError>,
-    notices: Vec<String>,
-) -> Result<ToolOutput, ToolError> {
-    match result {
-        Ok(mut out) => {
-            out.notices.splice(0..0, notices);
-            Ok(out)
-        }
-        Err(mut err) => {
-            for notice in notices {
-                err.message.push_str("\nNote: ");
-                err.message.push_str(&notice);
-            }
-            Err(err)
-        }
-    }
-}
-
 /// `codesmith trust add|remove|list [PATH]`.
 pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<ToolOutput, ToolError> {
     let (state, root, notices) = open_state(global)?;
     // A trust.json that does not parse is reported by the refusal itself.
     let notices = if action == "list" { notices } else { Vec::new() };
-    with_notices(trust_action(&state, &root, action, path), notices)
+    crate::tools::with_notices(trust_action(&state, &root, action, path), notices)
 }
 
 fn trust_action(
@@ -76,7 +56,7 @@ fn trust_action(
 /// `codesmith approve ID [--persist]`: grants a pending approval of this session.
 pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, ToolError> {
     let (state, root, notices) = open_state(global)?;
-    with_notices(approve_in(global, &state, &root, id, persist), notices)
+    crate::tools::with_notices(approve_in(global, &state, &root, id, persist), notices)
 }
 
 fn approve_in(

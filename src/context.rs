@@ -86,23 +86,7 @@ impl Context {
         &mut self,
         result: Result<ToolOutput, ToolError>,
     ) -> Result<ToolOutput, ToolError> {
-        let notices = self.opening_notices.take();
-        if notices.is_empty() {
-            return result;
-        }
-        match result {
-            Ok(mut out) => {
-                out.notices.splice(0..0, notices);
-                Ok(out)
-            }
-            Err(mut err) => {
-                for notice in notices {
-                    err.message.push_str("\nNote: ");
-                    err.message.push_str(&notice);
-                }
-                Err(err)
-            }
-        }
+        crate::tools::with_notices(result, self.opening_notices.take())
     }
 
     /// Takes the notices from opening the session, for a command that builds its own result.

@@ -110,13 +110,9 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
         })
         .collect();
-    if let Err(mut err) = gate(ctx, &args.command, &classification, &policy) {
+    if let Err(err) = gate(ctx, &args.command, &classification, &policy) {
         // A refusal is where a misread policy matters most: say so in the message.
-        for note in &policy_notes {
-            err.message.push_str("\nNote: ");
-            err.message.push_str(note);
-        }
-        return Err(err);
+        return crate::tools::with_notices(Err(err), policy_notes);
     }
     if args.background {
         return crate::tools::tasks::start(ctx, &args.command, classification.class);
