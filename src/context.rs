@@ -89,6 +89,13 @@ impl Context {
         crate::tools::with_notices(result, self.opening_notices.take())
     }
 
+    /// Spills `text` (see [`crate::state::State::spill`]) and names the file as a call takes it
+    /// from the session cwd; `None` when it could not be saved.
+    pub fn spill_for_call(&self, tool: &str, text: &str) -> Option<String> {
+        let rel = self.state.spill(tool, text).ok()?;
+        Some(self.workspace.call_path_of(&rel))
+    }
+
     /// Takes the notices from opening the session, for a command that builds its own result.
     pub fn take_opening_notices(&mut self) -> Vec<String> {
         self.opening_notices.take()

@@ -97,7 +97,7 @@ fn cap(tool: &str, output: String, data: &mut Map<String, Value>, ctx: Option<&C
         // workspace-relative like every path in results.
         (Some(path), Some(ctx)) => format!(
             "the whole text is in {} (read it with read_file, or narrow the call)",
-            ctx.workspace.call_path(&ctx.workspace.root().join(path))
+            ctx.workspace.call_path_of(path)
         ),
         _ => "narrow the call to see the rest".to_string(),
     };

@@ -204,6 +204,12 @@ impl Workspace {
             .join("/")
     }
 
+    /// [`Workspace::call_path`] of a path given relative to the root (as results and state
+    /// files name paths), or absolute.
+    pub fn call_path_of(&self, rel: &str) -> String {
+        self.call_path(&self.root.join(rel))
+    }
+
     fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
         let mut roots = vec![self.root.to_string_lossy().into_owned()];
         roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));

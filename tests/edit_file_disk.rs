@@ -374,12 +374,7 @@ fn failed_rename_leaves_the_original_intact() {
         out.message()
     );
     assert_eq!(ws.read("a.txt"), b"original\n");
-    let leftovers: Vec<_> = std::fs::read_dir(ws.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().contains("codesmith-tmp"))
-        .collect();
-    assert!(leftovers.is_empty(), "temp files left behind");
+    assert!(ws.temp_files().is_empty(), "temp files left behind");
 }
 
 #[test]

@@ -58,6 +58,11 @@ pub fn marker(name: &str) -> String {
     format!("cs-test-{name}-{}", std::process::id())
 }
 
+/// True when one of the notices contains `needle`.
+fn has_notice(out: &Outcome, needle: &str) -> bool {
+    out.notices().iter().any(|n| n.contains(needle))
+}
+
 fn shell(ws: &Ws, command: &str) -> Outcome {
     ws.call("exec_shell", json!({ "command": command }))
 }
@@ -417,11 +422,7 @@ fn the_probe_reports_drift_once_and_is_rearmed_by_a_re_read() {
         "touch -r c.txt stamp && printf 'bbbb\\n' > c.txt && touch -r stamp c.txt",
     )
     .ok();
-    assert!(
-        out.notices().iter().any(|n| n.contains("c.txt (changed)")),
-        "{:?}",
-        out.notices()
-    );
+    assert!(has_notice(&out, "c.txt (changed)"), "{:?}", out.notices());
 }
 
 #[test]
@@ -495,22 +496,14 @@ fn the_probe_follows_new_reads_and_catches_rewrites_after_verification() {
     ws.write("b.txt", "bbbb\n");
     ws.read_via_tool("b.txt");
     let out = shell(&ws, "echo more >> b.txt").ok();
-    assert!(
-        out.notices().iter().any(|n| n.contains("b.txt (changed)")),
-        "{:?}",
-        out.notices()
-    );
+    assert!(has_notice(&out, "b.txt (changed)"), "{:?}", out.notices());
     // A same-size rewrite that restores the mtime moves the ctime, so the verified file is hashed.
     let out = shell(
         &ws,
         "touch -r a.txt stamp && printf 'zzzz\\n' > a.txt && touch -r stamp a.txt",
     )
     .ok();
-    assert!(
-        out.notices().iter().any(|n| n.contains("a.txt (changed)")),
-        "{:?}",
-        out.notices()
-    );
+    assert!(has_notice(&out, "a.txt (changed)"), "{:?}", out.notices());
 }
 
 #[test]
@@ -855,11 +848,7 @@ fn a_command_that_ran_is_reported_even_when_its_cwd_cannot_be_saved() {
     let out = shell(&ws, "echo ran; cd sub").ok();
     assert!(out.output().contains("ran"), "{}", out.output());
     assert_eq!(out.data()["cwd"], ".");
-    assert!(
-        out.notices().iter().any(|n| n.contains("could not be saved")),
-        "{:?}",
-        out.notices()
-    );
+    assert!(has_notice(&out, "could not be saved"), "{:?}", out.notices());
     std::fs::remove_dir_all(ws.join(".codesmith/sessions/default.lock")).unwrap();
 }
 
@@ -875,11 +864,7 @@ fn a_torn_journal_line_does_not_swallow_the_next_record() {
     std::fs::write(&journal, bytes).unwrap();
     ws.read_via_tool("b.txt");
     let out = shell(&ws, "echo more >> b.txt").ok();
-    assert!(
-        out.notices().iter().any(|n| n.contains("b.txt (changed)")),
-        "{:?}",
-        out.notices()
-    );
+    assert!(has_notice(&out, "b.txt (changed)"), "{:?}", out.notices());
 }
 
 #[test]

@@ -101,6 +101,16 @@ impl Ws {
         String::from_utf8(self.read(rel)).expect("utf8")
     }
 
+    /// Names of codesmith's temporary files left at the workspace root (a torn atomic write).
+    pub fn temp_files(&self) -> Vec<String> {
+        std::fs::read_dir(self.path())
+            .expect("read the workspace")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains("codesmith-tmp"))
+            .collect()
+    }
+
     pub fn exists(&self, rel: &str) -> bool {
         self.join(rel).symlink_metadata().is_ok()
     }

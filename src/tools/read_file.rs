@@ -237,7 +237,7 @@ pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
         None => {
             // The message names them as the next call must (from the session cwd);
             // `data.similar` keeps them as results show paths.
-            let callable = |p: &String| workspace.call_path(&workspace.root().join(p));
+            let callable = |p: &String| workspace.call_path_of(p);
             if similar.is_empty() {
                 "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
             } else {

@@ -244,12 +244,8 @@ fn render(
     let stdout = output::clean(&finished.stdout);
     let stderr = output::clean(&finished.stderr);
     // The spill file is named from the session cwd, like every path the model may pass back.
-    let spill = |stream: &'static str| {
-        move |text: &str| {
-            let rel = ctx.state.spill(&format!("exec_shell-{stream}"), text).ok()?;
-            Some(ctx.workspace.call_path(&ctx.workspace.root().join(rel)))
-        }
-    };
+    let spill =
+        |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("exec_shell-{stream}"), text);
     let out = output::cap(&stdout, "stdout", spill("stdout"));
     let err = output::cap(&stderr, "stderr", spill("stderr"));
     let mut text = String::new();

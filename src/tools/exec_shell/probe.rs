@@ -257,7 +257,7 @@ fn notice(drifted: &[(String, Drift)], workspace: &Workspace) -> String {
     );
     if let Some((first, _)) = drifted.iter().find(|(_, drift)| *drift == Drift::Changed) {
         // Named so that it resolves from the session cwd, like every suggested call.
-        let path = quote_arg(&workspace.call_path(&workspace.root().join(first)));
+        let path = quote_arg(&workspace.call_path_of(first));
         text.push_str(&format!(
             " Your copy of the changed ones is stale: call read_file on them (e.g. read_file with \
              path={path}) before editing them."

@@ -102,7 +102,7 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
     fs::write(dir.join("pgid"), child.id().to_string()).map_err(fail)?;
     let rel = format!(".codesmith/tasks/{id}");
     // Named from the session cwd, so a read_file or `cat` of it works as written.
-    let shown = ctx.workspace.call_path(&ctx.workspace.root().join(&rel));
+    let shown = ctx.workspace.call_path_of(&rel);
     let text = format!(
         "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
          Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
@@ -272,12 +272,7 @@ pub fn report(
     );
     drop(lock);
 
-    let spill = |stream: &'static str| {
-        move |text: &str| {
-            let rel = ctx.state.spill(&format!("task-{stream}"), text).ok()?;
-            Some(ctx.workspace.call_path(&ctx.workspace.root().join(rel)))
-        }
-    };
+    let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
     let mut text = format!("{lead}{id}: {}\n", status.describe());
