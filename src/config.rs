@@ -1,4 +1,5 @@
-//! `.codesmith/config.toml`: optional workspace settings (the network policy, limits).
+//! `.codesmith/config.toml`: optional workspace settings (the network policy, the shell's
+//! sandbox).
 //!
 //! This module only loads the file. Each mechanism interprets its own section (`[network]` in
 //! `net::policy`), and does so defensively: an unknown or mistyped value never widens what
@@ -8,8 +9,12 @@ use std::path::Path;
 
 use crate::error::{ErrorCode, ToolError};
 
-/// The settings `net::policy` reads from `[network]`.
-const NETWORK_KEYS: [&str; 4] = ["default", "allow", "deny", "trusted_cidrs"];
+/// The sections and the settings their readers take: `[network]` (`net::policy`) and
+/// `[shell]` (exec_shell's sandbox).
+const SECTIONS: [(&str, &[&str]); 2] = [
+    ("network", &["default", "allow", "deny", "trusted_cidrs"]),
+    ("shell", &["sandbox", "writable"]),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -47,32 +52,36 @@ impl Config {
         Ok(Config { table })
     }
 
-    /// What in the file is not read by anything: unknown sections, unknown `[network]` keys, a
-    /// `network` that is not a section. One sentence each, for notices; a misspelt key would
-    /// otherwise be ignored without a word. (Values of known keys are checked by their reader.)
+    /// What in the file is not read by anything: unknown sections, unknown keys of a known
+    /// section, a known section that is not a table. One sentence each, for notices; a misspelt
+    /// key would otherwise be ignored without a word. (Values of known keys are checked by their
+    /// reader.)
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        let names: Vec<String> = SECTIONS.iter().map(|(name, _)| format!("[{name}]")).collect();
         for (key, value) in &self.table {
-            match (key.as_str(), value) {
-                ("network", toml::Value::Table(network)) => {
-                    for key in network.keys() {
-                        if !NETWORK_KEYS.contains(&key.as_str()) {
-                            problems.push(format!(
-                                "`.codesmith/config.toml`: [network] has no setting `{key}`; it is \
-                                 ignored (the settings are {}).",
-                                NETWORK_KEYS.join(", ")
-                            ));
-                        }
-                    }
-                }
-                ("network", _) => problems.push(
-                    "`.codesmith/config.toml`: `network` is not a [network] section; it is ignored."
-                        .to_string(),
-                ),
-                (key, _) => problems.push(format!(
+            let Some((section, keys)) = SECTIONS.iter().find(|(name, _)| name == key) else {
+                problems.push(format!(
                     "`.codesmith/config.toml`: there is no section or setting `{key}`; it is ignored \
-                     (the only section is [network])."
-                )),
+                     (the sections are {}).",
+                    names.join(" and ")
+                ));
+                continue;
+            };
+            let toml::Value::Table(table) = value else {
+                problems.push(format!(
+                    "`.codesmith/config.toml`: `{section}` is not a [{section}] section; it is ignored."
+                ));
+                continue;
+            };
+            for key in table.keys() {
+                if !keys.contains(&key.as_str()) {
+                    problems.push(format!(
+                        "`.codesmith/config.toml`: [{section}] has no setting `{key}`; it is \
+                         ignored (the settings are {}).",
+                        keys.join(", ")
+                    ));
+                }
             }
         }
         problems

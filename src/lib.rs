@@ -23,6 +23,7 @@ pub mod generate;
 pub mod journal;
 pub mod line_endings;
 pub mod net;
+pub mod sandbox;
 pub mod similar_paths;
 pub mod state;
 pub mod syntax_gate;

@@ -8,6 +8,7 @@
 //! ([`probe`]).
 
 pub mod classify;
+pub mod confine;
 pub mod network;
 pub mod output;
 pub mod probe;
@@ -15,6 +16,7 @@ pub mod rules;
 pub mod run;
 pub mod safe;
 pub mod sentinel;
+pub mod stopped;
 pub mod wrappers;
 pub mod writes;
 
@@ -95,13 +97,16 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
     let needs_network = classification.reasons(Class::Network).is_some();
-    // Only a command that needs the network reads the policy, so a broken config.toml does not
-    // stop `ls`.
-    let policy = if needs_network {
-        Policy::load(ctx.config()?)
+    // A command that needs the network must have the policy right; any other reads it (for the
+    // sandbox's sockets) without letting a broken config.toml stop `ls`: a file that does not
+    // parse grants nothing.
+    let config = if needs_network {
+        Some(ctx.config()?.clone())
     } else {
-        Policy::default()
+        ctx.config().ok().cloned()
     };
+    let policy = config.as_ref().map(Policy::load).unwrap_or_default();
+    let settings = confine::ShellSettings::load(config.as_ref(), ctx.workspace.root());
     let policy_notes: Vec<String> = policy
         .problems()
         .iter()
@@ -109,20 +114,43 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .map(|problem| {
             format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
         })
+        .chain(
+            settings
+                .problems
+                .iter()
+                .map(|problem| format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")),
+        )
         .collect();
     if let Err(err) = gate(ctx, &args.command, &classification, &policy) {
         // A refusal is where a misread policy matters most: say so in the message.
         return crate::tools::with_notices(Err(err), policy_notes);
     }
+    let network_allowed = policy.default_decision() == Decision::Allow;
     if args.background {
-        return crate::tools::tasks::start(ctx, &args.command, classification.class);
+        let started = crate::tools::tasks::start(ctx, &args.command, classification.class, &settings, network_allowed);
+        return crate::tools::with_notices(started, policy_notes);
     }
+    let confinement = confine::plan(ctx, &settings, &args.command, network_allowed, None)?;
     let sentinel = Sentinel::new();
     let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
     let timeout = Duration::from_millis(args.timeout_ms);
-    let mut finished = run::run(&script, &Sentinel::arguments(&args.command), &cwd_before, timeout)
-        .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
+    let env = confinement.env();
+    let arguments = Sentinel::arguments(&args.command);
+    let launched = confine::launch(ctx, &confinement, |sandbox| {
+        run::run(
+            &run::Launch {
+                script: &script,
+                arguments: &arguments,
+                cwd: &cwd_before,
+                env: &env,
+                sandbox,
+            },
+            timeout,
+        )
+    });
+    confinement.cleanup();
+    let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
     let mut notices = policy_notes;
@@ -159,7 +187,21 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         }
     }
 
-    let rendered = render(ctx, &finished, &classification, &policy, cwd_line.as_deref());
+    let scope = ctx.workspace.display(&cwd_before);
+    let held = confine::held(&confinement.request, &report);
+    let stop = stopped::detect(
+        &String::from_utf8_lossy(&finished.stdout),
+        &String::from_utf8_lossy(&finished.stderr),
+        &cwd_before,
+        &held,
+    );
+    let hint = stop.map(|stop| stopped::hint(ctx, &stop, &args.command, &scope));
+    let mut rendered = render(ctx, &finished, &classification, &policy, cwd_line.as_deref(), hint.as_ref());
+    rendered.data.insert("sandbox".into(), report.to_json());
+    if let Some(hint) = &hint {
+        rendered.data.insert("approval".into(), hint.approval.clone());
+    }
+    notices.extend(confine::weaker_notice(ctx, &report));
     if finished.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,
@@ -240,6 +282,7 @@ fn render(
     classification: &Classification,
     policy: &Policy,
     cwd_line: Option<&str>,
+    hint: Option<&stopped::Hint>,
 ) -> Rendered {
     let stdout = output::clean(&finished.stdout);
     let stderr = output::clean(&finished.stderr);
@@ -251,7 +294,9 @@ fn render(
     let mut text = String::new();
     let failed = finished.exit_code() != Some(0);
     let needs_network = classification.reasons(Class::Network).is_some();
-    if needs_network && failed && policy.default_decision() != Decision::Allow {
+    if let Some(hint) = hint {
+        text.push_str(&hint.line);
+    } else if needs_network && failed && policy.default_decision() != Decision::Allow {
         if let Some(symptom) = blocked_network_symptom(&stdout, &stderr) {
             text.push_str(&format!(
                 "Hint: this command needs the network and failed the way a blocked network fails \

@@ -17,9 +17,11 @@ use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
+
+use crate::sandbox::{Prepared, SetupFailure};
 use std::time::{Duration, Instant};
 
 /// How long to keep reading after the shell exited, for output its children still write.
@@ -75,27 +77,11 @@ impl Finished {
     }
 }
 
-/// A `sh -c script` command in `cwd` for detached tasks: stdin `/dev/null`, [`ENV`] set, its
-/// own session (and so its own process group, whose id is its pid).
-pub fn shell_command(script: &str, cwd: &Path) -> Command {
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg("-c").arg(script).current_dir(cwd).stdin(Stdio::null());
-    for key in UNSET {
-        cmd.env_remove(key);
-    }
-    for (key, value) in ENV {
-        cmd.env(key, value);
-    }
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    cmd
+/// Starts the launch detached, for background tasks: its own session (so its process group id
+/// is its pid), stdin `/dev/null`, stdout and stderr onto the given files. Returns the pid; the
+/// child is not waited for (it must outlive this process, and is reaped by init after we exit).
+pub fn spawn_detached(launch: &Launch, stdout: &std::fs::File, stderr: &std::fs::File) -> Result<i32, SpawnError> {
+    spawn(launch, stdout.as_raw_fd(), stderr.as_raw_fd())
 }
 
 /// Kills every process in the group `pgid`.
@@ -155,17 +141,47 @@ impl Stream {
     }
 }
 
-/// Runs `/bin/sh -c script [arguments…]` in `cwd` and waits for it, at most `timeout`.
-pub fn run(script: &str, arguments: &[&str], cwd: &Path, timeout: Duration) -> io::Result<Finished> {
+/// What to start: `/bin/sh -c script [arguments…]` in `cwd`, with extra environment variables,
+/// optionally inside a prepared sandbox.
+pub struct Launch<'a> {
+    pub script: &'a str,
+    pub arguments: &'a [&'a str],
+    pub cwd: &'a Path,
+    pub env: &'a [(&'a str, String)],
+    pub sandbox: Option<&'a Prepared>,
+}
+
+impl<'a> Launch<'a> {
+    pub fn plain(script: &'a str, arguments: &'a [&'a str], cwd: &'a Path) -> Launch<'a> {
+        Launch {
+            script,
+            arguments,
+            cwd,
+            env: &[],
+            sandbox: None,
+        }
+    }
+}
+
+/// Why a command did not start.
+#[derive(Debug)]
+pub enum SpawnError {
+    Io(io::Error),
+    /// The sandbox could not be entered (the child exited before running anything).
+    Sandbox(SetupFailure),
+}
+
+impl From<io::Error> for SpawnError {
+    fn from(err: io::Error) -> SpawnError {
+        SpawnError::Io(err)
+    }
+}
+
+/// Runs the launch and waits for it, at most `timeout`.
+pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
-    let pid = spawn(
-        script,
-        arguments,
-        cwd,
-        out_write.as_raw_fd(),
-        err_write.as_raw_fd(),
-    )?;
+    let pid = spawn(launch, out_write.as_raw_fd(), err_write.as_raw_fd())?;
     drop(out_write);
     drop(err_write);
     set_nonblocking(out_read.as_raw_fd())?;
@@ -230,7 +246,7 @@ pub fn run(script: &str, arguments: &[&str], cwd: &Path, timeout: Duration) -> i
         // SAFETY: `fds` is a live array of pollfd of the given length.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
         if ready < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return Err(io::Error::last_os_error());
+            return Err(io::Error::last_os_error().into());
         }
         let mut read = 0;
         for stream in streams.iter_mut() {
@@ -321,12 +337,15 @@ fn cstring(bytes: &[u8]) -> io::Result<CString> {
 /// make the shell run a file first.
 pub const UNSET: [&str; 3] = ["CDPATH", "ENV", "BASH_ENV"];
 
-/// The child's environment: ours without [`UNSET`], with [`ENV`] replacing any same-named
-/// variable.
-fn environment() -> io::Result<Vec<CString>> {
+/// The child's environment: ours without [`UNSET`], with [`ENV`] and `extra` replacing any
+/// same-named variable.
+fn environment(extra: &[(&str, String)]) -> io::Result<Vec<CString>> {
     let mut env = Vec::new();
     for (key, value) in std::env::vars_os() {
-        if ENV.iter().any(|(k, _)| OsStr::new(k) == key) || UNSET.iter().any(|k| OsStr::new(k) == key) {
+        if ENV.iter().any(|(k, _)| OsStr::new(k) == key)
+            || UNSET.iter().any(|k| OsStr::new(k) == key)
+            || extra.iter().any(|(k, _)| OsStr::new(k) == key)
+        {
             continue;
         }
         let mut entry = key.as_bytes().to_vec();
@@ -337,23 +356,148 @@ fn environment() -> io::Result<Vec<CString>> {
     for (key, value) in ENV {
         env.push(cstring(format!("{key}={value}").as_bytes())?);
     }
+    for (key, value) in extra {
+        env.push(cstring(format!("{key}={value}").as_bytes())?);
+    }
     Ok(env)
 }
 
-/// `posix_spawn` of `/bin/sh -c script [arguments…]` in `cwd`, in a new session, stdin
-/// `/dev/null`, stdout and stderr onto the given pipe ends, signals reset to their defaults.
-fn spawn(script: &str, arguments: &[&str], cwd: &Path, stdout: RawFd, stderr: RawFd) -> io::Result<i32> {
-    let program = cstring(b"/bin/sh")?;
-    let mut args = vec![cstring(b"/bin/sh")?, cstring(b"-c")?, cstring(script.as_bytes())?];
-    for argument in arguments {
-        args.push(cstring(argument.as_bytes())?);
+/// The argument, environment and directory strings of a launch, built before any fork.
+struct Strings {
+    program: CString,
+    _args: Vec<CString>,
+    argv: Vec<*mut libc::c_char>,
+    _env: Vec<CString>,
+    envp: Vec<*mut libc::c_char>,
+    dir: CString,
+}
+
+impl Strings {
+    fn new(launch: &Launch) -> io::Result<Strings> {
+        let program = cstring(b"/bin/sh")?;
+        let mut args = vec![cstring(b"/bin/sh")?, cstring(b"-c")?, cstring(launch.script.as_bytes())?];
+        for argument in launch.arguments {
+            args.push(cstring(argument.as_bytes())?);
+        }
+        let mut argv: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
+        argv.push(std::ptr::null_mut());
+        let env = environment(launch.env)?;
+        let mut envp: Vec<*mut libc::c_char> = env.iter().map(|e| e.as_ptr().cast_mut()).collect();
+        envp.push(std::ptr::null_mut());
+        let dir = cstring(launch.cwd.as_os_str().as_bytes())?;
+        Ok(Strings {
+            program,
+            _args: args,
+            argv,
+            _env: env,
+            envp,
+            dir,
+        })
     }
-    let mut argv: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
-    argv.push(std::ptr::null_mut());
-    let env = environment()?;
-    let mut envp: Vec<*mut libc::c_char> = env.iter().map(|e| e.as_ptr().cast_mut()).collect();
-    envp.push(std::ptr::null_mut());
-    let dir = cstring(cwd.as_os_str().as_bytes())?;
+}
+
+/// Starts the launch with stdout and stderr onto the given descriptors: `posix_spawn` when
+/// unconfined (no copy of our page tables), a fork that enters the sandbox otherwise.
+fn spawn(launch: &Launch, stdout: RawFd, stderr: RawFd) -> Result<i32, SpawnError> {
+    let strings = Strings::new(launch)?;
+    match launch.sandbox.filter(|prepared| !prepared.is_empty()) {
+        None => Ok(posix_spawn(&strings, stdout, stderr)?),
+        Some(prepared) => fork_spawn(&strings, stdout, stderr, prepared),
+    }
+}
+
+/// Step numbers past the sandbox's own, for the child's report.
+const STEP_CHDIR: u32 = 1000;
+const STEP_EXEC: u32 = 1001;
+
+/// Forks; the child sets up its session, signals and descriptors as [`posix_spawn`] does,
+/// enters the sandbox, changes into the directory (after the sandbox's mounts, so the cwd is
+/// the new mount) and execs. A failure before exec comes back through a close-on-exec pipe
+/// as (step, errno); a clean exec closes it empty.
+fn fork_spawn(strings: &Strings, stdout: RawFd, stderr: RawFd, prepared: &Prepared) -> Result<i32, SpawnError> {
+    let (status_read, status_write) = pipe()?;
+    let dev_null = c"/dev/null";
+    // SAFETY: the child makes only async-signal-safe system calls on memory prepared before
+    // the fork, then execs or exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error().into());
+    }
+    if pid == 0 {
+        // SAFETY: in the child, see above.
+        unsafe { child(strings, stdout, stderr, prepared, dev_null, status_write.as_raw_fd()) }
+    }
+    drop(status_write);
+    let mut record = [0u8; 8];
+    let mut got = 0;
+    while got < record.len() {
+        // SAFETY: reading into our own buffer.
+        let n = unsafe { libc::read(status_read.as_raw_fd(), record[got..].as_mut_ptr().cast(), record.len() - got) };
+        if n > 0 {
+            got += n as usize;
+        } else if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    if got < record.len() {
+        return Ok(pid);
+    }
+    // The child failed before exec and exited: reap it, then say why.
+    let _ = reap(pid, true);
+    let step = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
+    let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
+    match step {
+        STEP_CHDIR | STEP_EXEC => Err(io::Error::from_raw_os_error(errno).into()),
+        step => Err(SpawnError::Sandbox(crate::sandbox::failure(step as usize, errno))),
+    }
+}
+
+/// The forked child: never returns.
+///
+/// # Safety
+/// Only in the child of a fork of a single-threaded process.
+unsafe fn child(
+    strings: &Strings,
+    stdout: RawFd,
+    stderr: RawFd,
+    prepared: &Prepared,
+    dev_null: &std::ffi::CStr,
+    status: RawFd,
+) -> ! {
+    let fail = |step: u32, errno: i32| -> ! {
+        let mut record = [0u8; 8];
+        record[..4].copy_from_slice(&step.to_ne_bytes());
+        record[4..].copy_from_slice(&errno.to_ne_bytes());
+        libc::write(status, record.as_ptr().cast(), record.len());
+        libc::_exit(127)
+    };
+    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+    libc::setsid();
+    let mut mask: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut mask);
+    libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
+    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    let null = libc::open(dev_null.as_ptr(), libc::O_RDONLY);
+    if null < 0 || libc::dup2(null, 0) < 0 || libc::dup2(stdout, 1) < 0 || libc::dup2(stderr, 2) < 0 {
+        fail(STEP_EXEC, errno());
+    }
+    if null > 2 {
+        libc::close(null);
+    }
+    if let Err((step, errno)) = prepared.enter() {
+        fail(step as u32, errno);
+    }
+    if libc::chdir(strings.dir.as_ptr()) != 0 {
+        fail(STEP_CHDIR, errno());
+    }
+    libc::execve(strings.program.as_ptr(), strings.argv.as_ptr().cast(), strings.envp.as_ptr().cast());
+    fail(STEP_EXEC, errno())
+}
+
+/// `posix_spawn` of the launch's strings, in a new session, stdin `/dev/null`, stdout and
+/// stderr onto the given pipe ends, signals reset to their defaults.
+fn posix_spawn(strings: &Strings, stdout: RawFd, stderr: RawFd) -> io::Result<i32> {
+    let (program, argv, envp, dir) = (&strings.program, &strings.argv, &strings.envp, &strings.dir);
     let dev_null = cstring(b"/dev/null")?;
     let check = |rc: libc::c_int| {
         if rc == 0 {
@@ -424,9 +568,7 @@ mod tests {
     fn captures_both_streams_and_the_status() {
         let dir = std::env::temp_dir();
         let finished = run(
-            "echo out; echo err >&2; exit 3",
-            &[],
-            &dir,
+            &Launch::plain("echo out; echo err >&2; exit 3", &[], &dir),
             Duration::from_secs(10),
         )
         .expect("run");
@@ -439,7 +581,7 @@ mod tests {
     #[test]
     fn sigpipe_is_default_in_the_child() {
         let dir = std::env::temp_dir();
-        let finished = run("yes | head -1", &[], &dir, Duration::from_secs(10)).expect("run");
+        let finished = run(&Launch::plain("yes | head -1", &[], &dir), Duration::from_secs(10)).expect("run");
         assert_eq!(finished.stdout, b"y\n");
         assert!(!finished.timed_out);
     }
@@ -447,6 +589,6 @@ mod tests {
     #[test]
     fn a_missing_cwd_is_an_error_not_a_hang() {
         let missing = std::env::temp_dir().join("codesmith-no-such-dir-for-run");
-        assert!(run("true", &[], &missing, Duration::from_secs(10)).is_err());
+        assert!(run(&Launch::plain("true", &[], &missing), Duration::from_secs(10)).is_err());
     }
 }

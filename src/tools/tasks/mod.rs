@@ -23,7 +23,8 @@ use crate::atomic::{write_atomically, WriteOptions};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::exec_shell::classify::Class;
-use crate::tools::exec_shell::{output, probe, run};
+use crate::tools::exec_shell::confine::{self, ShellSettings};
+use crate::tools::exec_shell::{output, probe, run, stopped};
 use crate::tools::ToolOutput;
 
 /// The supervising script: runs the command (`$1`), then records its status in `$2`
@@ -79,8 +80,14 @@ pub fn list(ctx: &Context) -> Vec<String> {
     ids.into_iter().map(|(_, name)| name).collect()
 }
 
-/// Starts `command` detached in the session cwd and returns at once.
-pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, ToolError> {
+/// Starts `command` detached in the session cwd, inside its sandbox, and returns at once.
+pub fn start(
+    ctx: &Context,
+    command: &str,
+    class: Class,
+    settings: &ShellSettings,
+    network_allowed: bool,
+) -> Result<ToolOutput, ToolError> {
     let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
     ctx.state.ensure_dir().map_err(fail)?;
     fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
@@ -88,18 +95,29 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
     fs::write(dir.join("command"), command).map_err(fail)?;
     let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
     let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
-    let mut cmd = run::shell_command(SUPERVISOR, ctx.workspace.cwd());
-    cmd.arg("codesmith-task")
-        .arg(command)
-        .arg(dir.join("exit"))
-        .stdout(stdout)
-        .stderr(stderr);
-    let child = cmd
-        .spawn()
-        .map_err(|err| ToolError::io("/bin/sh", "start", &err))?;
+    let confinement = confine::plan(ctx, settings, command, network_allowed, Some(&dir))?;
+    let env = confinement.env();
+    let exit_path = dir.join("exit").to_string_lossy().into_owned();
+    let arguments = ["codesmith-task", command, exit_path.as_str()];
+    let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
+        let launch = run::Launch {
+            script: SUPERVISOR,
+            arguments: &arguments,
+            cwd: ctx.workspace.cwd(),
+            env: &env,
+            sandbox,
+        };
+        run::spawn_detached(&launch, &stdout, &stderr)
+    })?;
+    let record = Confined {
+        scope: ctx.workspace.display(ctx.workspace.cwd()),
+        cwd: ctx.workspace.cwd().to_path_buf(),
+        request: confine::held(&confinement.request, &report),
+    };
+    let _ = fs::write(dir.join("sandbox.json"), serde_json::to_vec(&record).unwrap_or_default());
     // The child is not waited for: it must outlive this process, and once we exit it is
     // reparented and reaped by init.
-    fs::write(dir.join("pgid"), child.id().to_string()).map_err(fail)?;
+    fs::write(dir.join("pgid"), pid.to_string()).map_err(fail)?;
     let rel = format!(".codesmith/tasks/{id}");
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
@@ -114,7 +132,30 @@ pub fn start(ctx: &Context, command: &str, class: Class) -> Result<ToolOutput, T
         .with("class", class.as_str())
         .with("stdout_path", format!("{rel}/stdout"))
         .with("stderr_path", format!("{rel}/stderr"))
-        .with("cwd", ctx.workspace.display(ctx.workspace.cwd())))
+        .with("cwd", ctx.workspace.display(ctx.workspace.cwd()))
+        .with("sandbox", report.to_json()))
+}
+
+/// What a task ran inside, kept beside it so its output can be read for sandbox stops later.
+#[derive(Debug, Serialize, Deserialize)]
+struct Confined {
+    /// The cwd as the approval ids scope it.
+    scope: String,
+    cwd: PathBuf,
+    request: crate::sandbox::Request,
+}
+
+/// The hint for a stop the task's new output shows, if any.
+fn stop_hint(ctx: &Context, dir: &Path, stdout: &[u8], stderr: &[u8]) -> Option<stopped::Hint> {
+    let record: Confined = serde_json::from_slice(&fs::read(dir.join("sandbox.json")).ok()?).ok()?;
+    let command = fs::read_to_string(dir.join("command")).ok()?;
+    let stop = stopped::detect(
+        &String::from_utf8_lossy(stdout),
+        &String::from_utf8_lossy(stderr),
+        &record.cwd,
+        &record.request,
+    )?;
+    Some(stopped::hint(ctx, &stop, &command, &record.scope))
 }
 
 /// Reserves the next `task-N` directory (`create_dir` is the atomic claim). Numbers are never
@@ -275,7 +316,11 @@ pub fn report(
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
+    let hint = stop_hint(ctx, dir, &new_out, &new_err);
     let mut text = format!("{lead}{id}: {}\n", status.describe());
+    if let Some(hint) = &hint {
+        text.push_str(&hint.line);
+    }
     for (name, capped) in [("stdout", &out), ("stderr", &err)] {
         if !capped.text.is_empty() {
             text.push_str(&format!("{name} (new):\n{}", capped.text));
@@ -310,6 +355,9 @@ pub fn report(
         .with("stderr_path", format!("{rel}/stderr"))
         .with("new_stdout_bytes", new_out.len())
         .with("new_stderr_bytes", new_err.len());
+    if let Some(hint) = hint {
+        result = result.with("approval", hint.approval);
+    }
     if status.finished() {
         if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
             result = result.notice(notice);

@@ -1,0 +1,138 @@
+//! What a command ran inside: `data.sandbox` and the sentence for the notice.
+
+use serde_json::{json, Value};
+
+use super::{Layer, Missing, Mode, Request};
+
+/// One protection as it held for a run.
+#[derive(Debug, Clone)]
+pub struct Protection {
+    pub active: bool,
+    /// The mechanisms that carried it, when active.
+    pub by: Vec<Layer>,
+    /// Why not, when inactive.
+    pub why: Option<String>,
+}
+
+impl Protection {
+    fn to_json(&self) -> Value {
+        let mut value = json!({"active": self.active});
+        if self.active {
+            value["by"] = self.by.iter().map(|l| l.as_str()).collect::<Vec<_>>().into();
+        }
+        if let Some(why) = &self.why {
+            value["why"] = why.clone().into();
+        }
+        value
+    }
+}
+
+/// Which protections held for one command.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub mode: Mode,
+    pub filesystem: Protection,
+    pub network: Protection,
+    pub state: Protection,
+    pub writable: Vec<String>,
+}
+
+/// Why a protection was not asked for, when a grant or the policy lifted it.
+#[derive(Debug, Clone, Default)]
+pub struct Lifted {
+    pub filesystem: Option<String>,
+    pub network: Option<String>,
+}
+
+impl Report {
+    /// Builds the report from what was asked, what was entered and what was missing.
+    pub fn new(
+        mode: Mode,
+        request: &Request,
+        entered: &[Layer],
+        missing: &[Missing],
+        lifted: &Lifted,
+        writable: Vec<String>,
+    ) -> Report {
+        let has = |layer| entered.contains(&layer);
+        let missing_why = |layers: &[Layer]| -> String {
+            let reasons: Vec<String> = missing
+                .iter()
+                .filter(|m| layers.contains(&m.layer))
+                .map(|m| format!("{}: {}", m.layer.as_str(), m.reason))
+                .collect();
+            if reasons.is_empty() {
+                "not available here".to_string()
+            } else {
+                reasons.join("; ")
+            }
+        };
+        let off = |lift: &Option<String>| match mode {
+            Mode::Off => Some("[shell] sandbox = \"off\" in .codesmith/config.toml".to_string()),
+            _ => lift.clone(),
+        };
+        let protection = |asked: bool, by: Vec<Layer>, lift: Option<String>, needed: &[Layer]| {
+            if let Some(why) = lift.filter(|_| !asked) {
+                return Protection { active: false, by: Vec::new(), why: Some(why) };
+            }
+            if by.is_empty() {
+                return Protection { active: false, by, why: Some(missing_why(needed)) };
+            }
+            Protection { active: true, by, why: None }
+        };
+        let filesystem_by: Vec<Layer> =
+            [Layer::Landlock, Layer::Mounts].into_iter().filter(|&l| has(l) && request.filesystem).collect();
+        let filesystem = protection(
+            request.filesystem,
+            filesystem_by,
+            off(&lifted.filesystem),
+            &[Layer::Landlock, Layer::Mounts],
+        );
+        let network_by: Vec<Layer> =
+            [Layer::Seccomp].into_iter().filter(|&l| has(l) && request.block_network).collect();
+        let network = protection(request.block_network, network_by, off(&lifted.network), &[Layer::Seccomp]);
+        // The read-only binds hold only where nothing inside can unmount them: Landlock or the
+        // seccomp filter forbid it, and without either only a non-root user namespace does.
+        let unmount_barred = has(Layer::Landlock) || has(Layer::Seccomp) || unsafe { libc::geteuid() } != 0;
+        let state_by: Vec<Layer> = [Layer::Mounts]
+            .into_iter()
+            .filter(|&l| has(l) && request.state && unmount_barred)
+            .collect();
+        let state = protection(request.state, state_by, off(&lifted.filesystem), &[Layer::Mounts]);
+        Report { mode, filesystem, network, state, writable }
+    }
+
+    /// Whether any protection held.
+    pub fn any_active(&self) -> bool {
+        self.filesystem.active || self.network.active || self.state.active
+    }
+
+    /// The protections that were asked for but could not be had (for `required`, and the
+    /// once-per-session notice of `auto`).
+    pub fn unavailable(&self) -> Vec<(&'static str, String)> {
+        [
+            ("filesystem", &self.filesystem),
+            ("network", &self.network),
+            ("state", &self.state),
+        ]
+        .into_iter()
+        .filter(|(_, p)| !p.active && p.why.as_deref().is_some_and(is_missing_reason))
+        .map(|(name, p)| (name, p.why.clone().unwrap_or_default()))
+        .collect()
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "mode": self.mode.as_str(),
+            "filesystem": self.filesystem.to_json(),
+            "network": self.network.to_json(),
+            "state": self.state.to_json(),
+            "writable": self.writable,
+        })
+    }
+}
+
+/// Whether a reason says a layer is missing (rather than lifted by a grant or the policy).
+fn is_missing_reason(why: &str) -> bool {
+    Layer::ALL.iter().any(|l| why.starts_with(l.as_str())) || why == "not available here"
+}

@@ -1,0 +1,359 @@
+//! exec_shell's side of the sandbox: what a command may write, what a grant or the policy
+//! lifts, and the retry when a layer cannot be entered here.
+//!
+//! Approvals widen the sandbox, nothing else does: the classifier decides what to ask before a
+//! run; a granted `destructive` approval for the command (or `--yolo`) runs it without the
+//! filesystem rule, a granted `network` approval (or the policy `allow`) with sockets. The
+//! ids are the ones the classifier's questions and the sandbox's hints both carry, so a person
+//! approves one id whichever of the two asked.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::approval::ApprovalRequest;
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
+
+use super::run::SpawnError;
+
+/// `[shell]`, read defensively: an unknown mode is `required` (a typo never turns the sandbox
+/// off) and a `writable` entry that is not an existing absolute directory is dropped.
+#[derive(Debug, Clone)]
+pub struct ShellSettings {
+    pub mode: Mode,
+    pub writable: Vec<PathBuf>,
+    pub problems: Vec<String>,
+}
+
+impl ShellSettings {
+    pub fn load(config: Option<&Config>, root: &Path) -> ShellSettings {
+        let mut settings = ShellSettings {
+            mode: Mode::Auto,
+            writable: Vec::new(),
+            problems: Vec::new(),
+        };
+        let Some(shell) = config.and_then(|c| c.section("shell")) else {
+            return settings;
+        };
+        match shell.get("sandbox") {
+            None => {}
+            Some(toml::Value::String(mode)) if mode == "auto" => {}
+            Some(toml::Value::String(mode)) if mode == "required" => settings.mode = Mode::Required,
+            Some(toml::Value::String(mode)) if mode == "off" => settings.mode = Mode::Off,
+            Some(other) => {
+                settings.mode = Mode::Required;
+                settings.problems.push(format!(
+                    "[shell] sandbox = {other} is not \"auto\", \"required\" or \"off\"; it is read as \
+                     \"required\""
+                ));
+            }
+        }
+        let entries = match shell.get("writable") {
+            None => Vec::new(),
+            Some(toml::Value::Array(entries)) => entries.clone(),
+            Some(other) => {
+                settings
+                    .problems
+                    .push(format!("[shell] writable = {other} is not a list of directories; it is ignored"));
+                Vec::new()
+            }
+        };
+        for entry in entries {
+            match writable_entry(&entry, root) {
+                Ok(dir) => settings.writable.push(dir),
+                Err(problem) => settings.problems.push(problem),
+            }
+        }
+        settings
+    }
+}
+
+/// One `[shell] writable` entry: an existing absolute directory that neither is `/` nor holds
+/// the workspace.
+fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, String> {
+    let toml::Value::String(text) = entry else {
+        return Err(format!("[shell] writable entry {entry} is not a string; it is ignored"));
+    };
+    let path = Path::new(text);
+    if !path.is_absolute() {
+        return Err(format!("[shell] writable entry \"{text}\" is not an absolute path; it is ignored"));
+    }
+    let Ok(dir) = path.canonicalize() else {
+        return Err(format!("[shell] writable entry \"{text}\" does not exist; it is ignored"));
+    };
+    if !dir.is_dir() {
+        return Err(format!("[shell] writable entry \"{text}\" is not a directory; it is ignored"));
+    }
+    if dir.parent().is_none() || root.starts_with(&dir) {
+        return Err(format!(
+            "[shell] writable entry \"{text}\" is the filesystem root or holds the workspace; it is ignored"
+        ));
+    }
+    Ok(dir)
+}
+
+/// The two approvals that lift the sandbox for `command` run from the cwd `scope` (as the
+/// workspace displays it): the ids the classifier's questions carry too.
+pub fn lifting_requests(command: &str, scope: &str) -> [ApprovalRequest; 2] {
+    let scope = scope.to_string();
+    [
+        ApprovalRequest {
+            kind: "destructive",
+            subject: command.to_string(),
+            reason: "it writes outside the directories a command may write".to_string(),
+            scope: scope.clone(),
+        },
+        ApprovalRequest {
+            kind: crate::net::APPROVAL_KIND,
+            subject: command.to_string(),
+            reason: "it opens network connections".to_string(),
+            scope,
+        },
+    ]
+}
+
+/// One command's sandbox, planned.
+pub struct Confinement {
+    pub mode: Mode,
+    pub request: Request,
+    pub lifted: Lifted,
+    /// The private temporary directory (its variables go into the command's environment).
+    pub tmpdir: Option<PathBuf>,
+    /// Whether `tmpdir` is removed after a foreground run.
+    pub remove_tmpdir: bool,
+}
+
+impl Confinement {
+    /// The variables the command gets on top of its environment.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let Some(dir) = &self.tmpdir else {
+            return Vec::new();
+        };
+        let dir = dir.to_string_lossy().into_owned();
+        vec![("TMPDIR", dir.clone()), ("TMP", dir.clone()), ("TEMP", dir)]
+    }
+
+    pub fn cleanup(&self) {
+        if let Some(dir) = self.tmpdir.as_ref().filter(|_| self.remove_tmpdir) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Plans the sandbox of `command`. `task_dir` is a background task's own directory (it stays
+/// writable, and holds the task's `TMPDIR`).
+pub fn plan(
+    ctx: &Context,
+    settings: &ShellSettings,
+    command: &str,
+    network_allowed_by_policy: bool,
+    task_dir: Option<&Path>,
+) -> Result<Confinement, ToolError> {
+    let scope = ctx.workspace.display(ctx.workspace.cwd());
+    let [write_outside, network] = lifting_requests(command, &scope);
+    let mut lifted = Lifted::default();
+    if ctx.is_approved(&write_outside) {
+        lifted.filesystem = Some(format!("lifted for this command by approval {}", write_outside.id()));
+    }
+    if network_allowed_by_policy {
+        lifted.network = Some("the workspace's network policy allows the network".to_string());
+    } else if ctx.is_approved(&network) {
+        lifted.network = Some(format!("lifted for this command by approval {}", network.id()));
+    }
+    let on = settings.mode != Mode::Off;
+    let filesystem = on && lifted.filesystem.is_none();
+    let mut confinement = Confinement {
+        mode: settings.mode,
+        request: Request {
+            filesystem,
+            state: filesystem,
+            block_network: on && lifted.network.is_none(),
+            ..Request::default()
+        },
+        lifted,
+        tmpdir: None,
+        remove_tmpdir: false,
+    };
+    if !filesystem {
+        return Ok(confinement);
+    }
+    let state_dir = ctx.state.dir();
+    let fail = |err: std::io::Error| ToolError::io(".codesmith/tmp", "create the command's TMPDIR in", &err);
+    ctx.state.ensure_dir().map_err(fail)?;
+    let tmpdir = match task_dir {
+        Some(dir) => dir.join("tmp"),
+        None => state_dir.join("tmp").join(format!("sh-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&tmpdir).map_err(fail)?;
+    let request = &mut confinement.request;
+    request.writable.push(ctx.workspace.root().to_path_buf());
+    request.writable.extend(ctx.workspace.trusted().iter().cloned());
+    request.writable.extend(settings.writable.iter().cloned());
+    request.writable.extend(["/dev/shm"].iter().map(PathBuf::from).filter(|p| p.is_dir()));
+    request.protected.push(state_dir.to_path_buf());
+    let git = ctx.workspace.root().join(".git");
+    match std::fs::symlink_metadata(&git) {
+        Ok(meta) if meta.is_dir() => {
+            request.pinned.push(git.clone());
+            for inside in ["config", "hooks"] {
+                let path = git.join(inside);
+                if path.exists() {
+                    request.protected.push(path);
+                }
+            }
+        }
+        // A `.git` file points at the repository elsewhere: keep the pointer itself.
+        Ok(_) => request.protected.push(git),
+        Err(_) => {}
+    }
+    request.reopened.push(task_dir.map(Path::to_path_buf).unwrap_or_else(|| tmpdir.clone()));
+    confinement.remove_tmpdir = task_dir.is_none();
+    confinement.tmpdir = Some(tmpdir);
+    Ok(confinement)
+}
+
+/// The session's memo of layers found missing here (so a later call does not retry them).
+const MISSING_MEMO: &str = "sandbox-missing";
+/// The mark that the once-per-session notice of a weaker sandbox was given.
+const NOTICE_MARK: &str = "sandbox-notice";
+
+fn remembered_missing(ctx: &Context) -> Vec<Missing> {
+    let session = ctx.state.load_session();
+    let Some(Value::Object(memo)) = session.reminders.get(MISSING_MEMO) else {
+        return Vec::new();
+    };
+    Layer::ALL
+        .into_iter()
+        .filter_map(|layer| {
+            let reason = memo.get(layer.as_str())?.as_str()?.to_string();
+            Some(Missing { layer, reason })
+        })
+        .collect()
+}
+
+fn remember_missing(ctx: &Context, missing: &Missing) {
+    let _ = ctx.state.update_session(|session| {
+        let memo = session
+            .reminders
+            .entry(MISSING_MEMO.to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(memo) = memo {
+            memo.insert(missing.layer.as_str().to_string(), missing.reason.clone().into());
+        }
+    });
+}
+
+/// Starts the command inside its sandbox through `start`. A layer that cannot be entered
+/// here is remembered and, under `auto`, left out of a second try; under `required` any
+/// missing layer refuses the run. Returns what `start` returned and what held.
+pub fn launch<T>(
+    ctx: &Context,
+    confinement: &Confinement,
+    mut start: impl FnMut(Option<&Prepared>) -> Result<T, SpawnError>,
+) -> Result<(T, Report), ToolError> {
+    let mut unavailable = sandbox::simulated_missing();
+    unavailable.extend(remembered_missing(ctx));
+    loop {
+        let prepared = Prepared::new(&confinement.request, &unavailable);
+        if confinement.mode == Mode::Required && !prepared.missing.is_empty() {
+            return Err(required_error(&prepared.missing));
+        }
+        match start(Some(&prepared)) {
+            Ok(value) => {
+                let report = Report::new(
+                    confinement.mode,
+                    &confinement.request,
+                    &prepared.layers,
+                    &prepared.missing,
+                    &confinement.lifted,
+                    writable_display(ctx, confinement),
+                );
+                return Ok((value, report));
+            }
+            Err(SpawnError::Sandbox(failure)) => {
+                let missing = Missing {
+                    layer: failure.layer,
+                    reason: failure.describe(),
+                };
+                if confinement.mode == Mode::Required || unavailable.iter().any(|m| m.layer == failure.layer) {
+                    return Err(required_error(&[missing]));
+                }
+                remember_missing(ctx, &missing);
+                unavailable.push(missing);
+            }
+            Err(SpawnError::Io(err)) => return Err(ToolError::io("/bin/sh", "start", &err)),
+        }
+    }
+}
+
+fn required_error(missing: &[Missing]) -> ToolError {
+    let what: Vec<String> = missing
+        .iter()
+        .map(|m| format!("{} ({})", m.layer.as_str(), m.reason))
+        .collect();
+    ToolError::new(
+        ErrorCode::SandboxUnavailable,
+        format!(
+            "the command was not run: [shell] sandbox = \"required\" in .codesmith/config.toml, and \
+             this machine cannot provide {}. Ask the user to enable the missing kernel feature, or \
+             to set sandbox = \"auto\" under [shell] to run commands guarded by the classifier alone.",
+            what.join(", ")
+        ),
+    )
+    .with(
+        "missing",
+        missing.iter().map(|m| m.layer.as_str()).collect::<Vec<_>>(),
+    )
+}
+
+/// The writable roots as the model names them.
+fn writable_display(ctx: &Context, confinement: &Confinement) -> Vec<String> {
+    if !confinement.request.filesystem {
+        return Vec::new();
+    }
+    let mut shown: Vec<String> = confinement
+        .request
+        .writable
+        .iter()
+        .map(|p| ctx.workspace.display(p))
+        .collect();
+    if let Some(tmp) = &confinement.tmpdir {
+        shown.push(format!("{} ($TMPDIR)", ctx.workspace.display(tmp)));
+    }
+    shown
+}
+
+/// The notice, once per session, that commands run with less than the full sandbox.
+pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<String> {
+    let unavailable = report.unavailable();
+    if unavailable.is_empty() || ctx.state.load_session().reminders.contains_key(NOTICE_MARK) {
+        return None;
+    }
+    let _ = ctx.state.update_session(|session| {
+        session.reminders.insert(NOTICE_MARK.to_string(), Value::Bool(true));
+    });
+    let what: Vec<String> = unavailable
+        .iter()
+        .map(|(name, why)| format!("{name} ({why})"))
+        .collect();
+    Some(format!(
+        "Commands run without part of the kernel sandbox here: {}. What is missing is guarded by \
+         the command classifier alone; data.sandbox says what holds for each command. (Said once \
+         per session.)",
+        what.join("; ")
+    ))
+}
+
+/// The request as it held: a protection whose layers were missing is taken out, so a stop is
+/// only blamed on what really stood in the way.
+pub fn held(request: &Request, report: &Report) -> Request {
+    Request {
+        filesystem: request.filesystem && report.filesystem.active,
+        state: request.state && report.state.active,
+        block_network: request.block_network && report.network.active,
+        ..request.clone()
+    }
+}

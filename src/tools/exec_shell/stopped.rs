@@ -1,0 +1,273 @@
+//! Telling a command the sandbox stopped from one that failed on its own.
+//!
+//! The kernel does not say why a call was refused, so this reads the command's own words: the
+//! denial messages of common tools and interpreters (`Permission denied`, `Read-only file
+//! system`, `Operation not permitted`, Python's `[Errno 13]`, …) and the paths they name, each
+//! checked against what the command was allowed to write; and, for the network, the ways a
+//! refused socket or a failed name lookup read. A path outside the writable roots (or inside
+//! the protected state) is named in the hint. A denial that names no path at all still gets a
+//! hint: a false hint costs a sentence, a missing one costs the model a wrong guess.
+
+use std::path::{Path, PathBuf};
+
+use super::classify::normalize;
+use crate::approval::ApprovalRequest;
+use crate::context::Context;
+use crate::sandbox::Request;
+
+use super::confine::lifting_requests;
+
+/// What the sandbox stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A write to this path (absolute, as resolved from the command's cwd).
+    Path { path: PathBuf, protected: bool },
+    /// A write whose path the command's messages did not name.
+    UnnamedPath,
+    /// A connection: the symptom seen.
+    Network(&'static str),
+}
+
+/// Phrases by which commands report a refused file operation.
+const DENIALS: [&str; 12] = [
+    "Permission denied",
+    "Read-only file system",
+    "Operation not permitted",
+    "Device or resource busy",
+    "Invalid cross-device link",
+    "EACCES",
+    "EROFS",
+    "EPERM",
+    "EXDEV",
+    "[Errno 13]",
+    "[Errno 30]",
+    "[Errno 1]",
+];
+
+/// The ways a refused socket or an unreachable resolver show.
+const NETWORK_SYMPTOMS: [&str; 19] = [
+    "Could not resolve host",
+    "Couldn't resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "No route to host",
+    "unable to resolve host",
+    "getaddrinfo",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "ENETUNREACH",
+    "nodename nor servname",
+    "Failed to establish a new connection",
+    "Could not resolve",
+    "Failed to connect to",
+    "Couldn't connect to server",
+    "socket: Operation not permitted",
+    "Immediate connect fail",
+    "Name resolution",
+];
+
+/// Words that put an `Operation not permitted` on the network side.
+const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "http", "tcp"];
+
+/// The first thing the sandbox visibly stopped, if any. `request` says what was confined
+/// (only what actually held: a layer that was missing is taken out by the caller).
+pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Option<Stop> {
+    if request.block_network {
+        if let Some(symptom) = network_symptom(stdout, stderr) {
+            return Some(Stop::Network(symptom));
+        }
+    }
+    if !request.filesystem && !request.state {
+        return None;
+    }
+    let mut denial_without_path = false;
+    for line in stderr.lines().chain(stdout.lines()) {
+        if !DENIALS.iter().any(|phrase| line.contains(phrase)) {
+            continue;
+        }
+        let candidates = path_candidates(line);
+        if candidates.is_empty() {
+            denial_without_path = true;
+        }
+        for candidate in candidates {
+            let path = resolve(cwd, &candidate);
+            if !request.may_write(&path) {
+                let protected = request.is_protected(&path);
+                return Some(Stop::Path { path, protected });
+            }
+        }
+    }
+    denial_without_path.then_some(Stop::UnnamedPath)
+}
+
+fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
+    let text = |needle: &str| stderr.contains(needle) || stdout.contains(needle);
+    if let Some(symptom) = NETWORK_SYMPTOMS.iter().find(|s| text(s)) {
+        return Some(symptom);
+    }
+    let refused = stderr.lines().chain(stdout.lines()).any(|line| {
+        let lower = line.to_ascii_lowercase();
+        (line.contains("Operation not permitted") || line.contains("[Errno 1]") || line.contains("EPERM"))
+            && NETWORK_WORDS.iter().any(|w| lower.contains(w))
+    });
+    if refused {
+        return Some("a socket refused with Operation not permitted");
+    }
+    (stdout.trim() == "000").then_some("curl's HTTP status 000")
+}
+
+/// The path-like words of one message line: quoted strings first (`'…'`, `"…"`, `` `…' ``,
+/// `‘…’`), then bare words with a `/` in them, stripped of the punctuation messages put
+/// around them.
+fn path_candidates(line: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (open, close) in [('\'', '\''), ('"', '"'), ('`', '\''), ('‘', '’'), ('“', '”')] {
+        let mut rest = line;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            let inner = &after[..end];
+            if looks_like_path(inner) {
+                found.push(inner.to_string());
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    for word in line.split_whitespace() {
+        let word = word.trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '(' | ')' | '\'' | '"' | '`' | '[' | ']'));
+        if word.contains('/') && looks_like_path(word) && !found.iter().any(|f| f == word) {
+            found.push(word.to_string());
+        }
+    }
+    found
+}
+
+fn looks_like_path(text: &str) -> bool {
+    !text.is_empty() && text.len() < 4096 && !text.contains("://") && !text.chars().any(char::is_control)
+}
+
+/// `candidate` as an absolute path: from `cwd` when relative, lexically normalized, then with
+/// its deepest existing ancestor canonicalized (so a symlink is judged by where it leads).
+fn resolve(cwd: &Path, candidate: &str) -> PathBuf {
+    let joined = normalize(&cwd.join(candidate));
+    let mut existing = joined.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            let mut path = canonical;
+            for part in rest.iter().rev() {
+                path.push(part);
+            }
+            return path;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return joined,
+        }
+    }
+}
+
+/// The hint line for a stop, and the approval that lifts it (recorded as pending, so
+/// `codesmith approve ID` knows it).
+pub struct Hint {
+    pub line: String,
+    pub approval: serde_json::Value,
+}
+
+/// Builds the hint for `stop` of `command`, run from the cwd `scope`.
+pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
+    let [write_outside, network] = lifting_requests(command, scope);
+    let (request, what, other_way) = match stop {
+        Stop::Network(symptom) => (
+            network,
+            format!(
+                "the network is off for commands by the workspace's network policy, so this \
+                 command could not connect ({symptom})"
+            ),
+            "or ask the user to set default = \"allow\" under [network] in .codesmith/config.toml; \
+             for a web page use fetch_url"
+                .to_string(),
+        ),
+        Stop::Path { path, protected: true } => (
+            write_outside,
+            format!(
+                "the sandbox kept the command from changing `{}`: codesmith's state and the \
+                 workspace's .git/config and .git/hooks are read-only to commands",
+                ctx.workspace.display(path)
+            ),
+            "a person can change it outside codesmith".to_string(),
+        ),
+        Stop::Path { path, protected: false } => {
+            let dir = if path.is_dir() { path.as_path() } else { path.parent().unwrap_or(path) };
+            (
+                write_outside,
+                format!(
+                    "the sandbox kept the command from writing `{}`, outside the directories a \
+                     command may write (the workspace, trusted directories, $TMPDIR)",
+                    path.display()
+                ),
+                format!(
+                    "or, to let every command write there, ask the user to run `codesmith trust add {}`",
+                    dir.display()
+                ),
+            )
+        }
+        Stop::UnnamedPath => (
+            write_outside,
+            "the command was refused a file operation, which may be the sandbox: commands write \
+             only in the workspace, trusted directories and $TMPDIR"
+                .to_string(),
+            "or write inside the workspace or $TMPDIR instead".to_string(),
+        ),
+    };
+    let request = ApprovalRequest {
+        reason: what.clone(),
+        ..request
+    };
+    let id = request.id();
+    let mut pending = request.pending();
+    pending.tool = Some(super::SPEC.name.to_string());
+    let _ = ctx.state.update_session(|session| {
+        session.pending.insert(id.clone(), pending);
+    });
+    Hint {
+        line: format!(
+            "Sandbox: {what}. To run it without that limit, ask the user to approve it with \
+             `codesmith approve {id}` and repeat this exact call (or repeat it with `--approve {id}` \
+             if the user already agreed); {other_way}.\n"
+        ),
+        approval: serde_json::json!({
+            "id": id, "kind": request.kind, "subject": request.subject, "reason": request.reason,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_come_from_the_messages_of_common_tools() {
+        assert_eq!(path_candidates("sh: 1: cannot create /x/y: Permission denied"), ["/x/y"]);
+        assert_eq!(path_candidates("touch: cannot touch '/x/y': Read-only file system"), ["/x/y"]);
+        assert_eq!(
+            path_candidates("PermissionError: [Errno 13] Permission denied: '/scratch/f'"),
+            ["/scratch/f"]
+        );
+        assert_eq!(path_candidates("rm: cannot remove ‘a b/c’: Permission denied"), ["a b/c"]);
+        assert!(path_candidates("Permission denied").is_empty());
+    }
+
+    #[test]
+    fn a_network_refusal_is_told_from_a_file_refusal() {
+        assert!(network_symptom("", "socket.socket(): [Errno 1] Operation not permitted").is_some());
+        assert!(network_symptom("", "curl: (6) Could not resolve host: example.com").is_some());
+        assert!(network_symptom("", "touch: cannot touch '/x': Operation not permitted").is_none());
+    }
+}
