@@ -21,6 +21,7 @@ mod grep_files;
 mod invocation;
 mod list_dir;
 mod read_file;
+mod sandbox;
 mod session_cwd;
 mod state;
 mod state_files;

@@ -145,6 +145,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
                 cwd: &cwd_before,
                 env: &env,
                 sandbox,
+                reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
             },
             timeout,
         )

@@ -149,6 +149,10 @@ pub struct Launch<'a> {
     pub cwd: &'a Path,
     pub env: &'a [(&'a str, String)],
     pub sandbox: Option<&'a Prepared>,
+    /// Reads the exit status the script reports on stderr before it exits, if it does: once
+    /// both pipes are closed and it is there, the run is over without waiting for the kernel
+    /// to report the exit (which, for a sandboxed shell, waits for its namespace's teardown).
+    pub reported_status: Option<&'a dyn Fn(&[u8]) -> Option<i32>>,
 }
 
 impl<'a> Launch<'a> {
@@ -159,6 +163,7 @@ impl<'a> Launch<'a> {
             cwd,
             env: &[],
             sandbox: None,
+            reported_status: None,
         }
     }
 }
@@ -224,17 +229,19 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
             finished.pipes_held = open > 0;
             break;
         }
-        // Until output turns heavy, wake only for the shell's exit (or a tick): each wake-up costs
-        // a trip through the scheduler, and a busy machine makes those trips slow.
+        // Until output turns heavy, wake only for the shell's exit, the pipes' closing (a
+        // hang-up is reported even when no event is asked for) or a tick: each wake-up costs a
+        // trip through the scheduler, and a busy machine makes those trips slow.
         let watch_pipes = streaming || exited.is_some();
+        let pipe_events = if watch_pipes { libc::POLLIN } else { 0 };
         let mut fds: Vec<libc::pollfd> = streams
             .iter()
-            .filter(|_| watch_pipes)
             .filter_map(|s| s.fd.as_ref())
-            .chain(pidfd.as_ref().filter(|_| exited.is_none()))
-            .map(|fd| libc::pollfd {
+            .map(|fd| (fd, pipe_events))
+            .chain(pidfd.as_ref().filter(|_| exited.is_none()).map(|fd| (fd, libc::POLLIN)))
+            .map(|(fd, events)| libc::pollfd {
                 fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
+                events,
                 revents: 0,
             })
             .collect();
@@ -253,6 +260,13 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
             read += stream.drain(&mut chunk);
         }
         streaming |= read >= STREAMING_BYTES;
+        if exited.is_none() && !finished.timed_out && streams.iter().all(|s| s.fd.is_none()) {
+            if let Some(code) = launch.reported_status.and_then(|status| status(&streams[1].bytes)) {
+                // Reaped if it is already gone; otherwise init reaps it after we exit.
+                exited = Some(reap(pid, false)?.unwrap_or(ExitStatus::from_raw((code & 0xff) << 8)));
+                break;
+            }
+        }
         if exited.is_none() {
             if let Some(status) = reap(pid, pidfd.is_some() && ready > 0 && shell_ready(&fds, &pidfd))? {
                 exited = Some(status);

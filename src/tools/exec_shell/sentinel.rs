@@ -16,6 +16,10 @@
 //! - The status is saved, and a `set -x` the command left on is turned off, with stderr sent to
 //!   `/dev/null`, so no trace of the wrapper shows in the output; `command printf` is used so a
 //!   function the command defined named `printf` does not replace it.
+//! - The line also carries the exit status the shell is about to exit with. The shell's own
+//!   end can be slow to be reported (a sandboxed shell tears down its mount namespace before
+//!   its parent is told it exited), while its pipes close first: once both pipes are closed and
+//!   the line is there, the run is over.
 //! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
 //!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
 //!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
@@ -46,7 +50,7 @@ impl Sentinel {
         format!(
             "__codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
              {{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
-             command printf '\\n{m}:%s:{m}\\n' \"$PWD\" >&2\nexit $__codesmith_status\n"
+             command printf '\\n{m}:%s:%s:{m}\\n' \"$__codesmith_status\" \"$PWD\" >&2\nexit $__codesmith_status\n"
         )
     }
 
@@ -58,15 +62,30 @@ impl Sentinel {
     /// Removes the sentinel line (and the newline printed before it) from `stderr` and returns
     /// the directory it carried, if the shell printed one.
     pub fn extract(&self, stderr: &mut Vec<u8>) -> Option<PathBuf> {
+        let (start, end, _, dir) = self.locate(stderr)?;
+        let dir = dir.to_vec();
+        stderr.drain(start..end);
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(dir)))
+    }
+
+    /// The exit status the sentinel line carries, if the shell printed it (it did when the
+    /// command ran to its end: the status is what the shell then exits with).
+    pub fn status(&self, stderr: &[u8]) -> Option<i32> {
+        let (_, _, status, _) = self.locate(stderr)?;
+        std::str::from_utf8(status).ok()?.parse().ok()
+    }
+
+    /// The sentinel line in `stderr`: its span, its status field and its directory field.
+    fn locate<'a>(&self, stderr: &'a [u8]) -> Option<(usize, usize, &'a [u8], &'a [u8])> {
         let open = format!("\n{}:", self.marker);
         let close = format!(":{}\n", self.marker);
         let start = rfind(stderr, open.as_bytes())?;
         let after_open = start + open.len();
         let close_at = after_open + find(&stderr[after_open..], close.as_bytes())?;
-        let dir = stderr[after_open..close_at].to_vec();
-        stderr.drain(start..close_at + close.len());
-        use std::os::unix::ffi::OsStringExt;
-        Some(PathBuf::from(std::ffi::OsString::from_vec(dir)))
+        let fields = &stderr[after_open..close_at];
+        let colon = memchr::memchr(b':', fields)?;
+        Some((start, close_at + close.len(), &fields[..colon], &fields[colon + 1..]))
     }
 }
 
@@ -110,11 +129,12 @@ mod tests {
     fn extract_strips_only_the_real_sentinel() {
         let sentinel = Sentinel::new();
         let m = sentinel.marker.clone();
-        let text = format!("warn\nfake\nlast\n{m}:/ws/sub:{m}\n");
+        let text = format!("warn\nfake\nlast\n{m}:3:/ws/a:b:{m}\n");
         let mut bytes = text.into_bytes();
-        assert_eq!(sentinel.extract(&mut bytes), Some(PathBuf::from("/ws/sub")));
+        assert_eq!(sentinel.status(&bytes), Some(3));
+        assert_eq!(sentinel.extract(&mut bytes), Some(PathBuf::from("/ws/a:b")));
         assert_eq!(bytes, b"warn\nfake\nlast");
-        let mut spoof = b"\n__codesmith_cwd_00__:/evil:__codesmith_cwd_00__\n".to_vec();
+        let mut spoof = b"\n__codesmith_cwd_00__:0:/evil:__codesmith_cwd_00__\n".to_vec();
         assert_eq!(sentinel.extract(&mut spoof), None);
     }
 

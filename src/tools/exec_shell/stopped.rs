@@ -44,6 +44,22 @@ const DENIALS: [&str; 12] = [
     "[Errno 1]",
 ];
 
+/// Shells, whose own messages are `SHELL: [LINE: ]NAME: REASON`.
+const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "busybox"];
+
+/// What tools put before the name in a denial (`touch: cannot touch 'x': …`).
+const VERBS: [&str; 9] = [
+    "cannot create regular file ",
+    "cannot create directory ",
+    "cannot create ",
+    "can't create ",
+    "cannot touch ",
+    "cannot open ",
+    "cannot remove ",
+    "cannot move ",
+    "failed to create symbolic link ",
+];
+
 /// The ways a refused socket or an unreachable resolver show.
 const NETWORK_SYMPTOMS: [&str; 19] = [
     "Could not resolve host",
@@ -73,29 +89,28 @@ const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "ht
 /// The first thing the sandbox visibly stopped, if any. `request` says what was confined
 /// (only what actually held: a layer that was missing is taken out by the caller).
 pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Option<Stop> {
+    let mut denial_without_path = false;
+    if request.filesystem || request.state {
+        for line in stderr.lines().chain(stdout.lines()) {
+            if !DENIALS.iter().any(|phrase| line.contains(phrase)) {
+                continue;
+            }
+            let candidates = path_candidates(line);
+            if candidates.is_empty() {
+                denial_without_path = true;
+            }
+            for candidate in candidates {
+                let path = resolve(cwd, &candidate);
+                if !request.may_write(&path) {
+                    let protected = request.is_protected(&path);
+                    return Some(Stop::Path { path, protected });
+                }
+            }
+        }
+    }
     if request.block_network {
         if let Some(symptom) = network_symptom(stdout, stderr) {
             return Some(Stop::Network(symptom));
-        }
-    }
-    if !request.filesystem && !request.state {
-        return None;
-    }
-    let mut denial_without_path = false;
-    for line in stderr.lines().chain(stdout.lines()) {
-        if !DENIALS.iter().any(|phrase| line.contains(phrase)) {
-            continue;
-        }
-        let candidates = path_candidates(line);
-        if candidates.is_empty() {
-            denial_without_path = true;
-        }
-        for candidate in candidates {
-            let path = resolve(cwd, &candidate);
-            if !request.may_write(&path) {
-                let protected = request.is_protected(&path);
-                return Some(Stop::Path { path, protected });
-            }
         }
     }
     denial_without_path.then_some(Stop::UnnamedPath)
@@ -106,11 +121,11 @@ fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
     if let Some(symptom) = NETWORK_SYMPTOMS.iter().find(|s| text(s)) {
         return Some(symptom);
     }
-    let refused = stderr.lines().chain(stdout.lines()).any(|line| {
-        let lower = line.to_ascii_lowercase();
-        (line.contains("Operation not permitted") || line.contains("[Errno 1]") || line.contains("EPERM"))
-            && NETWORK_WORDS.iter().any(|w| lower.contains(w))
-    });
+    // A refused socket reads as a bare EPERM (`PermissionError: [Errno 1] Operation not
+    // permitted`); the trace or message around it names the socket.
+    let eperm = ["Operation not permitted", "[Errno 1]", "EPERM"].iter().any(|s| text(s));
+    let lower = format!("{stdout}\n{stderr}").to_ascii_lowercase();
+    let refused = eperm && NETWORK_WORDS.iter().any(|w| lower.contains(w));
     if refused {
         return Some("a socket refused with Operation not permitted");
     }
@@ -136,39 +151,73 @@ fn path_candidates(line: &str) -> Vec<String> {
             rest = &after[end + close.len_utf8()..];
         }
     }
+    // `sh: 1: cannot create NAME: Permission denied`, `bash: NAME: Read-only file system`: the
+    // field before the denial, less the verb a tool puts in front of the name.
+    let fields: Vec<&str> = line.split(": ").collect();
+    if let Some(at) = fields.iter().position(|f| DENIALS.iter().any(|d| f.contains(d))) {
+        if let Some(field) = at.checked_sub(1).map(|i| fields[i]) {
+            let shell_said = SHELLS.contains(&fields[0]);
+            let stripped = VERBS.iter().find_map(|verb| field.strip_prefix(verb));
+            let name = stripped
+                .unwrap_or(field)
+                .trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '‘' | '’'));
+            let named = stripped.is_some() || shell_said;
+            if named && !name.contains(' ') && looks_like_path(name) && !name.bytes().all(|b| b.is_ascii_digit()) {
+                found.push(name.to_string());
+            }
+        }
+    }
     for word in line.split_whitespace() {
-        let word = word.trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '(' | ')' | '\'' | '"' | '`' | '[' | ']'));
-        if word.contains('/') && looks_like_path(word) && !found.iter().any(|f| f == word) {
+        let word = word.trim_matches(|c: char| {
+            matches!(c, ':' | ',' | ';' | '(' | ')' | '\'' | '"' | '`' | '[' | ']' | '‘' | '’' | '“' | '”')
+        });
+        if word.contains('/') && looks_like_path(word) {
             found.push(word.to_string());
         }
     }
-    found
+    let mut unique: Vec<String> = Vec::new();
+    for candidate in found {
+        if !unique.contains(&candidate) {
+            unique.push(candidate);
+        }
+    }
+    unique
 }
 
 fn looks_like_path(text: &str) -> bool {
     !text.is_empty() && text.len() < 4096 && !text.contains("://") && !text.chars().any(char::is_control)
 }
 
-/// `candidate` as an absolute path: from `cwd` when relative, lexically normalized, then with
-/// its deepest existing ancestor canonicalized (so a symlink is judged by where it leads).
+/// `candidate` as an absolute path: from `cwd` when relative, with symlinks followed the way
+/// the kernel follows them (a dangling link leads where it points), lexically normalized, then
+/// with its deepest existing ancestor canonicalized.
 fn resolve(cwd: &Path, candidate: &str) -> PathBuf {
-    let joined = normalize(&cwd.join(candidate));
-    let mut existing = joined.as_path();
+    let mut path = normalize(&cwd.join(candidate));
+    for _ in 0..40 {
+        match std::fs::read_link(&path) {
+            Ok(target) => {
+                let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                path = normalize(&base.join(target));
+            }
+            Err(_) => break,
+        }
+    }
+    let mut existing = path.as_path();
     let mut rest = Vec::new();
     loop {
         if let Ok(canonical) = existing.canonicalize() {
-            let mut path = canonical;
+            let mut resolved = canonical;
             for part in rest.iter().rev() {
-                path.push(part);
+                resolved.push(part);
             }
-            return path;
+            return resolved;
         }
         match (existing.parent(), existing.file_name()) {
             (Some(parent), Some(name)) => {
                 rest.push(name.to_os_string());
                 existing = parent;
             }
-            _ => return joined,
+            _ => return path,
         }
     }
 }
@@ -260,8 +309,10 @@ mod tests {
             path_candidates("PermissionError: [Errno 13] Permission denied: '/scratch/f'"),
             ["/scratch/f"]
         );
-        assert_eq!(path_candidates("rm: cannot remove ‘a b/c’: Permission denied"), ["a b/c"]);
+        assert_eq!(path_candidates("rm: cannot remove ‘a b/c’: Permission denied")[0], "a b/c");
         assert!(path_candidates("Permission denied").is_empty());
+        assert_eq!(path_candidates("sh: 1: cannot create link: Read-only file system"), ["link"]);
+        assert_eq!(path_candidates("bash: out: Permission denied"), ["out"]);
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub fn start(
             cwd: ctx.workspace.cwd(),
             env: &env,
             sandbox,
+            reported_status: None,
         };
         run::spawn_detached(&launch, &stdout, &stderr)
     })?;
