@@ -327,7 +327,10 @@ fn files(roff: &mut Roff) {
          dot ignored (\".example.com\" and \"*.example.com\" match subdomains only; a host on both is \
          denied; an unreadable deny entry means nothing is allowed without asking); trusted_cidrs, ranges \
          exempted from fetch_url's restricted address table. codesmith approve ID --persist adds an \
-         approved host to allow, keeping the rest of the file.",
+         approved host to allow, keeping the rest of the file. The [shell] section: sandbox = \
+         \"auto\"|\"required\"|\"off\" (exec_shell's kernel sandbox; an unknown value means required); \
+         writable, a list of absolute directories commands may write besides the workspace, the \
+         trusted roots and their TMPDIR.",
     );
     item(
         roff,

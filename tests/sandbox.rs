@@ -51,14 +51,23 @@ fn approval_id(out: &Outcome) -> String {
 /// The command was stopped from writing `target`: it is untouched, and the output starts with
 /// the hint naming it and the approval to ask for.
 fn assert_stopped(out: &Outcome, target: &Path) {
-    assert!(!target.exists(), "{} was written: {}", target.display(), out.output());
+    assert!(
+        !target.exists(),
+        "{} was written: {}",
+        target.display(),
+        out.output()
+    );
     assert!(
         out.output().starts_with("Sandbox: "),
         "no hint first in: {}",
         out.output()
     );
     let id = approval_id(out);
-    assert!(out.output().contains(&format!("codesmith approve {id}")), "{}", out.output());
+    assert!(
+        out.output().contains(&format!("codesmith approve {id}")),
+        "{}",
+        out.output()
+    );
     assert_eq!(out.data()["approval"]["kind"], "destructive");
 }
 
@@ -73,7 +82,11 @@ fn an_interpreter_writing_outside_is_stopped_and_its_approval_runs_it() {
     let command = format!("python3 -c 'open(\"{}\", \"w\").write(\"x\")'", target.display());
     let out = shell(&ws, &command).ok();
     assert_stopped(&out, &target);
-    assert!(out.output().contains(&target.display().to_string()), "{}", out.output());
+    assert!(
+        out.output().contains(&target.display().to_string()),
+        "{}",
+        out.output()
+    );
     assert!(out.output().contains("codesmith trust add"), "{}", out.output());
     let id = approval_id(&out);
     let approved = ws.run(&["--approve", &id, "shell", &command]).ok();
@@ -114,7 +127,11 @@ fn links_made_and_written_through_in_one_command_are_stopped() {
     )
     .ok();
     assert_stopped(&out, &soft);
-    assert!(out.output().contains(&soft.display().to_string()), "{}", out.output());
+    assert!(
+        out.output().contains(&soft.display().to_string()),
+        "{}",
+        out.output()
+    );
 
     let hard = out_dir.join("hard");
     std::fs::write(&hard, "original").unwrap();
@@ -145,7 +162,11 @@ fn functions_run_time_paths_xargs_and_scripts_are_stopped() {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&out_dir).unwrap().permissions().mode() & 0o777;
             assert_ne!(mode, 0o777, "{command}: {}", out.output());
-            assert!(out.output().starts_with("Sandbox: "), "{command}: {}", out.output());
+            assert!(
+                out.output().starts_with("Sandbox: "),
+                "{command}: {}",
+                out.output()
+            );
             continue;
         }
         assert_stopped(&out, &out_dir.join(target));
@@ -181,7 +202,11 @@ fn yolo_runs_unconfined_and_a_trusted_root_is_writable() {
     let (_keep, out_dir) = scratch();
     let yolo = out_dir.join("yolo");
     let out = ws
-        .run(&["--yolo", "shell", &format!("python3 -c 'open(\"{}\", \"w\")'", yolo.display())])
+        .run(&[
+            "--yolo",
+            "shell",
+            &format!("python3 -c 'open(\"{}\", \"w\")'", yolo.display()),
+        ])
         .ok();
     assert!(yolo.exists(), "{}", out.output());
     assert_eq!(out.data()["sandbox"]["filesystem"]["active"], false);
@@ -189,7 +214,11 @@ fn yolo_runs_unconfined_and_a_trusted_root_is_writable() {
 
     ws.run(&["trust", "add", out_dir.to_str().unwrap()]).ok();
     let trusted = out_dir.join("trusted");
-    let out = shell(&ws, &format!("python3 -c 'open(\"{}\", \"w\")'", trusted.display())).ok();
+    let out = shell(
+        &ws,
+        &format!("python3 -c 'open(\"{}\", \"w\")'", trusted.display()),
+    )
+    .ok();
     assert!(trusted.exists(), "{}", out.output());
     assert_eq!(out.data()["sandbox"]["filesystem"]["active"], true);
     assert!(out.data()["sandbox"]["writable"]
@@ -243,7 +272,11 @@ fn a_script_cannot_grant_itself_anything() {
     assert!(!ws.exists(".git/hooks/post-commit"), "{}", out.output());
     assert!(!ws.exists(".git-old") && !ws.exists(".codesmith-old"));
     assert!(out.output().starts_with("Sandbox: "), "{}", out.output());
-    assert!(out.output().contains(".codesmith/config.toml"), "{}", out.output());
+    assert!(
+        out.output().contains(".codesmith/config.toml"),
+        "{}",
+        out.output()
+    );
 }
 
 #[test]
@@ -276,11 +309,18 @@ fn a_fresh_crate_builds_offline_confined() {
     if !sandbox_here(&ws) {
         return;
     }
-    if std::process::Command::new("cargo").arg("--version").output().is_err() {
+    if std::process::Command::new("cargo")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: cargo is not on PATH");
         return;
     }
-    ws.write("c/Cargo.toml", "[package]\nname = \"fresh\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    ws.write(
+        "c/Cargo.toml",
+        "[package]\nname = \"fresh\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
     ws.write("c/src/main.rs", "fn main() { println!(\"built and ran\"); }\n");
     let out = ws
         .call(
@@ -327,7 +367,10 @@ fn sockets_follow_the_network_policy() {
         if !sandbox_here(&ws) {
             return;
         }
-        ws.write(".codesmith/config.toml", format!("[network]\ndefault = \"{policy}\"\n"));
+        ws.write(
+            ".codesmith/config.toml",
+            format!("[network]\ndefault = \"{policy}\"\n"),
+        );
         let (port, server) = listener();
         let out = shell(&ws, &connect_command(port)).ok();
         if connects {
@@ -337,12 +380,20 @@ fn sockets_follow_the_network_policy() {
         } else {
             assert_ne!(out.data()["exit_code"], 0, "{policy}: {}", out.output());
             assert!(!out.output().contains("pong"));
-            assert!(out.output().starts_with("Sandbox: the network is off"), "{policy}: {}", out.output());
+            assert!(
+                out.output().starts_with("Sandbox: the network is off"),
+                "{policy}: {}",
+                out.output()
+            );
             assert_eq!(out.data()["approval"]["kind"], "network");
             // The hint's approval lets this one command connect.
             let id = approval_id(&out);
             let approved = ws.run(&["--approve", &id, "shell", &connect_command(port)]).ok();
-            assert!(approved.output().contains("pong"), "{policy}: {}", approved.output());
+            assert!(
+                approved.output().contains("pong"),
+                "{policy}: {}",
+                approved.output()
+            );
             server.join().unwrap();
         }
     }
@@ -385,7 +436,10 @@ fn required_refuses_where_a_layer_is_missing_and_auto_says_so_once() {
             .as_str()
             .unwrap()
             .contains("CODESMITH_SANDBOX_UNSUPPORTED"));
-        let told = out.notices().iter().any(|n| n.contains("without part of the kernel sandbox"));
+        let told = out
+            .notices()
+            .iter()
+            .any(|n| n.contains("without part of the kernel sandbox"));
         assert_eq!(told, round == 0, "round {round}: {:?}", out.notices());
     }
 }
@@ -398,10 +452,16 @@ fn without_landlock_the_mount_namespace_still_confines() {
     }
     let (_keep, out_dir) = scratch();
     let target = out_dir.join("mounts-only");
-    let mut cmd = ws.command(&["shell", &format!("python3 -c 'open(\"{}\", \"w\")'", target.display())]);
+    let mut cmd = ws.command(&[
+        "shell",
+        &format!("python3 -c 'open(\"{}\", \"w\")'", target.display()),
+    ]);
     cmd.env("CODESMITH_SANDBOX_UNSUPPORTED", "landlock");
     let out = Outcome::of(cmd).ok();
-    assert_eq!(out.data()["sandbox"]["filesystem"]["by"], json!(["mount namespace"]));
+    assert_eq!(
+        out.data()["sandbox"]["filesystem"]["by"],
+        json!(["mount namespace"])
+    );
     assert_eq!(out.data()["sandbox"]["state"]["active"], true);
     assert_stopped(&out, &target);
 }
@@ -421,10 +481,17 @@ fn sandbox_off_and_writable_settings() {
         ),
     );
     let target = out_dir.join("listed");
-    let out = shell(&ws, &format!("python3 -c 'open(\"{}\", \"w\")'", target.display())).ok();
+    let out = shell(
+        &ws,
+        &format!("python3 -c 'open(\"{}\", \"w\")'", target.display()),
+    )
+    .ok();
     assert!(target.exists(), "{}", out.output());
     let notices = out.notices().join("\n");
-    assert!(notices.contains("\"relative/dir\" is not an absolute path"), "{notices}");
+    assert!(
+        notices.contains("\"relative/dir\" is not an absolute path"),
+        "{notices}"
+    );
     assert!(notices.contains("\"/no/such/dir\" does not exist"), "{notices}");
 
     ws.write(".codesmith/config.toml", "[shell]\nsandbox = \"of\"\n");

@@ -13,8 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    path_beneath_rules, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    ABI,
+    path_beneath_rules, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, ABI,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
@@ -168,7 +167,9 @@ impl Prepared {
 }
 
 fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+    std::io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
 }
 
 /// The Landlock ruleset: every write right is handled, and granted beneath the writable roots
@@ -188,7 +189,9 @@ fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(devices, write)))
         .map_err(|err| format!("Landlock ruleset: {err}"))?;
     let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| "the kernel does not offer Landlock (too old, or not among the enabled LSMs)".to_string())
+    fd.ok_or_else(|| {
+        "the kernel does not offer Landlock (too old, or not among the enabled LSMs)".to_string()
+    })
 }
 
 fn mount_plan(request: &Request) -> Result<MountPlan, String> {
@@ -254,7 +257,14 @@ unsafe fn enter_mounts(plan: &MountPlan) -> Result<(), (usize, i32)> {
         }
     }
     let none = std::ptr::null();
-    if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0 {
+    if libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_PRIVATE,
+        std::ptr::null(),
+    ) != 0
+    {
         return Err((3, errno()));
     }
     for (path, clone) in plan.writable.iter().zip(plan.clones.iter()) {
@@ -284,17 +294,28 @@ unsafe fn enter_mounts(plan: &MountPlan) -> Result<(), (usize, i32)> {
         bind(path).map_err(|e| (7, e))?;
     }
     for path in &plan.protected {
-        bind(path).and_then(|()| set_read_only(path, true, 0)).map_err(|e| (7, e))?;
+        bind(path)
+            .and_then(|()| set_read_only(path, true, 0))
+            .map_err(|e| (7, e))?;
     }
     for path in &plan.reopened {
-        bind(path).and_then(|()| set_read_only(path, false, 0)).map_err(|e| (8, e))?;
+        bind(path)
+            .and_then(|()| set_read_only(path, false, 0))
+            .map_err(|e| (8, e))?;
     }
     Ok(())
 }
 
 unsafe fn bind(path: &CString) -> Result<(), i32> {
     let none = std::ptr::null();
-    if libc::mount(path.as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) != 0 {
+    if libc::mount(
+        path.as_ptr(),
+        path.as_ptr(),
+        none,
+        libc::MS_BIND,
+        std::ptr::null(),
+    ) != 0
+    {
         return Err(errno());
     }
     Ok(())
@@ -343,9 +364,13 @@ fn seccomp_program(block_network: bool, block_mounts: bool) -> Result<BpfProgram
     let fail = |err: seccompiler::BackendError| format!("seccomp filter: {err}");
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     if block_network {
-        let not_unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
-            .map_err(fail)?;
-        rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_unix]).map_err(fail)?]);
+        let not_unix =
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
+                .map_err(fail)?;
+        rules.insert(
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![not_unix]).map_err(fail)?],
+        );
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
     }
     if block_mounts {

@@ -6,7 +6,11 @@ use super::{Layer, Missing, Request};
 pub const STEPS: [(Layer, &str); 1] = [(Layer::Landlock, "entering the sandbox")];
 
 pub fn failure(_index: usize, errno: i32) -> super::SetupFailure {
-    super::SetupFailure { layer: Layer::Landlock, step: STEPS[0].1, errno }
+    super::SetupFailure {
+        layer: Layer::Landlock,
+        step: STEPS[0].1,
+        errno,
+    }
 }
 
 pub struct Prepared {
@@ -21,7 +25,10 @@ impl Prepared {
             missing: request
                 .layers()
                 .into_iter()
-                .map(|layer| Missing { layer, reason: reason.clone() })
+                .map(|layer| Missing {
+                    layer,
+                    reason: reason.clone(),
+                })
                 .collect(),
             layers: Vec::new(),
         }

@@ -73,24 +73,45 @@ impl Report {
         };
         let protection = |asked: bool, by: Vec<Layer>, lift: Option<String>, needed: &[Layer]| {
             if let Some(why) = lift.filter(|_| !asked) {
-                return Protection { active: false, by: Vec::new(), why: Some(why) };
+                return Protection {
+                    active: false,
+                    by: Vec::new(),
+                    why: Some(why),
+                };
             }
             if by.is_empty() {
-                return Protection { active: false, by, why: Some(missing_why(needed)) };
+                return Protection {
+                    active: false,
+                    by,
+                    why: Some(missing_why(needed)),
+                };
             }
-            Protection { active: true, by, why: None }
+            Protection {
+                active: true,
+                by,
+                why: None,
+            }
         };
-        let filesystem_by: Vec<Layer> =
-            [Layer::Landlock, Layer::Mounts].into_iter().filter(|&l| has(l) && request.filesystem).collect();
+        let filesystem_by: Vec<Layer> = [Layer::Landlock, Layer::Mounts]
+            .into_iter()
+            .filter(|&l| has(l) && request.filesystem)
+            .collect();
         let filesystem = protection(
             request.filesystem,
             filesystem_by,
             off(&lifted.filesystem),
             &[Layer::Landlock, Layer::Mounts],
         );
-        let network_by: Vec<Layer> =
-            [Layer::Seccomp].into_iter().filter(|&l| has(l) && request.block_network).collect();
-        let network = protection(request.block_network, network_by, off(&lifted.network), &[Layer::Seccomp]);
+        let network_by: Vec<Layer> = [Layer::Seccomp]
+            .into_iter()
+            .filter(|&l| has(l) && request.block_network)
+            .collect();
+        let network = protection(
+            request.block_network,
+            network_by,
+            off(&lifted.network),
+            &[Layer::Seccomp],
+        );
         // The read-only binds hold only where nothing inside can unmount them: Landlock or the
         // seccomp filter forbid it, and without either only a non-root user namespace does.
         let unmount_barred = has(Layer::Landlock) || has(Layer::Seccomp) || unsafe { libc::geteuid() } != 0;
@@ -99,7 +120,13 @@ impl Report {
             .filter(|&l| has(l) && request.state && unmount_barred)
             .collect();
         let state = protection(request.state, state_by, off(&lifted.filesystem), &[Layer::Mounts]);
-        Report { mode, filesystem, network, state, writable }
+        Report {
+            mode,
+            filesystem,
+            network,
+            state,
+            writable,
+        }
     }
 
     /// Whether any protection held.

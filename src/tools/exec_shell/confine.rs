@@ -55,9 +55,9 @@ impl ShellSettings {
             None => Vec::new(),
             Some(toml::Value::Array(entries)) => entries.clone(),
             Some(other) => {
-                settings
-                    .problems
-                    .push(format!("[shell] writable = {other} is not a list of directories; it is ignored"));
+                settings.problems.push(format!(
+                    "[shell] writable = {other} is not a list of directories; it is ignored"
+                ));
                 Vec::new()
             }
         };
@@ -75,17 +75,25 @@ impl ShellSettings {
 /// the workspace.
 fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, String> {
     let toml::Value::String(text) = entry else {
-        return Err(format!("[shell] writable entry {entry} is not a string; it is ignored"));
+        return Err(format!(
+            "[shell] writable entry {entry} is not a string; it is ignored"
+        ));
     };
     let path = Path::new(text);
     if !path.is_absolute() {
-        return Err(format!("[shell] writable entry \"{text}\" is not an absolute path; it is ignored"));
+        return Err(format!(
+            "[shell] writable entry \"{text}\" is not an absolute path; it is ignored"
+        ));
     }
     let Ok(dir) = path.canonicalize() else {
-        return Err(format!("[shell] writable entry \"{text}\" does not exist; it is ignored"));
+        return Err(format!(
+            "[shell] writable entry \"{text}\" does not exist; it is ignored"
+        ));
     };
     if !dir.is_dir() {
-        return Err(format!("[shell] writable entry \"{text}\" is not a directory; it is ignored"));
+        return Err(format!(
+            "[shell] writable entry \"{text}\" is not a directory; it is ignored"
+        ));
     }
     if dir.parent().is_none() || root.starts_with(&dir) {
         return Err(format!(
@@ -156,7 +164,10 @@ pub fn plan(
     let [write_outside, network] = lifting_requests(command, &scope);
     let mut lifted = Lifted::default();
     if ctx.is_approved(&write_outside) {
-        lifted.filesystem = Some(format!("lifted for this command by approval {}", write_outside.id()));
+        lifted.filesystem = Some(format!(
+            "lifted for this command by approval {}",
+            write_outside.id()
+        ));
     }
     if network_allowed_by_policy {
         lifted.network = Some("the workspace's network policy allows the network".to_string());
@@ -192,7 +203,9 @@ pub fn plan(
     request.writable.push(ctx.workspace.root().to_path_buf());
     request.writable.extend(ctx.workspace.trusted().iter().cloned());
     request.writable.extend(settings.writable.iter().cloned());
-    request.writable.extend(["/dev/shm"].iter().map(PathBuf::from).filter(|p| p.is_dir()));
+    request
+        .writable
+        .extend(["/dev/shm"].iter().map(PathBuf::from).filter(|p| p.is_dir()));
     request.protected.push(state_dir.to_path_buf());
     let git = ctx.workspace.root().join(".git");
     match std::fs::symlink_metadata(&git) {
@@ -209,7 +222,9 @@ pub fn plan(
         Ok(_) => request.protected.push(git),
         Err(_) => {}
     }
-    request.reopened.push(task_dir.map(Path::to_path_buf).unwrap_or_else(|| tmpdir.clone()));
+    request
+        .reopened
+        .push(task_dir.map(Path::to_path_buf).unwrap_or_else(|| tmpdir.clone()));
     confinement.remove_tmpdir = task_dir.is_none();
     confinement.tmpdir = Some(tmpdir);
     Ok(confinement)
@@ -278,7 +293,8 @@ pub fn launch<T>(
                     layer: failure.layer,
                     reason: failure.describe(),
                 };
-                if confinement.mode == Mode::Required || unavailable.iter().any(|m| m.layer == failure.layer) {
+                if confinement.mode == Mode::Required || unavailable.iter().any(|m| m.layer == failure.layer)
+                {
                     return Err(required_error(&[missing]));
                 }
                 remember_missing(ctx, &missing);
@@ -333,7 +349,9 @@ pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<String> {
         return None;
     }
     let _ = ctx.state.update_session(|session| {
-        session.reminders.insert(NOTICE_MARK.to_string(), Value::Bool(true));
+        session
+            .reminders
+            .insert(NOTICE_MARK.to_string(), Value::Bool(true));
     });
     let what: Vec<String> = unavailable
         .iter()

@@ -49,6 +49,7 @@ Use it to build, test, run programs and use git. Do not use it to look at files:
 What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, GIT_EDITOR=true, TERM=dumb).
 A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
 Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (deleting, overwriting, moving or re-permissioning files outside the workspace with rm, find -delete, chmod, mv, cp, sed -i or a > redirection; git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
+Commands run in a sandbox: they read everywhere but write only inside the workspace, trusted directories and their own $TMPDIR (use it instead of /tmp; mktemp and tempfile do), cannot change .codesmith/ or .git/config and .git/hooks/, and open no network connection unless the workspace's network policy allows it. A command the sandbox stopped still returns its output, starting with a `Sandbox:` line that names what was stopped and data.approval: ask the user to approve that id instead of working around the sandbox.
 Examples:
 {\"command\": \"cargo test 2>&1\"}
 {\"command\": \"cd crates/core && git log --oneline -5\"}
@@ -114,12 +115,9 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .map(|problem| {
             format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
         })
-        .chain(
-            settings
-                .problems
-                .iter()
-                .map(|problem| format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")),
-        )
+        .chain(settings.problems.iter().map(|problem| {
+            format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")
+        }))
         .collect();
     if let Err(err) = gate(ctx, &args.command, &classification, &policy) {
         // A refusal is where a misread policy matters most: say so in the message.
@@ -127,7 +125,13 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let network_allowed = policy.default_decision() == Decision::Allow;
     if args.background {
-        let started = crate::tools::tasks::start(ctx, &args.command, classification.class, &settings, network_allowed);
+        let started = crate::tools::tasks::start(
+            ctx,
+            &args.command,
+            classification.class,
+            &settings,
+            network_allowed,
+        );
         return crate::tools::with_notices(started, policy_notes);
     }
     let confinement = confine::plan(ctx, &settings, &args.command, network_allowed, None)?;
@@ -197,7 +201,14 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         &held,
     );
     let hint = stop.map(|stop| stopped::hint(ctx, &stop, &args.command, &scope));
-    let mut rendered = render(ctx, &finished, &classification, &policy, cwd_line.as_deref(), hint.as_ref());
+    let mut rendered = render(
+        ctx,
+        &finished,
+        &classification,
+        &policy,
+        cwd_line.as_deref(),
+        hint.as_ref(),
+    );
     rendered.data.insert("sandbox".into(), report.to_json());
     if let Some(hint) = &hint {
         rendered.data.insert("approval".into(), hint.approval.clone());

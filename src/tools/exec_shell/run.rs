@@ -80,7 +80,11 @@ impl Finished {
 /// Starts the launch detached, for background tasks: its own session (so its process group id
 /// is its pid), stdin `/dev/null`, stdout and stderr onto the given files. Returns the pid; the
 /// child is not waited for (it must outlive this process, and is reaped by init after we exit).
-pub fn spawn_detached(launch: &Launch, stdout: &std::fs::File, stderr: &std::fs::File) -> Result<i32, SpawnError> {
+pub fn spawn_detached(
+    launch: &Launch,
+    stdout: &std::fs::File,
+    stderr: &std::fs::File,
+) -> Result<i32, SpawnError> {
     spawn(launch, stdout.as_raw_fd(), stderr.as_raw_fd())
 }
 
@@ -141,6 +145,9 @@ impl Stream {
     }
 }
 
+/// Reads an exit status a script reported in its stderr.
+pub type ReportedStatus<'a> = dyn Fn(&[u8]) -> Option<i32> + 'a;
+
 /// What to start: `/bin/sh -c script [arguments…]` in `cwd`, with extra environment variables,
 /// optionally inside a prepared sandbox.
 pub struct Launch<'a> {
@@ -152,7 +159,7 @@ pub struct Launch<'a> {
     /// Reads the exit status the script reports on stderr before it exits, if it does: once
     /// both pipes are closed and it is there, the run is over without waiting for the kernel
     /// to report the exit (which, for a sandboxed shell, waits for its namespace's teardown).
-    pub reported_status: Option<&'a dyn Fn(&[u8]) -> Option<i32>>,
+    pub reported_status: Option<&'a ReportedStatus<'a>>,
 }
 
 impl<'a> Launch<'a> {
@@ -238,7 +245,12 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
             .iter()
             .filter_map(|s| s.fd.as_ref())
             .map(|fd| (fd, pipe_events))
-            .chain(pidfd.as_ref().filter(|_| exited.is_none()).map(|fd| (fd, libc::POLLIN)))
+            .chain(
+                pidfd
+                    .as_ref()
+                    .filter(|_| exited.is_none())
+                    .map(|fd| (fd, libc::POLLIN)),
+            )
             .map(|(fd, events)| libc::pollfd {
                 fd: fd.as_raw_fd(),
                 events,
@@ -261,7 +273,10 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
         }
         streaming |= read >= STREAMING_BYTES;
         if exited.is_none() && !finished.timed_out && streams.iter().all(|s| s.fd.is_none()) {
-            if let Some(code) = launch.reported_status.and_then(|status| status(&streams[1].bytes)) {
+            if let Some(code) = launch
+                .reported_status
+                .and_then(|status| status(&streams[1].bytes))
+            {
                 // Reaped if it is already gone; otherwise init reaps it after we exit.
                 exited = Some(reap(pid, false)?.unwrap_or(ExitStatus::from_raw((code & 0xff) << 8)));
                 break;
@@ -389,7 +404,11 @@ struct Strings {
 impl Strings {
     fn new(launch: &Launch) -> io::Result<Strings> {
         let program = cstring(b"/bin/sh")?;
-        let mut args = vec![cstring(b"/bin/sh")?, cstring(b"-c")?, cstring(launch.script.as_bytes())?];
+        let mut args = vec![
+            cstring(b"/bin/sh")?,
+            cstring(b"-c")?,
+            cstring(launch.script.as_bytes())?,
+        ];
         for argument in launch.arguments {
             args.push(cstring(argument.as_bytes())?);
         }
@@ -428,7 +447,12 @@ const STEP_EXEC: u32 = 1001;
 /// enters the sandbox, changes into the directory (after the sandbox's mounts, so the cwd is
 /// the new mount) and execs. A failure before exec comes back through a close-on-exec pipe
 /// as (step, errno); a clean exec closes it empty.
-fn fork_spawn(strings: &Strings, stdout: RawFd, stderr: RawFd, prepared: &Prepared) -> Result<i32, SpawnError> {
+fn fork_spawn(
+    strings: &Strings,
+    stdout: RawFd,
+    stderr: RawFd,
+    prepared: &Prepared,
+) -> Result<i32, SpawnError> {
     let (status_read, status_write) = pipe()?;
     let dev_null = c"/dev/null";
     // SAFETY: the child makes only async-signal-safe system calls on memory prepared before
@@ -439,14 +463,29 @@ fn fork_spawn(strings: &Strings, stdout: RawFd, stderr: RawFd, prepared: &Prepar
     }
     if pid == 0 {
         // SAFETY: in the child, see above.
-        unsafe { child(strings, stdout, stderr, prepared, dev_null, status_write.as_raw_fd()) }
+        unsafe {
+            child(
+                strings,
+                stdout,
+                stderr,
+                prepared,
+                dev_null,
+                status_write.as_raw_fd(),
+            )
+        }
     }
     drop(status_write);
     let mut record = [0u8; 8];
     let mut got = 0;
     while got < record.len() {
         // SAFETY: reading into our own buffer.
-        let n = unsafe { libc::read(status_read.as_raw_fd(), record[got..].as_mut_ptr().cast(), record.len() - got) };
+        let n = unsafe {
+            libc::read(
+                status_read.as_raw_fd(),
+                record[got..].as_mut_ptr().cast(),
+                record.len() - got,
+            )
+        };
         if n > 0 {
             got += n as usize;
         } else if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
@@ -504,7 +543,11 @@ unsafe fn child(
     if libc::chdir(strings.dir.as_ptr()) != 0 {
         fail(STEP_CHDIR, errno());
     }
-    libc::execve(strings.program.as_ptr(), strings.argv.as_ptr().cast(), strings.envp.as_ptr().cast());
+    libc::execve(
+        strings.program.as_ptr(),
+        strings.argv.as_ptr().cast(),
+        strings.envp.as_ptr().cast(),
+    );
     fail(STEP_EXEC, errno())
 }
 
@@ -595,7 +638,11 @@ mod tests {
     #[test]
     fn sigpipe_is_default_in_the_child() {
         let dir = std::env::temp_dir();
-        let finished = run(&Launch::plain("yes | head -1", &[], &dir), Duration::from_secs(10)).expect("run");
+        let finished = run(
+            &Launch::plain("yes | head -1", &[], &dir),
+            Duration::from_secs(10),
+        )
+        .expect("run");
         assert_eq!(finished.stdout, b"y\n");
         assert!(!finished.timed_out);
     }

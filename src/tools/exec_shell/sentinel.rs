@@ -85,7 +85,12 @@ impl Sentinel {
         let close_at = after_open + find(&stderr[after_open..], close.as_bytes())?;
         let fields = &stderr[after_open..close_at];
         let colon = memchr::memchr(b':', fields)?;
-        Some((start, close_at + close.len(), &fields[..colon], &fields[colon + 1..]))
+        Some((
+            start,
+            close_at + close.len(),
+            &fields[..colon],
+            &fields[colon + 1..],
+        ))
     }
 }
 

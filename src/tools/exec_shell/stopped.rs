@@ -123,7 +123,9 @@ fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
     }
     // A refused socket reads as a bare EPERM (`PermissionError: [Errno 1] Operation not
     // permitted`); the trace or message around it names the socket.
-    let eperm = ["Operation not permitted", "[Errno 1]", "EPERM"].iter().any(|s| text(s));
+    let eperm = ["Operation not permitted", "[Errno 1]", "EPERM"]
+        .iter()
+        .any(|s| text(s));
     let lower = format!("{stdout}\n{stderr}").to_ascii_lowercase();
     let refused = eperm && NETWORK_WORDS.iter().any(|w| lower.contains(w));
     if refused {
@@ -162,14 +164,21 @@ fn path_candidates(line: &str) -> Vec<String> {
                 .unwrap_or(field)
                 .trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '‘' | '’'));
             let named = stripped.is_some() || shell_said;
-            if named && !name.contains(' ') && looks_like_path(name) && !name.bytes().all(|b| b.is_ascii_digit()) {
+            if named
+                && !name.contains(' ')
+                && looks_like_path(name)
+                && !name.bytes().all(|b| b.is_ascii_digit())
+            {
                 found.push(name.to_string());
             }
         }
     }
     for word in line.split_whitespace() {
         let word = word.trim_matches(|c: char| {
-            matches!(c, ':' | ',' | ';' | '(' | ')' | '\'' | '"' | '`' | '[' | ']' | '‘' | '’' | '“' | '”')
+            matches!(
+                c,
+                ':' | ',' | ';' | '(' | ')' | '\'' | '"' | '`' | '[' | ']' | '‘' | '’' | '“' | '”'
+            )
         });
         if word.contains('/') && looks_like_path(word) {
             found.push(word.to_string());
@@ -243,7 +252,10 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
              for a web page use fetch_url"
                 .to_string(),
         ),
-        Stop::Path { path, protected: true } => (
+        Stop::Path {
+            path,
+            protected: true,
+        } => (
             write_outside,
             format!(
                 "the sandbox kept the command from changing `{}`: codesmith's state and the \
@@ -252,8 +264,15 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
             ),
             "a person can change it outside codesmith".to_string(),
         ),
-        Stop::Path { path, protected: false } => {
-            let dir = if path.is_dir() { path.as_path() } else { path.parent().unwrap_or(path) };
+        Stop::Path {
+            path,
+            protected: false,
+        } => {
+            let dir = if path.is_dir() {
+                path.as_path()
+            } else {
+                path.parent().unwrap_or(path)
+            };
             (
                 write_outside,
                 format!(
@@ -303,15 +322,27 @@ mod tests {
 
     #[test]
     fn candidates_come_from_the_messages_of_common_tools() {
-        assert_eq!(path_candidates("sh: 1: cannot create /x/y: Permission denied"), ["/x/y"]);
-        assert_eq!(path_candidates("touch: cannot touch '/x/y': Read-only file system"), ["/x/y"]);
+        assert_eq!(
+            path_candidates("sh: 1: cannot create /x/y: Permission denied"),
+            ["/x/y"]
+        );
+        assert_eq!(
+            path_candidates("touch: cannot touch '/x/y': Read-only file system"),
+            ["/x/y"]
+        );
         assert_eq!(
             path_candidates("PermissionError: [Errno 13] Permission denied: '/scratch/f'"),
             ["/scratch/f"]
         );
-        assert_eq!(path_candidates("rm: cannot remove ‘a b/c’: Permission denied")[0], "a b/c");
+        assert_eq!(
+            path_candidates("rm: cannot remove ‘a b/c’: Permission denied")[0],
+            "a b/c"
+        );
         assert!(path_candidates("Permission denied").is_empty());
-        assert_eq!(path_candidates("sh: 1: cannot create link: Read-only file system"), ["link"]);
+        assert_eq!(
+            path_candidates("sh: 1: cannot create link: Read-only file system"),
+            ["link"]
+        );
         assert_eq!(path_candidates("bash: out: Permission denied"), ["out"]);
     }
 

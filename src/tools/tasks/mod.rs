@@ -115,7 +115,10 @@ pub fn start(
         cwd: ctx.workspace.cwd().to_path_buf(),
         request: confine::held(&confinement.request, &report),
     };
-    let _ = fs::write(dir.join("sandbox.json"), serde_json::to_vec(&record).unwrap_or_default());
+    let _ = fs::write(
+        dir.join("sandbox.json"),
+        serde_json::to_vec(&record).unwrap_or_default(),
+    );
     // The child is not waited for: it must outlive this process, and once we exit it is
     // reparented and reaped by init.
     fs::write(dir.join("pgid"), pid.to_string()).map_err(fail)?;
