@@ -235,11 +235,24 @@ const MISSING_MEMO: &str = "sandbox-missing";
 /// The mark that the once-per-session notice of a weaker sandbox was given.
 const NOTICE_MARK: &str = "sandbox-notice";
 
+/// Where codesmith runs, for the memo: a layer missing in one mount namespace or for one user
+/// (a jail, a container) may be there in another.
+fn environment_key() -> String {
+    let namespace = std::fs::read_link("/proc/self/ns/mnt")
+        .map(|link| link.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // SAFETY: a plain getter.
+    format!("{namespace} uid {}", unsafe { libc::geteuid() })
+}
+
 fn remembered_missing(ctx: &Context) -> Vec<Missing> {
     let session = ctx.state.load_session();
     let Some(Value::Object(memo)) = session.reminders.get(MISSING_MEMO) else {
         return Vec::new();
     };
+    if memo.get("where").and_then(Value::as_str) != Some(environment_key().as_str()) {
+        return Vec::new();
+    }
     Layer::ALL
         .into_iter()
         .filter_map(|layer| {
@@ -251,10 +264,14 @@ fn remembered_missing(ctx: &Context) -> Vec<Missing> {
 
 fn remember_missing(ctx: &Context, missing: &Missing) {
     let _ = ctx.state.update_session(|session| {
+        let key = Value::from(environment_key());
         let memo = session
             .reminders
             .entry(MISSING_MEMO.to_string())
             .or_insert_with(|| Value::Object(Default::default()));
+        if memo.get("where") != Some(&key) {
+            *memo = serde_json::json!({ "where": key });
+        }
         if let Value::Object(memo) = memo {
             memo.insert(missing.layer.as_str().to_string(), missing.reason.clone().into());
         }
