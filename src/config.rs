@@ -69,9 +69,10 @@ impl Config {
                     "`.codesmith/config.toml`: `network` is not a [network] section; it is ignored."
                         .to_string(),
                 ),
+                ("tools", _) => problems.extend(crate::profile::config_problems(value)),
                 (key, _) => problems.push(format!(
                     "`.codesmith/config.toml`: there is no section or setting `{key}`; it is ignored \
-                     (the only section is [network])."
+                     (the sections are [network] and [tools])."
                 )),
             }
         }

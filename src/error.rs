@@ -25,10 +25,11 @@ pub enum ErrorCode {
     BlockedAddress,
     Timeout,
     IoError,
+    ToolDisabled,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::NotFound,
@@ -49,6 +50,7 @@ impl ErrorCode {
         ErrorCode::BlockedAddress,
         ErrorCode::Timeout,
         ErrorCode::IoError,
+        ErrorCode::ToolDisabled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +75,7 @@ impl ErrorCode {
             ErrorCode::BlockedAddress => "blocked_address",
             ErrorCode::Timeout => "timeout",
             ErrorCode::IoError => "io_error",
+            ErrorCode::ToolDisabled => "tool_disabled",
         }
     }
 
@@ -103,6 +106,9 @@ impl ErrorCode {
             ErrorCode::BlockedAddress => "the address is in a restricted range",
             ErrorCode::Timeout => "the operation ran out of time",
             ErrorCode::IoError => "the operating system refused an operation",
+            ErrorCode::ToolDisabled => {
+                "the tool exists but the tool profile (--tools, [tools] enabled) does not offer it"
+            }
         }
     }
 

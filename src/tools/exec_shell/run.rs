@@ -166,6 +166,8 @@ pub fn run(script: &str, arguments: &[&str], cwd: &Path, timeout: Duration) -> i
         out_write.as_raw_fd(),
         err_write.as_raw_fd(),
     )?;
+    // Until it is reaped, the group can be killed by a cancellation (see crate::cancel).
+    let _foreground = crate::cancel::ForegroundGroup::register(pid);
     drop(out_write);
     drop(err_write);
     set_nonblocking(out_read.as_raw_fd())?;
