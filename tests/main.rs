@@ -22,6 +22,7 @@ mod invocation;
 mod list_dir;
 mod mcp;
 mod mcp_approvals;
+mod mcp_readme;
 mod mcp_sdk;
 mod mcp_support;
 mod read_file;
