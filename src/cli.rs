@@ -209,7 +209,15 @@ fn tools_command() -> Command {
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser(["json", "openai", "openai-responses", "anthropic", "mcp", "markdown", "prompt"])
+                .value_parser([
+                    "json",
+                    "openai",
+                    "openai-responses",
+                    "anthropic",
+                    "mcp",
+                    "markdown",
+                    "prompt",
+                ])
                 .default_value("json")
                 .help("The catalog's shape"),
         )

@@ -87,7 +87,9 @@ fn config_selectors(config: &Config) -> Option<Vec<String>> {
 pub fn config_problems(section: &toml::Value) -> Vec<String> {
     let file = "`.codesmith/config.toml`";
     let Some(table) = section.as_table() else {
-        return vec![format!("{file}: `tools` is not a [tools] section; it is ignored.")];
+        return vec![format!(
+            "{file}: `tools` is not a [tools] section; it is ignored."
+        )];
     };
     let mut problems = Vec::new();
     for (key, value) in table {
@@ -105,7 +107,11 @@ pub fn config_problems(section: &toml::Value) -> Vec<String> {
             ));
             continue;
         };
-        for name in list.iter().filter_map(toml::Value::as_str).filter(|n| !is_known(n)) {
+        for name in list
+            .iter()
+            .filter_map(toml::Value::as_str)
+            .filter(|n| !is_known(n))
+        {
             problems.push(format!(
                 "{file}: [tools] enabled names `{name}`, which is neither a tool nor a capability; \
                  it enables nothing (the names are {}).",
@@ -139,11 +145,13 @@ pub fn check_enabled(
     ctx: &crate::context::Context,
     spec: &ToolSpec,
 ) -> Result<(), ToolError> {
-    let config = ctx.config()?;
-    if !restricted(global, config) {
+    // A config that cannot be read is reported by the mechanisms that need it (the network
+    // policy stops what needs the network); here it leaves the flag's profile alone in force.
+    let config = ctx.config().ok();
+    if !config.is_some_and(|config| restricted(global, config)) && global.tools.is_none() {
         return Ok(());
     }
-    let enabled = enabled(global, Some(config));
+    let enabled = enabled(global, config);
     if enabled.iter().any(|s| s.name == spec.name) {
         return Ok(());
     }

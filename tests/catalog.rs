@@ -14,7 +14,15 @@ fn tools(ws: &Ws, format: &str) -> String {
 fn every_format_is_byte_stable_and_lists_every_tool() {
     let ws = Ws::new();
     let names: Vec<&str> = codesmith::tools::REGISTRY.iter().map(|s| s.name).collect();
-    for format in ["json", "openai", "openai-responses", "anthropic", "mcp", "markdown", "prompt"] {
+    for format in [
+        "json",
+        "openai",
+        "openai-responses",
+        "anthropic",
+        "mcp",
+        "markdown",
+        "prompt",
+    ] {
         let first = tools(&ws, format);
         assert_eq!(first, tools(&ws, format), "{format} is not byte-stable");
         for name in &names {
@@ -42,7 +50,12 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(openai[0]["function"]["name"], first["name"]);
     assert_eq!(openai[0]["function"]["strict"], true);
     let responses: Value = serde_json::from_str(&tools(&ws, "openai-responses")).unwrap();
-    for (chat, flat) in openai.as_array().unwrap().iter().zip(responses.as_array().unwrap()) {
+    for (chat, flat) in openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(responses.as_array().unwrap())
+    {
         assert_eq!(flat["type"], "function");
         assert_eq!(flat["name"], chat["function"]["name"]);
         assert_eq!(flat["parameters"], chat["function"]["parameters"]);
@@ -78,8 +91,18 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(annotations("task_wait")["idempotentHint"], false);
     assert_eq!(annotations("task_cancel")["openWorldHint"], false);
     for tool in mcp["tools"].as_array().unwrap() {
-        assert!(tool["title"].as_str().is_some_and(|t| !t.is_empty() && t != tool["name"]), "{tool}");
-        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+        assert!(
+            tool["title"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty() && t != tool["name"]),
+            "{tool}"
+        );
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
             assert!(tool["annotations"][hint].is_boolean(), "{}: {hint}", tool["name"]);
         }
     }
@@ -120,7 +143,10 @@ fn check_strict(tool: &str, schema: &Value, plain: &Value) {
         check_keywords(&format!("{tool}.{name}"), prop);
         let nullable = accepts_null(prop);
         let optional = !plain_required.contains(&Value::from(name.as_str()));
-        assert_eq!(nullable, optional, "{tool}.{name}: nullable exactly when optional: {prop}");
+        assert_eq!(
+            nullable, optional,
+            "{tool}.{name}: nullable exactly when optional: {prop}"
+        );
         if optional {
             let description = prop["description"].as_str().unwrap_or_default();
             assert!(description.contains("Null means"), "{tool}.{name}: {description}");
@@ -134,24 +160,54 @@ fn accepts_null(prop: &Value) -> bool {
         Value::String(t) => t == "null",
         _ => false,
     };
-    let by_any = prop["anyOf"].as_array().is_some_and(|b| b.iter().any(accepts_null));
-    let enum_ok = prop["enum"].as_array().is_none_or(|values| values.contains(&Value::Null));
+    let by_any = prop["anyOf"]
+        .as_array()
+        .is_some_and(|b| b.iter().any(accepts_null));
+    let enum_ok = prop["enum"]
+        .as_array()
+        .is_none_or(|values| values.contains(&Value::Null));
     (by_type || by_any) && enum_ok
 }
 
 fn check_keywords(at: &str, schema: &Value) {
     const ALLOWED: [&str; 16] = [
-        "type", "description", "enum", "anyOf", "items", "properties", "required",
-        "additionalProperties", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "multipleOf", "pattern", "minItems", "maxItems",
+        "type",
+        "description",
+        "enum",
+        "anyOf",
+        "items",
+        "properties",
+        "required",
+        "additionalProperties",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "pattern",
+        "minItems",
+        "maxItems",
     ];
     const FORMATS: [&str; 9] = [
-        "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
     ];
-    let map = schema.as_object().unwrap_or_else(|| panic!("{at}: not an object schema"));
+    let map = schema
+        .as_object()
+        .unwrap_or_else(|| panic!("{at}: not an object schema"));
     for (key, value) in map {
         match key.as_str() {
-            "format" => assert!(FORMATS.contains(&value.as_str().unwrap_or_default()), "{at}: format {value}"),
+            "format" => assert!(
+                FORMATS.contains(&value.as_str().unwrap_or_default()),
+                "{at}: format {value}"
+            ),
             key => assert!(ALLOWED.contains(&key), "{at}: strict mode rejects `{key}`"),
         }
     }
@@ -174,7 +230,13 @@ fn the_openai_catalogs_pass_strict_mode() {
     let responses: Value = serde_json::from_str(&tools(&ws, "openai-responses")).unwrap();
     let plain = plain.as_array().unwrap();
     assert_eq!(openai.as_array().unwrap().len(), plain.len());
-    for ((chat, flat), plain) in openai.as_array().unwrap().iter().zip(responses.as_array().unwrap()).zip(plain) {
+    for ((chat, flat), plain) in openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(responses.as_array().unwrap())
+        .zip(plain)
+    {
         let name = chat["function"]["name"].as_str().unwrap();
         check_strict(name, &chat["function"]["parameters"], &plain["input_schema"]);
         check_strict(name, &flat["parameters"], &plain["input_schema"]);
@@ -197,7 +259,10 @@ fn a_strict_null_means_the_default() {
     assert_eq!(out.json["data"]["total_lines"], 2);
     let openai: Value = serde_json::from_str(&tools(&ws, "openai")).unwrap();
     let max_lines = &openai[0]["function"]["parameters"]["properties"]["max_lines"];
-    assert!(max_lines["description"].as_str().unwrap().ends_with("Null means the default, 200."));
+    assert!(max_lines["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("Null means the default, 200."));
 }
 
 #[test]
@@ -205,39 +270,105 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
     let ws = Ws::new();
     let run = |args: &[&str]| String::from_utf8(ws.raw(args).stdout).unwrap();
     let read_only: Value = serde_json::from_str(&run(&["--tools", "read_only", "tools"])).unwrap();
-    let names: Vec<&str> = read_only.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["read_file", "grep_files", "file_search", "list_dir", "task_output", "task_wait"]);
-    let openai: Value = serde_json::from_str(&run(&["--tools", "read_file,grep", "tools", "--format", "openai"])).unwrap();
+    let names: Vec<&str> = read_only
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "grep_files",
+            "file_search",
+            "list_dir",
+            "task_output",
+            "task_wait"
+        ]
+    );
+    let openai: Value = serde_json::from_str(&run(&[
+        "--tools",
+        "read_file,grep",
+        "tools",
+        "--format",
+        "openai",
+    ]))
+    .unwrap();
     assert_eq!(openai.as_array().unwrap().len(), 2);
     let prompt = run(&["--tools", "read_only", "tools", "--format", "prompt"]);
     assert!(prompt.starts_with("<tools>\nYou work in a code workspace through these tools only: read_file,"));
-    assert!(prompt.contains("You cannot create, edit, patch or delete files, run commands, builds or tests or fetch web pages"));
+    assert!(prompt.contains(
+        "You cannot create, edit, patch or delete files, run commands, builds or tests or fetch web pages"
+    ));
     assert!(prompt.contains("\n## grep_files\n") && !prompt.contains("## exec_shell"));
 
     ws.write(".codesmith/config.toml", "[tools]\nenabled = [\"list_dir\"]\n");
     let narrowed: Value = serde_json::from_str(&run(&["tools"])).unwrap();
     assert_eq!(narrowed.as_array().unwrap().len(), 1);
     let none: Value = serde_json::from_str(&run(&["--tools", "read_file", "tools"])).unwrap();
-    assert_eq!(none, serde_json::json!([]), "the flag narrows the workspace's list, never widens it");
+    assert_eq!(
+        none,
+        serde_json::json!([]),
+        "the flag narrows the workspace's list, never widens it"
+    );
 }
 
 #[test]
 fn a_disabled_tool_is_refused_on_every_command_line_surface() {
     let ws = Ws::new();
-    let out = ws.run(&["--tools", "read_only", "write", "--path", "a.txt", "--content", "x"]).err("tool_disabled");
+    let out = ws
+        .run(&[
+            "--tools",
+            "read_only",
+            "write",
+            "--path",
+            "a.txt",
+            "--content",
+            "x",
+        ])
+        .err("tool_disabled");
     assert_eq!(out.status, 1);
-    assert!(out.message().contains("write_file exists but is disabled"), "{}", out.message());
-    assert!(out.message().contains("Enabled here: read_file, grep_files"), "{}", out.message());
+    assert!(
+        out.message().contains("write_file exists but is disabled"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().contains("Enabled here: read_file, grep_files"),
+        "{}",
+        out.message()
+    );
     assert!(!ws.exists("a.txt"));
     let call = ws
-        .run_stdin(&["--tools", "read_only", "call"], r#"{"name": "exec_shell", "arguments": {"command": "touch b"}}"#)
+        .run_stdin(
+            &["--tools", "read_only", "call"],
+            r#"{"name": "exec_shell", "arguments": {"command": "touch b"}}"#,
+        )
         .err("tool_disabled");
     assert!(call.message().contains("exec_shell exists but is disabled"));
     assert!(!ws.exists("b"));
-    let typo = ws.run(&["--tools", "read_olny", "read", "a.txt"]).err("invalid_arguments");
-    assert!(typo.message().contains("`read_olny` is neither a tool nor a capability"), "{}", typo.message());
+    let typo = ws
+        .run(&["--tools", "read_olny", "read", "a.txt"])
+        .err("invalid_arguments");
+    assert!(
+        typo.message()
+            .contains("`read_olny` is neither a tool nor a capability"),
+        "{}",
+        typo.message()
+    );
     ws.write(".codesmith/config.toml", "[tools]\nenabled = \"read_only\"\n");
     let broken = ws.run(&["ls"]).err("tool_disabled");
-    assert!(broken.message().contains("No tool is enabled here."), "{}", broken.message());
-    assert!(broken.message().contains("[tools] enabled is not a list of names"), "{}", broken.message());
+    assert!(
+        broken.message().contains("No tool is enabled here."),
+        "{}",
+        broken.message()
+    );
+    assert!(
+        broken
+            .message()
+            .contains("[tools] enabled is not a list of names"),
+        "{}",
+        broken.message()
+    );
 }

@@ -25,7 +25,10 @@ fn the_handshake_negotiates_the_version() {
         assert_eq!(result["protocolVersion"], answered, "{response}");
         assert_eq!(result["serverInfo"]["name"], "codesmith");
         assert!(result["capabilities"]["tools"].is_object());
-        assert!(result.get("resultType").is_none(), "handshake results have no resultType");
+        assert!(
+            result.get("resultType").is_none(),
+            "handshake results have no resultType"
+        );
         let ping = session.request("ping", json!({}));
         assert_eq!(ping["result"], json!({}));
     }
@@ -47,7 +50,10 @@ fn tools_list_is_the_catalog_in_both_eras() {
     assert_eq!(result["tools"], catalog["tools"]);
     assert_eq!(result["resultType"], "complete");
     assert!(result["ttlMs"].as_u64().is_some() && result["cacheScope"] == "private");
-    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "codesmith");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "codesmith"
+    );
     let again = session.request("tools/list", json!({"_meta": modern_meta(json!({}))}));
     assert_eq!(again["result"], modern["result"], "the order is deterministic");
 }
@@ -64,7 +70,10 @@ fn server_discover_advertises_versions_and_an_unknown_version_is_refused() {
         json!(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN])
     );
     assert!(result["capabilities"]["tools"].is_object());
-    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "codesmith");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "codesmith"
+    );
 
     let mut meta = modern_meta(json!({}));
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2030-01-01");
@@ -96,17 +105,26 @@ fn calls_share_freshness_and_cwd_across_the_session_and_with_the_cli() {
     assert_eq!(texts(&read), ["     1│ alpha\n     2│ beta"]);
     assert_eq!(read["structuredContent"]["total_lines"], 2);
 
-    let edit = session.call("edit_file", json!({"path": "sub/a.txt", "search": "alpha", "replace": "ALPHA"}));
+    let edit = session.call(
+        "edit_file",
+        json!({"path": "sub/a.txt", "search": "alpha", "replace": "ALPHA"}),
+    );
     assert_eq!(edit["isError"], false, "{edit}");
     assert_eq!(ws.read_string("sub/a.txt"), "ALPHA\nbeta\n");
 
     // The session is on disk: the CLI in the same session may edit without another read.
     let mut cli = Ws::at(&ws.path());
     cli.session = Some("agent".into());
-    cli.call("edit_file", json!({"path": "sub/a.txt", "search": "beta", "replace": "BETA"}))
-        .ok();
+    cli.call(
+        "edit_file",
+        json!({"path": "sub/a.txt", "search": "beta", "replace": "BETA"}),
+    )
+    .ok();
     // ...and the server sees the CLI's write as its own: no stale refusal.
-    let edit = session.call("edit_file", json!({"path": "sub/a.txt", "search": "ALPHA", "replace": "a"}));
+    let edit = session.call(
+        "edit_file",
+        json!({"path": "sub/a.txt", "search": "ALPHA", "replace": "a"}),
+    );
     assert_eq!(edit["isError"], false, "{edit}");
 
     let cd = session.call("exec_shell", json!({"command": "cd sub"}));
@@ -131,7 +149,10 @@ fn tool_failures_are_is_error_results_the_model_can_read() {
 
     let not_found = session.call("read_file", json!({"path": "nope.txt"}));
     assert_eq!(not_found["structuredContent"]["code"], "not_found");
-    assert_eq!(texts(&not_found), [not_found["structuredContent"]["message"].as_str().unwrap()]);
+    assert_eq!(
+        texts(&not_found),
+        [not_found["structuredContent"]["message"].as_str().unwrap()]
+    );
 
     let wrong_type = session.call("read_file", json!("a.txt"));
     assert_eq!(wrong_type["structuredContent"]["code"], "invalid_arguments");
@@ -159,7 +180,10 @@ fn malformed_lines_get_errors_and_the_server_goes_on() {
     assert_eq!(session.recv()["error"]["code"], -32600);
     session.send_line("{\"jsonrpc\": \"1.0\", \"id\": 7, \"method\": \"ping\"}");
     let wrong = session.recv();
-    assert_eq!((wrong["error"]["code"].clone(), wrong["id"].clone()), (json!(-32600), json!(7)));
+    assert_eq!(
+        (wrong["error"]["code"].clone(), wrong["id"].clone()),
+        (json!(-32600), json!(7))
+    );
     session.send_line("");
     session.send_line("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/whatever\"}");
     let unknown = session.request("resources/list", json!({}));
@@ -189,7 +213,10 @@ fn a_profile_restricts_the_list_and_the_calls() {
     assert_eq!(write["structuredContent"]["code"], "tool_disabled");
     let message = texts(&write)[0].clone();
     assert!(message.contains("write_file exists but is disabled"), "{message}");
-    assert!(message.contains("Enabled here: read_file, grep_files"), "{message}");
+    assert!(
+        message.contains("Enabled here: read_file, grep_files"),
+        "{message}"
+    );
     assert!(!ws.exists("b.txt"));
 
     // The workspace's [tools] enabled narrows it further, read anew for each list.

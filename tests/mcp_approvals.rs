@@ -42,7 +42,10 @@ fn elicit_capability() -> Value {
 /// Calls exec_shell on `victim` and answers the server's `elicitation/create` with `answer`;
 /// returns the elicitation's params and the call's result.
 fn call_answering(session: &mut McpSession, victim: &Victim, answer: Value) -> (Value, Value) {
-    let id = session.send_request("tools/call", json!({"name": "exec_shell", "arguments": victim.arguments()}));
+    let id = session.send_request(
+        "tools/call",
+        json!({"name": "exec_shell", "arguments": victim.arguments()}),
+    );
     let ask = session.recv();
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     assert!(victim.exists(), "nothing runs before the answer");
@@ -64,9 +67,18 @@ fn handshake_elicitation_accept_runs_and_is_recorded_for_the_session() {
     );
     assert_eq!(params["mode"], "form");
     let message = params["message"].as_str().unwrap();
-    assert!(message.contains("rm -rf") && message.contains("outside the workspace"), "{message}");
+    assert!(
+        message.contains("rm -rf") && message.contains("outside the workspace"),
+        "{message}"
+    );
     let schema = &params["requestedSchema"]["properties"];
-    assert_eq!((schema["approve"]["type"].clone(), schema["persist"]["type"].clone()), (json!("boolean"), json!("boolean")));
+    assert_eq!(
+        (
+            schema["approve"]["type"].clone(),
+            schema["persist"]["type"].clone()
+        ),
+        (json!("boolean"), json!("boolean"))
+    );
     assert_eq!(result["isError"], false, "{result}");
     assert!(!victim.exists(), "the approved command ran");
     let sessions = ws.read_string(".codesmith/sessions/s1.json");
@@ -80,7 +92,10 @@ fn handshake_elicitation_decline_and_cancel_run_nothing() {
     for (answer, said) in [
         (json!({"action": "decline"}), "The user declined"),
         (json!({"action": "cancel"}), "The user cancelled the question"),
-        (json!({"action": "accept", "content": {"approve": false}}), "The user left approve unticked"),
+        (
+            json!({"action": "accept", "content": {"approve": false}}),
+            "The user left approve unticked",
+        ),
     ] {
         let victim = Victim::new();
         let (params, result) = call_answering(&mut session, &victim, answer);
@@ -100,10 +115,16 @@ fn without_elicitation_the_result_names_the_approval_and_how_to_grant_it() {
     let mut session = McpSession::initialized(&ws, &["--session", "s2"], "2025-11-25", json!({}));
     let result = session.call("exec_shell", victim.arguments());
     assert_eq!(result["isError"], true);
-    let id = result["structuredContent"]["approval"]["id"].as_str().unwrap().to_string();
+    let id = result["structuredContent"]["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let text = &texts(&result)[0];
     let grant = format!("--session s2 approve {id}`");
-    assert!(text.contains(&grant) && text.contains("cannot ask the user"), "{text}");
+    assert!(
+        text.contains(&grant) && text.contains("cannot ask the user"),
+        "{text}"
+    );
     assert!(victim.exists());
     // A person grants it with that command; the same call then runs.
     let mut person = Ws::at(&ws.path());
@@ -116,7 +137,8 @@ fn without_elicitation_the_result_names_the_approval_and_how_to_grant_it() {
 
 /// A 2026-07-28 `tools/call` of exec_shell on `victim`.
 fn modern_call(session: &mut McpSession, victim: &Victim, capabilities: Value, extra: Value) -> Value {
-    let mut params = json!({"_meta": modern_meta(capabilities), "name": "exec_shell", "arguments": victim.arguments()});
+    let mut params =
+        json!({"_meta": modern_meta(capabilities), "name": "exec_shell", "arguments": victim.arguments()});
     if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
         params.extend(extra);
     }
@@ -183,12 +205,20 @@ fn stateless_decline_and_missing_capability_are_is_error() {
         elicit_capability(),
         json!({"inputResponses": {"approval": {"action": "decline"}}, "requestState": state}),
     );
-    assert_eq!((declined["resultType"].clone(), declined["isError"].clone()), (json!("complete"), json!(true)));
+    assert_eq!(
+        (declined["resultType"].clone(), declined["isError"].clone()),
+        (json!("complete"), json!(true))
+    );
     assert_eq!(declined["structuredContent"]["declined"], "decline");
     assert!(victim.exists());
 
     // A URL-only elicitation cannot show a form: the result says how a person grants it.
-    let absent = modern_call(&mut session, &victim, json!({"elicitation": {"url": {}}}), json!({}));
+    let absent = modern_call(
+        &mut session,
+        &victim,
+        json!({"elicitation": {"url": {}}}),
+        json!({}),
+    );
     assert_eq!(absent["isError"], true);
     assert!(texts(&absent)[0].contains("approve ap-"), "{absent}");
     assert!(victim.exists());
@@ -214,17 +244,26 @@ fn started_pids(ws: &Ws) -> Vec<i32> {
 fn a_cancelled_call_leaves_no_process_and_no_response() {
     let ws = Ws::new();
     let mut session = McpSession::initialized(&ws, &[], "2025-11-25", json!({}));
-    let id = session.send_request("tools/call", json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}));
+    let id = session.send_request(
+        "tools/call",
+        json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}),
+    );
     let pids = started_pids(&ws);
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "test"}});
     session.send_line(&cancel.to_string());
     for pid in &pids {
-        eventually("the cancelled command's processes are gone", || process_gone(*pid));
+        eventually("the cancelled command's processes are gone", || {
+            process_gone(*pid)
+        });
     }
     // The server goes on, and the cancelled request is never answered.
     let list = session.request("tools/list", json!({}));
     assert!(list["result"]["tools"].is_array());
-    assert!(session.seen.iter().all(|m| m["id"] != json!(id)), "{:?}", session.seen);
+    assert!(
+        session.seen.iter().all(|m| m["id"] != json!(id)),
+        "{:?}",
+        session.seen
+    );
     session.assert_silent(Duration::from_millis(300));
     let (status, _) = session.close();
     assert!(status.success());
@@ -234,7 +273,10 @@ fn a_cancelled_call_leaves_no_process_and_no_response() {
 fn closing_stdin_ends_the_server_and_its_foreground_processes() {
     let ws = Ws::new();
     let mut session = McpSession::initialized(&ws, &[], "2025-11-25", json!({}));
-    session.send_request("tools/call", json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}));
+    session.send_request(
+        "tools/call",
+        json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}),
+    );
     let pids = started_pids(&ws);
     let (status, stderr) = session.close();
     assert!(status.success(), "{stderr}");

@@ -11,7 +11,8 @@ use crate::harness::{Ws, BIN};
 
 /// The fenced blocks of the README's client set-up section: (language, text).
 fn setup_blocks() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
     let section = readme
         .split("\n### Set-up for MCP clients\n")
         .nth(1)
@@ -54,7 +55,10 @@ fn commands() -> Vec<(String, Vec<String>)> {
             "json" => {
                 let config: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
                 let entry = json_entry(&config);
-                (entry["command"].as_str().unwrap().to_string(), strings(&entry["args"]))
+                (
+                    entry["command"].as_str().unwrap().to_string(),
+                    strings(&entry["args"]),
+                )
             }
             "toml" => {
                 let config: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}: {text}"));
@@ -66,8 +70,14 @@ fn commands() -> Vec<(String, Vec<String>)> {
             "yaml" => {
                 let language = codesmith::syntax_gate::Language::of("config.yaml").expect("yaml");
                 assert!(codesmith::syntax_gate::parse(language, &text).is_ok(), "{text}");
-                let cmd = text.lines().find_map(|l| l.trim().strip_prefix("cmd: ")).expect("cmd");
-                let args = text.lines().find_map(|l| l.trim().strip_prefix("args: ")).expect("args");
+                let cmd = text
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("cmd: "))
+                    .expect("cmd");
+                let args = text
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("args: "))
+                    .expect("args");
                 let args: Value = serde_json::from_str(args).expect("flow list of strings");
                 (cmd.to_string(), strings(&args))
             }
@@ -87,7 +97,11 @@ fn commands() -> Vec<(String, Vec<String>)> {
 #[test]
 fn every_client_configuration_parses_and_starts_a_server() {
     let configs = commands();
-    assert_eq!(configs.len(), 7, "Claude Code, Codex, Cursor, VS Code, Zed, Goose, Gemini CLI");
+    assert_eq!(
+        configs.len(),
+        7,
+        "Claude Code, Codex, Cursor, VS Code, Zed, Goose, Gemini CLI"
+    );
     let ws = Ws::new();
     let root = ws.path().to_string_lossy().into_owned();
     for (command, args) in configs {
@@ -95,7 +109,10 @@ fn every_client_configuration_parses_and_starts_a_server() {
         assert_eq!(args.last().map(String::as_str), Some("mcp"), "{args:?}");
         let args: Vec<String> = args
             .iter()
-            .map(|a| a.replace("/path/to/project", &root).replace("${workspaceFolder}", &root))
+            .map(|a| {
+                a.replace("/path/to/project", &root)
+                    .replace("${workspaceFolder}", &root)
+            })
             .collect();
         let mut child = Command::new(BIN)
             .args(&args)
@@ -111,7 +128,9 @@ fn every_client_configuration_parses_and_starts_a_server() {
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
         writeln!(stdin, "{init}").unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
         drop(stdin);
         let status = child.wait().unwrap();
         let response: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));

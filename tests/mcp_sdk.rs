@@ -65,7 +65,11 @@ fn the_official_python_sdk_runs_a_session_in_every_mode() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "mode {mode}:\n{stdout}\n{stderr}");
-        assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 14, "{stdout}");
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+            14,
+            "{stdout}"
+        );
         assert!(!outside.path().join("accepted").exists());
     }
 }

@@ -146,7 +146,10 @@ impl McpSession {
                 }
                 return (status, stderr);
             }
-            assert!(Instant::now() < deadline, "the server did not exit after stdin closed");
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit after stdin closed"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }

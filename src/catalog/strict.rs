@@ -33,7 +33,15 @@ pub const KEYWORDS: [&str; 16] = [
 
 /// The `format` values strict mode accepts.
 pub const FORMATS: [&str; 9] = [
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
 /// `schema` (an object schema from the registry) in strict mode's subset.
@@ -196,7 +204,10 @@ mod tests {
             "additionalProperties": false
         }));
         assert_eq!(out["required"], json!(["path", "max_lines", "mode"]));
-        assert_eq!(out["properties"]["path"], json!({"type": "string", "description": "The file."}));
+        assert_eq!(
+            out["properties"]["path"],
+            json!({"type": "string", "description": "The file."})
+        );
         assert_eq!(
             out["properties"]["max_lines"],
             json!({"type": ["integer", "null"], "description": "Lines. Null means the default, 200."})

@@ -65,7 +65,9 @@ pub(super) fn tools_call(
         }
         let decision = if era.modern {
             let verified = answer.take().filter(|(state, _)| {
-                server.state_key.verify(state, &approval.id, spec.name, &arguments)
+                server
+                    .state_key
+                    .verify(state, &approval.id, spec.name, &arguments)
             });
             match verified {
                 Some((_, response)) => decision_of(&response),
@@ -83,7 +85,9 @@ pub(super) fn tools_call(
         match decision {
             Decision::Approve { persist } => {
                 if let Err(err) = crate::commands::approve(&global, &approval.id, persist) {
-                    return Ok(Some(call_result(&crate::envelope::build(spec.name, Err(err), None).0)));
+                    return Ok(Some(call_result(
+                        &crate::envelope::build(spec.name, Err(err), None).0,
+                    )));
                 }
                 global.approve.push(approval.id.clone());
             }
@@ -106,7 +110,12 @@ fn call_result(envelope: &Value) -> Value {
 }
 
 /// Runs the tool; with a progress token, a ticker reports every second that it still runs.
-fn run_with_progress(global: &Global, spec: &'static ToolSpec, arguments: &Value, token: Option<&Value>) -> Value {
+fn run_with_progress(
+    global: &Global,
+    spec: &'static ToolSpec,
+    arguments: &Value,
+    token: Option<&Value>,
+) -> Value {
     let Some(token) = token.cloned() else {
         return crate::dispatch::call_tool(global, spec, arguments.clone()).0;
     };
@@ -119,7 +128,11 @@ fn run_with_progress(global: &Global, spec: &'static ToolSpec, arguments: &Value
                 break;
             }
             ticks += 1;
-            let message = format!("{} still running after {} s", spec.name, start.elapsed().as_secs());
+            let message = format!(
+                "{} still running after {} s",
+                spec.name,
+                start.elapsed().as_secs()
+            );
             super::send(&protocol::notification(
                 "notifications/progress",
                 json!({"progressToken": token, "progress": ticks, "message": message}),
@@ -157,7 +170,9 @@ fn approval_of(envelope: &Value) -> Option<Approval> {
 }
 
 enum Decision {
-    Approve { persist: bool },
+    Approve {
+        persist: bool,
+    },
     /// The elicitation's action (`decline`, `cancel`), or `accept` with approve unticked.
     Decline(String),
 }
@@ -217,7 +232,13 @@ fn retry_answer(params: &Value) -> Option<(String, Value)> {
     Some((state.to_string(), response.clone()))
 }
 
-fn input_required(server: &Server, spec: &ToolSpec, arguments: &Value, approval: &Approval, era: &Era) -> Value {
+fn input_required(
+    server: &Server,
+    spec: &ToolSpec,
+    arguments: &Value,
+    approval: &Approval,
+    era: &Era,
+) -> Value {
     json!({
         "resultType": "input_required",
         "inputRequests": {
@@ -254,7 +275,10 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Valu
     let head = message
         .find("Nothing was done.")
         .map_or(message, |at| &message[..at + "Nothing was done.".len()]);
-    let mut command = format!("codesmith --workspace {}", shell_quote(&server.root.to_string_lossy()));
+    let mut command = format!(
+        "codesmith --workspace {}",
+        shell_quote(&server.root.to_string_lossy())
+    );
     if server.global.session != "default" {
         command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
     }

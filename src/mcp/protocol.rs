@@ -22,7 +22,11 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Every version served, oldest first.
 pub fn supported_versions() -> Vec<&'static str> {
-    HANDSHAKE_VERSIONS.iter().copied().chain([MODERN_VERSION]).collect()
+    HANDSHAKE_VERSIONS
+        .iter()
+        .copied()
+        .chain([MODERN_VERSION])
+        .collect()
 }
 
 pub fn server_info() -> Value {
