@@ -61,6 +61,9 @@ _codesmith() {
             codesmith,ls)
                 cmd="codesmith__subcmd__ls"
                 ;;
+            codesmith,mcp)
+                cmd="codesmith__subcmd__mcp"
+                ;;
             codesmith,patch)
                 cmd="codesmith__subcmd__patch"
                 ;;
@@ -118,6 +121,9 @@ _codesmith() {
             codesmith__subcmd__help,ls)
                 cmd="codesmith__subcmd__help__subcmd__ls"
                 ;;
+            codesmith__subcmd__help,mcp)
+                cmd="codesmith__subcmd__help__subcmd__mcp"
+                ;;
             codesmith__subcmd__help,patch)
                 cmd="codesmith__subcmd__help__subcmd__patch"
                 ;;
@@ -152,7 +158,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve help"
+            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -171,6 +177,10 @@ _codesmith() {
                     return 0
                     ;;
                 --approve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tools)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -398,7 +408,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find ls shell task_output task_wait task_cancel fetch call tools trust approve help"
+            opts="read edit write patch grep find ls shell task_output task_wait task_cancel fetch call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -510,6 +520,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -668,6 +692,20 @@ _codesmith() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__mcp)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -843,7 +881,7 @@ _codesmith() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "json openai anthropic mcp markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json openai openai-responses anthropic mcp markdown prompt" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -25,7 +25,12 @@ pub enum Invocation {
         args: Value,
     },
     Tools {
+        global: Global,
         format: String,
+    },
+    /// `mcp`: serve the tools over the Model Context Protocol on stdio.
+    Mcp {
+        global: Global,
     },
     Trust {
         global: Global,
@@ -57,6 +62,7 @@ pub fn command() -> Command {
         .subcommand(tools_command())
         .subcommand(trust_command())
         .subcommand(approve_command())
+        .subcommand(mcp_command())
 }
 
 /// The command tree a call needs. A tool call (the hot path) gets the global options and that
@@ -72,7 +78,7 @@ fn command_for(invoked: Option<&str>, schema: Option<&Value>) -> Command {
 }
 
 /// The global options that take a value (the peeks below skip it).
-const GLOBALS_WITH_VALUE: [&str; 4] = ["--workspace", "--session", "--format", "--approve"];
+const GLOBALS_WITH_VALUE: [&str; 5] = ["--workspace", "--session", "--format", "--approve", "--tools"];
 
 /// The first argument past the global options: the subcommand clap will see. `None` when an
 /// option other than the globals comes first (`--help`, `--version`, a typo), which the full
@@ -168,6 +174,16 @@ fn base_command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Grant every approval for this call"),
         )
+        .arg(
+            Arg::new("tools")
+                .long("tools")
+                .value_name("LIST")
+                .env("CODESMITH_TOOLS")
+                .help(
+                    "Offer only these tools: comma-separated tool names and capabilities \
+                     (read_only, writes_files, runs_code, network) [default: all]",
+                ),
+        )
 }
 
 fn call_command() -> Command {
@@ -193,9 +209,30 @@ fn tools_command() -> Command {
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser(["json", "openai", "anthropic", "mcp", "markdown"])
+                .value_parser([
+                    "json",
+                    "openai",
+                    "openai-responses",
+                    "anthropic",
+                    "mcp",
+                    "markdown",
+                    "prompt",
+                ])
                 .default_value("json")
                 .help("The catalog's shape"),
+        )
+}
+
+fn mcp_command() -> Command {
+    Command::new("mcp")
+        .about("Serve the tools over the Model Context Protocol (MCP) on stdio")
+        .long_about(
+            "Serves the same tools over the Model Context Protocol: JSON-RPC 2.0 on stdin and \
+             stdout, one message per line, diagnostics on stderr. Speaks the initialize handshake \
+             (2024-11-05 to 2025-11-25) and the stateless 2026-07-28. One connection is one \
+             session (--session, default `default`); the workspace is --workspace or the current \
+             directory; --tools restricts what tools/list offers. Closing stdin ends the server \
+             and every foreground command it started.",
         )
 }
 
@@ -363,13 +400,24 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             };
         }
     };
-    let global = global_of(&matches);
+    let mut global = global_of(&matches);
+    if let Some(list) = global.tools.take() {
+        match crate::profile::parse_flag(&list.concat()) {
+            Ok(names) => global.tools = Some(names),
+            Err(error) => {
+                let tool = usage::usage_tool_name(matches.subcommand_name());
+                return Invocation::Usage { global, tool, error };
+            }
+        }
+    }
     let Some((name, sub)) = matches.subcommand() else {
         return Invocation::Print(command().render_help().to_string());
     };
     match name {
         "call" => call::parse_call(global, sub),
+        "mcp" => Invocation::Mcp { global },
         "tools" => Invocation::Tools {
+            global,
             format: sub
                 .get_one::<String>("format")
                 .cloned()
@@ -413,6 +461,7 @@ fn global_of(matches: &ArgMatches) -> Global {
             .map(|v| v.cloned().collect())
             .unwrap_or_default(),
         yolo: matches.get_flag("yolo"),
+        tools: env_value::<String>(matches, "tools").map(|list| vec![list]),
     }
 }
 

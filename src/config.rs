@@ -11,9 +11,11 @@ use crate::error::{ErrorCode, ToolError};
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`) and
 /// `[shell]` (exec_shell's sandbox).
-const SECTIONS: [(&str, &[&str]); 2] = [
+const SECTIONS: [(&str, &[&str]); 3] = [
     ("network", &["default", "allow", "deny", "trusted_cidrs"]),
     ("shell", &["sandbox", "writable"]),
+    // Checked by `profile::config_problems`.
+    ("tools", &[]),
 ];
 
 #[derive(Debug, Clone, Default)]
@@ -60,11 +62,15 @@ impl Config {
         let mut problems = Vec::new();
         let names: Vec<String> = SECTIONS.iter().map(|(name, _)| format!("[{name}]")).collect();
         for (key, value) in &self.table {
+            if key == "tools" {
+                problems.extend(crate::profile::config_problems(value));
+                continue;
+            }
             let Some((section, keys)) = SECTIONS.iter().find(|(name, _)| name == key) else {
                 problems.push(format!(
                     "`.codesmith/config.toml`: there is no section or setting `{key}`; it is ignored \
                      (the sections are {}).",
-                    names.join(" and ")
+                    names.join(", ")
                 ));
                 continue;
             };

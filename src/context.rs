@@ -18,6 +18,8 @@ pub struct Global {
     pub text_format: bool,
     pub approve: Vec<String>,
     pub yolo: bool,
+    /// `--tools`: the tools and capabilities offered (see [`crate::profile`]); `None`: all.
+    pub tools: Option<Vec<String>>,
 }
 
 pub struct Context {

@@ -23,6 +23,13 @@ pub fn emit(
     ctx: Option<&Context>,
 ) -> i32 {
     let (envelope, status) = build(tool, result, ctx);
+    print(&envelope, text_format);
+    status
+}
+
+/// Prints a built envelope: the JSON object and a newline, or with `text_format` only its
+/// `output` (ending in a newline).
+pub fn print(envelope: &Value, text_format: bool) {
     let text = if text_format {
         let mut output = envelope["output"].as_str().unwrap_or_default().to_string();
         if !output.ends_with('\n') {
@@ -30,12 +37,11 @@ pub fn emit(
         }
         output
     } else {
-        let mut line = serde_json::to_string(&envelope).unwrap_or_else(|_| "{}".to_string());
+        let mut line = serde_json::to_string(envelope).unwrap_or_else(|_| "{}".to_string());
         line.push('\n');
         line
     };
     write_stdout(text.as_bytes());
-    status
 }
 
 /// Writes raw text to stdout (the catalog, help). A closed pipe is not an error.
@@ -44,7 +50,9 @@ pub fn write_stdout(bytes: &[u8]) {
     let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
 }
 
-fn build(tool: &str, result: Result<ToolOutput, ToolError>, ctx: Option<&Context>) -> (Value, i32) {
+/// The envelope for `result` and the exit status that goes with it; `ctx` (when the session
+/// opened) is where an output over the cap is spilled.
+pub fn build(tool: &str, result: Result<ToolOutput, ToolError>, ctx: Option<&Context>) -> (Value, i32) {
     let mut envelope = Map::new();
     match result {
         Ok(mut out) => {

@@ -26,10 +26,11 @@ pub enum ErrorCode {
     Timeout,
     IoError,
     SandboxUnavailable,
+    ToolDisabled,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::NotFound,
@@ -51,6 +52,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::IoError,
         ErrorCode::SandboxUnavailable,
+        ErrorCode::ToolDisabled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +78,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::IoError => "io_error",
             ErrorCode::SandboxUnavailable => "sandbox_unavailable",
+            ErrorCode::ToolDisabled => "tool_disabled",
         }
     }
 
@@ -108,6 +111,9 @@ impl ErrorCode {
             ErrorCode::IoError => "the operating system refused an operation",
             ErrorCode::SandboxUnavailable => {
                 "exec_shell's sandbox is required by config.toml but this machine cannot provide it"
+            }
+            ErrorCode::ToolDisabled => {
+                "the tool exists but the tool profile (--tools, [tools] enabled) does not offer it"
             }
         }
     }

@@ -92,7 +92,7 @@ fn commands(roff: &mut Roff) {
         );
     }
     let people = crate::cli::command();
-    for name in ["call", "tools", "trust", "approve"] {
+    for name in ["call", "tools", "trust", "approve", "mcp"] {
         if let Some(sub) = people.find_subcommand(name) {
             let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
             item(roff, [bold(name)], &about);
@@ -176,8 +176,28 @@ fn invocation(roff: &mut Roff) {
     para(
         roff,
         "tools prints the catalog (name, description, input schema of every tool); --format openai, \
-         anthropic and mcp wrap it in each ecosystem's tool-definition shape, markdown renders it for \
-         people. The catalog is byte-stable.",
+         openai-responses, anthropic and mcp wrap it in each ecosystem's tool-definition shape (both \
+         OpenAI shapes in strict mode: every property required, optional ones nullable), markdown \
+         renders it for people, and prompt prints a system-prompt block with the house rules of the \
+         enabled tools. The catalog is byte-stable.",
+    );
+    para(
+        roff,
+        "--tools LIST (env CODESMITH_TOOLS), and [tools] enabled = [...] in .codesmith/config.toml, \
+         restrict the tools offered to the named tools and capabilities (read_only, writes_files, \
+         runs_code, network); a tool is offered when every source given selects it. Every surface \
+         follows it: the catalog, the tool subcommands, call and the MCP server. A call to a tool \
+         left out is tool_disabled, naming the enabled tools.",
+    );
+    para(
+        roff,
+        "mcp serves the tools over the Model Context Protocol on stdio (JSON-RPC 2.0, one message \
+         per line): the initialize handshake of 2024-11-05 to 2025-11-25 and the stateless \
+         2026-07-28. tools/call runs the tool in process and returns the envelope as content \
+         (output, then one block per notice), structuredContent (data, or the error object) and \
+         isError. One connection is one session (--session, default default). Approvals are asked \
+         through elicitation where the client offers it. notifications/cancelled stops the running \
+         call and kills its process group; closing stdin ends the server.",
     );
 }
 
@@ -401,6 +421,11 @@ fn environment(roff: &mut Roff) {
         [bold("CODESMITH_SESSION")],
         "The session name when --session is not given (default: default). 1 to 64 of A-Z a-z 0-9 . _ -, \
          not starting with a dot.",
+    );
+    item(
+        roff,
+        [bold("CODESMITH_TOOLS")],
+        "The tool profile when --tools is not given: comma-separated tool names and capabilities.",
     );
 }
 

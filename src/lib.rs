@@ -8,6 +8,7 @@
 pub mod approval;
 pub mod args;
 pub mod atomic;
+pub mod cancel;
 pub mod catalog;
 pub mod cli;
 pub mod commands;
@@ -15,6 +16,7 @@ pub mod config;
 pub mod context;
 pub mod deep_stack;
 pub mod diff;
+pub mod dispatch;
 pub mod envelope;
 pub mod error;
 pub mod file_change;
@@ -22,7 +24,9 @@ pub mod freshness;
 pub mod generate;
 pub mod journal;
 pub mod line_endings;
+pub mod mcp;
 pub mod net;
+pub mod profile;
 pub mod sandbox;
 pub mod similar_paths;
 pub mod state;
@@ -37,31 +41,23 @@ pub mod workspace;
 use std::ffi::OsString;
 
 use cli::Invocation;
-use context::Context;
 
 /// Runs one invocation and returns the process exit status.
 pub fn run(argv: Vec<OsString>) -> i32 {
     match cli::parse(argv) {
-        Invocation::Tool {
-            global,
-            spec,
-            mut args,
-        } => match Context::open(&global, spec.name) {
-            Ok(mut ctx) => {
-                let clamped = args::clamp_out_of_range(spec.name, &mut args);
-                let result = (spec.run)(args, &mut ctx).map(|mut output| {
-                    output.notices.splice(0..0, clamped);
-                    output
-                });
-                let result = ctx.with_opening_notices(result);
-                envelope::emit(spec.name, result, global.text_format, Some(&ctx))
-            }
-            Err(err) => envelope::emit(spec.name, Err(err), global.text_format, None),
-        },
-        Invocation::Tools { format } => {
-            envelope::write_stdout(catalog::render(&format).as_bytes());
-            envelope::EXIT_OK
+        Invocation::Tool { global, spec, args } => {
+            let (envelope, status) = dispatch::call_tool(&global, spec, args);
+            envelope::print(&envelope, global.text_format);
+            status
         }
+        Invocation::Tools { global, format } => match catalog::enabled_tools(&global) {
+            Ok(specs) => {
+                envelope::write_stdout(catalog::render_for(&format, &specs).as_bytes());
+                envelope::EXIT_OK
+            }
+            Err(err) => envelope::emit("tools", Err(err), global.text_format, None),
+        },
+        Invocation::Mcp { global } => mcp::serve(global),
         Invocation::Trust { global, action, path } => envelope::emit(
             "trust",
             commands::trust(&global, &action, path),

@@ -14,7 +14,15 @@ fn tools(ws: &Ws, format: &str) -> String {
 fn every_format_is_byte_stable_and_lists_every_tool() {
     let ws = Ws::new();
     let names: Vec<&str> = codesmith::tools::REGISTRY.iter().map(|s| s.name).collect();
-    for format in ["json", "openai", "anthropic", "mcp", "markdown"] {
+    for format in [
+        "json",
+        "openai",
+        "openai-responses",
+        "anthropic",
+        "mcp",
+        "markdown",
+        "prompt",
+    ] {
         let first = tools(&ws, format);
         assert_eq!(first, tools(&ws, format), "{format} is not byte-stable");
         for name in &names {
@@ -40,7 +48,19 @@ fn each_ecosystem_gets_its_shape() {
     let openai: Value = serde_json::from_str(&tools(&ws, "openai")).unwrap();
     assert_eq!(openai[0]["type"], "function");
     assert_eq!(openai[0]["function"]["name"], first["name"]);
-    assert_eq!(openai[0]["function"]["parameters"], first["input_schema"]);
+    assert_eq!(openai[0]["function"]["strict"], true);
+    let responses: Value = serde_json::from_str(&tools(&ws, "openai-responses")).unwrap();
+    for (chat, flat) in openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(responses.as_array().unwrap())
+    {
+        assert_eq!(flat["type"], "function");
+        assert_eq!(flat["name"], chat["function"]["name"]);
+        assert_eq!(flat["parameters"], chat["function"]["parameters"]);
+        assert_eq!(flat["strict"], true);
+    }
 
     let anthropic: Value = serde_json::from_str(&tools(&ws, "anthropic")).unwrap();
     assert_eq!(anthropic[0]["input_schema"], first["input_schema"]);
@@ -63,7 +83,29 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(annotations("exec_shell")["destructiveHint"], true);
     assert_eq!(annotations("write_file")["destructiveHint"], true);
     assert_eq!(annotations("write_file")["openWorldHint"], false);
+    assert_eq!(annotations("write_file")["idempotentHint"], true);
     assert_eq!(annotations("fetch_url")["openWorldHint"], true);
+    assert_eq!(annotations("fetch_url")["readOnlyHint"], true);
+    // The task readers advance a cursor; task_cancel touches this machine only.
+    assert_eq!(annotations("task_output")["idempotentHint"], false);
+    assert_eq!(annotations("task_wait")["idempotentHint"], false);
+    assert_eq!(annotations("task_cancel")["openWorldHint"], false);
+    for tool in mcp["tools"].as_array().unwrap() {
+        assert!(
+            tool["title"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty() && t != tool["name"]),
+            "{tool}"
+        );
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            assert!(tool["annotations"][hint].is_boolean(), "{}: {hint}", tool["name"]);
+        }
+    }
 
     let markdown = tools(&ws, "markdown");
     assert!(markdown.contains("## read_file (`codesmith read`)"));
@@ -77,5 +119,256 @@ fn an_unknown_format_is_a_usage_error() {
     let out = ws.run(&["tools", "--format", "yaml"]).err("invalid_arguments");
     assert!(out
         .message()
-        .contains("Possible values: json, openai, anthropic, mcp, markdown"));
+        .contains("Possible values: json, openai, openai-responses, anthropic, mcp, markdown, prompt"));
+}
+
+/// OpenAI's strict mode, checked on a schema: every object closed with every property required,
+/// optional properties (those not required in the plain catalog) nullable, only the keywords
+/// strict mode takes, no `oneOf`, and every nullable property's description saying what null
+/// means.
+fn check_strict(tool: &str, schema: &Value, plain: &Value) {
+    assert_eq!(schema["type"], "object", "{tool}");
+    assert_eq!(schema["additionalProperties"], false, "{tool}");
+    let properties = schema["properties"].as_object().expect("properties");
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .expect("required")
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(required, keys, "{tool}: every property is required, in order");
+    let plain_required = plain["required"].as_array().unwrap();
+    for (name, prop) in properties {
+        check_keywords(&format!("{tool}.{name}"), prop);
+        let nullable = accepts_null(prop);
+        let optional = !plain_required.contains(&Value::from(name.as_str()));
+        assert_eq!(
+            nullable, optional,
+            "{tool}.{name}: nullable exactly when optional: {prop}"
+        );
+        if optional {
+            let description = prop["description"].as_str().unwrap_or_default();
+            assert!(description.contains("Null means"), "{tool}.{name}: {description}");
+        }
+    }
+}
+
+fn accepts_null(prop: &Value) -> bool {
+    let by_type = match &prop["type"] {
+        Value::Array(types) => types.contains(&Value::from("null")),
+        Value::String(t) => t == "null",
+        _ => false,
+    };
+    let by_any = prop["anyOf"]
+        .as_array()
+        .is_some_and(|b| b.iter().any(accepts_null));
+    let enum_ok = prop["enum"]
+        .as_array()
+        .is_none_or(|values| values.contains(&Value::Null));
+    (by_type || by_any) && enum_ok
+}
+
+fn check_keywords(at: &str, schema: &Value) {
+    const ALLOWED: [&str; 16] = [
+        "type",
+        "description",
+        "enum",
+        "anyOf",
+        "items",
+        "properties",
+        "required",
+        "additionalProperties",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "pattern",
+        "minItems",
+        "maxItems",
+    ];
+    const FORMATS: [&str; 9] = [
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    let map = schema
+        .as_object()
+        .unwrap_or_else(|| panic!("{at}: not an object schema"));
+    for (key, value) in map {
+        match key.as_str() {
+            "format" => assert!(
+                FORMATS.contains(&value.as_str().unwrap_or_default()),
+                "{at}: format {value}"
+            ),
+            key => assert!(ALLOWED.contains(&key), "{at}: strict mode rejects `{key}`"),
+        }
+    }
+    if let Some(items) = map.get("items") {
+        check_keywords(&format!("{at}[]"), items);
+    }
+    for branch in map.get("anyOf").and_then(Value::as_array).into_iter().flatten() {
+        check_keywords(&format!("{at}|"), branch);
+    }
+    if map.get("type") == Some(&Value::from("object")) || map.contains_key("properties") {
+        panic!("{at}: nested objects need their own closed, all-required check");
+    }
+}
+
+#[test]
+fn the_openai_catalogs_pass_strict_mode() {
+    let ws = Ws::new();
+    let plain: Value = serde_json::from_str(&tools(&ws, "json")).unwrap();
+    let openai: Value = serde_json::from_str(&tools(&ws, "openai")).unwrap();
+    let responses: Value = serde_json::from_str(&tools(&ws, "openai-responses")).unwrap();
+    let plain = plain.as_array().unwrap();
+    assert_eq!(openai.as_array().unwrap().len(), plain.len());
+    for ((chat, flat), plain) in openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(responses.as_array().unwrap())
+        .zip(plain)
+    {
+        let name = chat["function"]["name"].as_str().unwrap();
+        check_strict(name, &chat["function"]["parameters"], &plain["input_schema"]);
+        check_strict(name, &flat["parameters"], &plain["input_schema"]);
+    }
+    // The plain catalog would fail: it is the one with defaults and optional properties.
+    let read = &plain[0]["input_schema"];
+    assert!(std::panic::catch_unwind(|| check_strict("read_file", read, read)).is_err());
+}
+
+#[test]
+fn a_strict_null_means_the_default() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\n");
+    let out = ws
+        .run_stdin(
+            &["call"],
+            r#"{"name": "read_file", "arguments": "{\"path\": \"a.txt\", \"start_line\": null, \"max_lines\": null}"}"#,
+        )
+        .ok();
+    assert_eq!(out.json["data"]["total_lines"], 2);
+    let openai: Value = serde_json::from_str(&tools(&ws, "openai")).unwrap();
+    let max_lines = &openai[0]["function"]["parameters"]["properties"]["max_lines"];
+    assert!(max_lines["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("Null means the default, 200."));
+}
+
+#[test]
+fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
+    let ws = Ws::new();
+    let run = |args: &[&str]| String::from_utf8(ws.raw(args).stdout).unwrap();
+    let read_only: Value = serde_json::from_str(&run(&["--tools", "read_only", "tools"])).unwrap();
+    let names: Vec<&str> = read_only
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "grep_files",
+            "file_search",
+            "list_dir",
+            "task_output",
+            "task_wait"
+        ]
+    );
+    let openai: Value = serde_json::from_str(&run(&[
+        "--tools",
+        "read_file,grep",
+        "tools",
+        "--format",
+        "openai",
+    ]))
+    .unwrap();
+    assert_eq!(openai.as_array().unwrap().len(), 2);
+    let prompt = run(&["--tools", "read_only", "tools", "--format", "prompt"]);
+    assert!(prompt.starts_with("<tools>\nYou work in a code workspace through these tools only: read_file,"));
+    assert!(prompt.contains(
+        "You cannot create, edit, patch or delete files, run commands, builds or tests or fetch web pages"
+    ));
+    assert!(prompt.contains("\n## grep_files\n") && !prompt.contains("## exec_shell"));
+
+    ws.write(".codesmith/config.toml", "[tools]\nenabled = [\"list_dir\"]\n");
+    let narrowed: Value = serde_json::from_str(&run(&["tools"])).unwrap();
+    assert_eq!(narrowed.as_array().unwrap().len(), 1);
+    let none: Value = serde_json::from_str(&run(&["--tools", "read_file", "tools"])).unwrap();
+    assert_eq!(
+        none,
+        serde_json::json!([]),
+        "the flag narrows the workspace's list, never widens it"
+    );
+}
+
+#[test]
+fn a_disabled_tool_is_refused_on_every_command_line_surface() {
+    let ws = Ws::new();
+    let out = ws
+        .run(&[
+            "--tools",
+            "read_only",
+            "write",
+            "--path",
+            "a.txt",
+            "--content",
+            "x",
+        ])
+        .err("tool_disabled");
+    assert_eq!(out.status, 1);
+    assert!(
+        out.message().contains("write_file exists but is disabled"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().contains("Enabled here: read_file, grep_files"),
+        "{}",
+        out.message()
+    );
+    assert!(!ws.exists("a.txt"));
+    let call = ws
+        .run_stdin(
+            &["--tools", "read_only", "call"],
+            r#"{"name": "exec_shell", "arguments": {"command": "touch b"}}"#,
+        )
+        .err("tool_disabled");
+    assert!(call.message().contains("exec_shell exists but is disabled"));
+    assert!(!ws.exists("b"));
+    let typo = ws
+        .run(&["--tools", "read_olny", "read", "a.txt"])
+        .err("invalid_arguments");
+    assert!(
+        typo.message()
+            .contains("`read_olny` is neither a tool nor a capability"),
+        "{}",
+        typo.message()
+    );
+    ws.write(".codesmith/config.toml", "[tools]\nenabled = \"read_only\"\n");
+    let broken = ws.run(&["ls"]).err("tool_disabled");
+    assert!(
+        broken.message().contains("No tool is enabled here."),
+        "{}",
+        broken.message()
+    );
+    assert!(
+        broken
+            .message()
+            .contains("[tools] enabled is not a list of names"),
+        "{}",
+        broken.message()
+    );
 }

@@ -57,7 +57,7 @@ pub fn run(args: TaskWaitArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let dir = super::task_dir(ctx, &args.task_id)?;
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
     let mut status = super::status(&dir);
-    while !status.finished() && Instant::now() < deadline {
+    while !status.finished() && Instant::now() < deadline && !crate::cancel::requested() {
         std::thread::sleep(POLL.min(deadline.saturating_duration_since(Instant::now())));
         status = super::status(&dir);
     }

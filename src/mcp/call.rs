@@ -1,0 +1,303 @@
+//! `tools/call`: one tool through the command line's dispatch, its envelope as a
+//! `CallToolResult`, and the approvals a call needs asked of the person.
+//!
+//! The result: `content` is the envelope's `output` as one text block followed by one text block
+//! per notice (`Notice: ...`); `structuredContent` is `data` on success and the `error` object on
+//! failure; `isError` is `!ok`. Every tool error, an unknown or disabled tool and bad arguments
+//! included, is such a result, for the model to read.
+//!
+//! A call that needs approval returned `approval_required` having done nothing, so asking the
+//! person and running the call again is safe. A client that can elicit is asked: with an
+//! `elicitation/create` request in the handshake versions, with an `InputRequiredResult` in
+//! 2026-07-28, whose retry carries the answer (see [`super::request_state`]). A yes is recorded
+//! as `codesmith approve` records it (for the session, or the workspace with persist), so the CLI
+//! sees it too.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::protocol::{self, Era, RpcError};
+use super::Server;
+use crate::context::Global;
+use crate::error::{ErrorCode, ToolError};
+use crate::tools::ToolSpec;
+
+/// At most this many approvals are asked for one call (a command can need a network and a
+/// destructive approval); past that, the last `approval_required` is the result.
+const MAX_APPROVALS: usize = 4;
+
+/// How often a call with a `progressToken` reports that it is still running.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// The key of the one input request an approval makes.
+const APPROVAL_INPUT: &str = "approval";
+
+/// `Ok(None)`: the call was cancelled and gets no response.
+pub(super) fn tools_call(
+    server: &mut Server,
+    params: &Value,
+    era: &Era,
+    _request_id: &Value,
+) -> Result<Option<Value>, RpcError> {
+    let Some(name) = params["name"].as_str() else {
+        return Err(RpcError::invalid_params("tools/call needs a string \"name\""));
+    };
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let Some(spec) = crate::tools::find(name) else {
+        let (envelope, _) = crate::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
+        return Ok(Some(call_result(&envelope)));
+    };
+    let progress = params["_meta"].get("progressToken").cloned();
+    let mut global = server.global.clone();
+    let mut answer = if era.modern { retry_answer(params) } else { None };
+    for round in 0..=MAX_APPROVALS {
+        let envelope = run_with_progress(&global, spec, &arguments, progress.as_ref());
+        if server.cancelled() {
+            return Ok(None);
+        }
+        let Some(approval) = approval_of(&envelope).filter(|_| round < MAX_APPROVALS) else {
+            return Ok(Some(call_result(&envelope)));
+        };
+        if !era.can_elicit {
+            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))));
+        }
+        let decision = if era.modern {
+            let verified = answer.take().filter(|(state, _)| {
+                server
+                    .state_key
+                    .verify(state, &approval.id, spec.name, &arguments)
+            });
+            match verified {
+                Some((_, response)) => decision_of(&response),
+                None => return Ok(Some(input_required(server, spec, &arguments, &approval, era))),
+            }
+        } else {
+            match server.ask("elicitation/create", elicitation(spec, &approval, era)) {
+                None => return Ok(None),
+                Some(reply) if reply.get("error").is_some() => {
+                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))))
+                }
+                Some(reply) => decision_of(&reply["result"]),
+            }
+        };
+        match decision {
+            Decision::Approve { persist } => {
+                if let Err(err) = crate::commands::approve(&global, &approval.id, persist) {
+                    return Ok(Some(call_result(
+                        &crate::envelope::build(spec.name, Err(err), None).0,
+                    )));
+                }
+                global.approve.push(approval.id.clone());
+            }
+            Decision::Decline(action) => return Ok(Some(call_result(&declined(spec, &approval, &action)))),
+        }
+    }
+    Ok(None)
+}
+
+/// The envelope as a `CallToolResult`.
+fn call_result(envelope: &Value) -> Value {
+    let ok = envelope["ok"] == true;
+    let mut content = vec![json!({"type": "text", "text": envelope["output"]})];
+    for notice in envelope["notices"].as_array().into_iter().flatten() {
+        let text = format!("Notice: {}", notice.as_str().unwrap_or_default());
+        content.push(json!({"type": "text", "text": text}));
+    }
+    let structured = if ok { &envelope["data"] } else { &envelope["error"] };
+    json!({"content": content, "structuredContent": structured, "isError": !ok})
+}
+
+/// Runs the tool; with a progress token, a ticker reports every second that it still runs.
+fn run_with_progress(
+    global: &Global,
+    spec: &'static ToolSpec,
+    arguments: &Value,
+    token: Option<&Value>,
+) -> Value {
+    let Some(token) = token.cloned() else {
+        return crate::dispatch::call_tool(global, spec, arguments.clone()).0;
+    };
+    let (stop, stopped) = mpsc::channel::<()>();
+    let ticker = std::thread::spawn(move || {
+        let start = Instant::now();
+        let mut ticks = 0u64;
+        while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(PROGRESS_EVERY) {
+            if crate::cancel::requested() {
+                break;
+            }
+            ticks += 1;
+            let message = format!(
+                "{} still running after {} s",
+                spec.name,
+                start.elapsed().as_secs()
+            );
+            super::send(&protocol::notification(
+                "notifications/progress",
+                json!({"progressToken": token, "progress": ticks, "message": message}),
+            ));
+        }
+    });
+    let envelope = crate::dispatch::call_tool(global, spec, arguments.clone()).0;
+    drop(stop);
+    let _ = ticker.join();
+    envelope
+}
+
+/// The approval an `approval_required` envelope asks for.
+struct Approval {
+    id: String,
+    kind: String,
+    subject: String,
+    reason: String,
+    json: Value,
+}
+
+fn approval_of(envelope: &Value) -> Option<Approval> {
+    if envelope["error"]["code"] != ErrorCode::ApprovalRequired.as_str() {
+        return None;
+    }
+    let approval = &envelope["error"]["approval"];
+    let field = |key: &str| approval[key].as_str().unwrap_or_default().to_string();
+    Some(Approval {
+        id: approval["id"].as_str()?.to_string(),
+        kind: field("kind"),
+        subject: field("subject"),
+        reason: field("reason"),
+        json: approval.clone(),
+    })
+}
+
+enum Decision {
+    Approve {
+        persist: bool,
+    },
+    /// The elicitation's action (`decline`, `cancel`), or `accept` with approve unticked.
+    Decline(String),
+}
+
+/// The person's answer, from an `ElicitResult`.
+fn decision_of(result: &Value) -> Decision {
+    let action = result["action"].as_str().unwrap_or("cancel");
+    if action == "accept" && result["content"]["approve"] == true {
+        Decision::Approve {
+            persist: result["content"]["persist"] == true,
+        }
+    } else {
+        Decision::Decline(action.to_string())
+    }
+}
+
+/// The `elicitation/create` params: what would run, why it asks, approve and persist.
+fn elicitation(spec: &ToolSpec, approval: &Approval, era: &Era) -> Value {
+    let message = format!(
+        "{} needs your approval before it runs.\nWhy: {}\nWhat would run ({}): {}\nApprove runs it \
+         now and allows the same for the rest of this session; persist also allows it in this \
+         workspace from now on.",
+        spec.name, approval.reason, approval.kind, approval.subject
+    );
+    let mut params = json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "approve": {
+                    "type": "boolean",
+                    "title": "Approve",
+                    "description": format!("Run {} `{}` now", approval.kind, approval.subject),
+                    "default": false,
+                },
+                "persist": {
+                    "type": "boolean",
+                    "title": "Allow in this workspace from now on",
+                    "description": "Record the approval for the workspace (for a host: add it to the network allow list)",
+                    "default": false,
+                },
+            },
+            "required": ["approve"],
+        },
+    });
+    // `mode` arrived with 2025-11-25; earlier clients know only forms.
+    if era.modern || era.version.as_str() >= "2025-11-25" {
+        params["mode"] = json!("form");
+    }
+    params
+}
+
+/// The answer a 2026-07-28 retry carries: its `requestState` and the elicitation result.
+fn retry_answer(params: &Value) -> Option<(String, Value)> {
+    let state = params["requestState"].as_str()?;
+    let response = params["inputResponses"].get(APPROVAL_INPUT)?;
+    Some((state.to_string(), response.clone()))
+}
+
+fn input_required(
+    server: &Server,
+    spec: &ToolSpec,
+    arguments: &Value,
+    approval: &Approval,
+    era: &Era,
+) -> Value {
+    json!({
+        "resultType": "input_required",
+        "inputRequests": {
+            APPROVAL_INPUT: {"method": "elicitation/create", "params": elicitation(spec, approval, era)},
+        },
+        "requestState": server.state_key.seal(&approval.id, spec.name, arguments),
+    })
+}
+
+/// The result for a declined approval: nothing ran.
+fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
+    let how = match action {
+        "accept" => "left approve unticked",
+        "decline" => "declined",
+        _ => "cancelled the question",
+    };
+    let error = ToolError::new(
+        ErrorCode::ApprovalRequired,
+        format!(
+            "The user {how}: {} `{}` was not approved, so {} ran nothing. Do not repeat this call \
+             unless the user asks for it; do the task another way, or ask the user how to go on.",
+            approval.kind, approval.subject, spec.name
+        ),
+    )
+    .with("approval", approval.json.clone())
+    .with("declined", action);
+    crate::envelope::build(spec.name, Err(error), None).0
+}
+
+/// An `approval_required` envelope reworded for a client that cannot ask its user: the
+/// command a person runs in a terminal to grant it.
+fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Value {
+    let message = envelope["error"]["message"].as_str().unwrap_or_default();
+    let head = message
+        .find("Nothing was done.")
+        .map_or(message, |at| &message[..at + "Nothing was done.".len()]);
+    let mut command = format!(
+        "codesmith --workspace {}",
+        shell_quote(&server.root.to_string_lossy())
+    );
+    if server.global.session != "default" {
+        command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
+    }
+    let message = format!(
+        "{head} This MCP client cannot ask the user from here (it declared no elicitation), so ask \
+         the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
+         workspace), then repeat this exact call.",
+        approval.id
+    );
+    envelope["error"]["message"] = json!(message);
+    envelope["output"] = json!(message);
+    envelope
+}
+
+fn shell_quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}

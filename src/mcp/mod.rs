@@ -1,0 +1,341 @@
+//! `codesmith mcp`: the tools over the Model Context Protocol on stdio.
+//!
+//! Two threads and no async runtime. The reader thread owns stdin: it parses each line, answers
+//! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
+//! and a client's answers to the server's own requests), and queues the other requests for the
+//! main thread, which runs them one at a time through the same dispatch as the command line.
+//! Every message goes out as one line through one locked writer, so the two never interleave.
+//!
+//! Cancelling the request in progress kills its foreground process group (see [`crate::cancel`])
+//! and drops its response; a request still queued is dropped unanswered. When stdin closes, the
+//! running call is cancelled the same way, the queue is dropped and the server exits.
+
+mod call;
+mod protocol;
+mod request_state;
+
+use std::collections::HashSet;
+use std::io::BufRead;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::context::{Context, Global};
+use protocol::{Era, RpcError};
+
+/// Requests received and not yet answered, by id (as JSON text), and those the client cancelled.
+#[derive(Default)]
+struct Inflight {
+    pending: HashSet<String>,
+    running: Option<String>,
+    cancelled: HashSet<String>,
+}
+
+type Shared = Arc<Mutex<Inflight>>;
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Inflight> {
+    shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Writes one protocol message as one line on stdout.
+fn send(message: &Value) {
+    let mut line = serde_json::to_string(message).unwrap_or_default();
+    line.push('\n');
+    crate::envelope::write_stdout(line.as_bytes());
+}
+
+/// Serves until stdin closes; returns the exit status.
+pub fn serve(global: Global) -> i32 {
+    let root = match Context::open(&global, "mcp") {
+        Ok(ctx) => ctx.workspace.root().to_path_buf(),
+        Err(err) => {
+            eprintln!("codesmith mcp: {}", err.message);
+            return err.code.exit_status();
+        }
+    };
+    let Some(state_key) = request_state::StateKey::generate() else {
+        eprintln!("codesmith mcp: no randomness for the requestState key");
+        return 1;
+    };
+    let shared = Shared::default();
+    let (requests, queue) = mpsc::channel();
+    let (answers, answer_queue) = mpsc::channel();
+    let reader_shared = shared.clone();
+    let reader = std::thread::Builder::new()
+        .name("mcp-reader".into())
+        .spawn(move || read_loop(&requests, &answers, &reader_shared));
+    if reader.is_err() {
+        eprintln!("codesmith mcp: could not start the reader thread");
+        return 1;
+    }
+    let mut server = Server {
+        global,
+        root,
+        state_key,
+        shared,
+        answers: answer_queue,
+        handshake: None,
+        next_request: 0,
+    };
+    server.run(&queue);
+    0
+}
+
+/// What the `initialize` handshake settled, for requests without a per-request version.
+struct Handshake {
+    version: String,
+    can_elicit: bool,
+}
+
+pub(crate) struct Server {
+    global: Global,
+    root: std::path::PathBuf,
+    state_key: request_state::StateKey,
+    shared: Shared,
+    /// The client's answers to the server's own requests (`elicitation/create`).
+    answers: Receiver<Value>,
+    handshake: Option<Handshake>,
+    next_request: u64,
+}
+
+impl Server {
+    fn run(&mut self, queue: &Receiver<Value>) {
+        for request in queue {
+            let id = request["id"].clone();
+            let key = id.to_string();
+            {
+                let mut inflight = lock(&self.shared);
+                if inflight.cancelled.remove(&key) {
+                    inflight.pending.remove(&key);
+                    continue;
+                }
+                // Under the lock the reader cancels with, so a cancellation is never lost.
+                crate::cancel::reset();
+                inflight.running = Some(key.clone());
+            }
+            let response = match self.handle(&request) {
+                Ok(Some(result)) => Some(protocol::result_response(&id, result)),
+                Ok(None) => None,
+                Err(error) => Some(protocol::error_response(&id, error)),
+            };
+            let mut inflight = lock(&self.shared);
+            inflight.running = None;
+            inflight.pending.remove(&key);
+            if !inflight.cancelled.remove(&key) {
+                if let Some(response) = response {
+                    send(&response);
+                }
+            }
+        }
+    }
+
+    /// Whether the client cancelled the request in progress (or went away).
+    fn cancelled(&self) -> bool {
+        crate::cancel::requested()
+    }
+
+    /// The result of one request; `Ok(None)` when it must go unanswered (it was cancelled).
+    fn handle(&mut self, request: &Value) -> Result<Option<Value>, RpcError> {
+        let method = request["method"].as_str().unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        if !params.is_object() {
+            return Err(RpcError::invalid_params("params must be an object"));
+        }
+        let era = self.era_of(&params)?;
+        let result = match (method, era.modern) {
+            ("initialize", false) => self.initialize(&params),
+            ("server/discover", _) => self.discover(&params)?,
+            ("tools/list", _) => self.list_tools(&era)?,
+            ("tools/call", _) => match call::tools_call(self, &params, &era, &request["id"])? {
+                Some(result) => result,
+                None => return Ok(None),
+            },
+            ("ping", false) => json!({}),
+            _ => {
+                return Err(RpcError::new(
+                    protocol::METHOD_NOT_FOUND,
+                    format!("Method not found: {method}"),
+                ))
+            }
+        };
+        Ok(Some(era.finish(result)))
+    }
+
+    /// The era of a request: 2026-07-28 when its `_meta` carries the version (capabilities
+    /// from that request alone), else the handshake's (or the newest handshake version for a
+    /// client that skipped `initialize`).
+    fn era_of(&self, params: &Value) -> Result<Era, RpcError> {
+        if let Some(version) = protocol::request_version(params)? {
+            let capabilities = &params["_meta"][protocol::CAPABILITIES_KEY];
+            return Ok(Era {
+                modern: true,
+                can_elicit: protocol::can_elicit_form(capabilities),
+                version,
+            });
+        }
+        Ok(match &self.handshake {
+            Some(handshake) => Era {
+                modern: false,
+                can_elicit: handshake.can_elicit,
+                version: handshake.version.clone(),
+            },
+            None => Era {
+                modern: false,
+                can_elicit: false,
+                version: protocol::negotiate(None).to_string(),
+            },
+        })
+    }
+
+    fn initialize(&mut self, params: &Value) -> Value {
+        let version = protocol::negotiate(params["protocolVersion"].as_str());
+        self.handshake = Some(Handshake {
+            version: version.to_string(),
+            can_elicit: protocol::can_elicit_form(&params["capabilities"]),
+        });
+        json!({
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": protocol::server_info(),
+            "instructions": protocol::INSTRUCTIONS,
+        })
+    }
+
+    fn discover(&self, params: &Value) -> Result<Value, RpcError> {
+        if params["_meta"].get(protocol::VERSION_KEY).is_none() {
+            return Err(RpcError::invalid_params(format!(
+                "server/discover needs _meta[\"{}\"] (this server speaks {})",
+                protocol::VERSION_KEY,
+                protocol::supported_versions().join(", ")
+            )));
+        }
+        Ok(json!({
+            "supportedVersions": protocol::supported_versions(),
+            "capabilities": {"tools": {}},
+            "instructions": protocol::INSTRUCTIONS,
+            "ttlMs": 3_600_000,
+            "cacheScope": "public",
+        }))
+    }
+
+    /// The enabled tools, in catalog order. The list follows `.codesmith/config.toml`, which
+    /// can change, hence a short time-to-live, private to this workspace.
+    fn list_tools(&self, era: &Era) -> Result<Value, RpcError> {
+        let config = crate::config::Config::load(&self.root.join(".codesmith"))
+            .map_err(|err| RpcError::new(protocol::INTERNAL_ERROR, err.message))?;
+        let tools: Vec<Value> = crate::profile::enabled(&self.global, Some(&config))
+            .into_iter()
+            .map(crate::catalog::mcp_tool)
+            .collect();
+        let mut result = json!({"tools": tools});
+        if era.modern {
+            result["ttlMs"] = json!(60_000);
+            result["cacheScope"] = json!("private");
+        }
+        Ok(result)
+    }
+
+    /// Sends the client a request of the server's own and waits for its answer; `None` when the
+    /// call was cancelled or the client went away first.
+    fn ask(&mut self, method: &str, params: Value) -> Option<Value> {
+        self.next_request += 1;
+        let id = format!("codesmith-{}", self.next_request);
+        send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            match self.answers.recv_timeout(std::time::Duration::from_millis(50)) {
+                Ok(answer) if answer["id"] == id.as_str() => return Some(answer),
+                Ok(other) => eprintln!("codesmith mcp: ignored an answer to no open request: {other}"),
+                Err(mpsc::RecvTimeoutError::Timeout) if !self.cancelled() => {}
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
+/// The reader thread: one message per line until stdin closes.
+fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+    let mut stdin = std::io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match stdin.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => route(&line, requests, answers, shared),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => {
+                eprintln!("codesmith mcp: reading stdin failed: {err}");
+                break;
+            }
+        }
+    }
+    // The client is gone: stop the running call and drop the queued ones.
+    let mut inflight = lock(shared);
+    let pending: Vec<String> = inflight.pending.iter().cloned().collect();
+    inflight.cancelled.extend(pending);
+    crate::cancel::cancel();
+}
+
+/// One line from the client.
+fn route(line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    if text.is_empty() {
+        return;
+    }
+    let message: Value = match serde_json::from_str(text) {
+        Ok(message) => message,
+        Err(err) => {
+            let error = RpcError::new(protocol::PARSE_ERROR, format!("Parse error: {err}"));
+            return send(&protocol::error_response(&Value::Null, error));
+        }
+    };
+    let id = message.get("id").cloned();
+    let error_id = id.clone().unwrap_or(Value::Null);
+    let invalid = |why: &str| {
+        let error = RpcError::new(protocol::INVALID_REQUEST, format!("Invalid Request: {why}"));
+        send(&protocol::error_response(&error_id, error));
+    };
+    if !message.is_object() {
+        return invalid("send one JSON-RPC object per line (batches are not supported)");
+    }
+    if message["jsonrpc"] != "2.0" {
+        return invalid("\"jsonrpc\" must be \"2.0\"");
+    }
+    let Some(method) = message["method"].as_str() else {
+        if id.is_some() && (message.get("result").is_some() || message.get("error").is_some()) {
+            let _ = answers.send(message);
+            return;
+        }
+        return invalid("a request needs a string \"method\"");
+    };
+    let Some(id) = id else {
+        if method == "notifications/cancelled" {
+            cancel(&message["params"]["requestId"], shared);
+        }
+        return;
+    };
+    if !(id.is_string() || id.is_i64() || id.is_u64()) {
+        return invalid("\"id\" must be a string or an integer");
+    }
+    // A ping is answered at once, also while a tool runs (2026-07-28 has no ping: queued, it
+    // gets method-not-found there).
+    if method == "ping" && message["params"]["_meta"].get(protocol::VERSION_KEY).is_none() {
+        return send(&protocol::result_response(&id, json!({})));
+    }
+    lock(shared).pending.insert(id.to_string());
+    let _ = requests.send(message);
+}
+
+/// `notifications/cancelled`: a queued request is dropped, the running one stopped.
+fn cancel(request_id: &Value, shared: &Shared) {
+    let key = request_id.to_string();
+    let mut inflight = lock(shared);
+    if !inflight.pending.contains(&key) {
+        return;
+    }
+    inflight.cancelled.insert(key.clone());
+    if inflight.running.as_deref() == Some(key.as_str()) {
+        crate::cancel::cancel();
+    }
+}

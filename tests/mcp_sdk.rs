@@ -1,0 +1,75 @@
+//! Conformance with a client nobody here wrote: the official MCP Python SDK (`mcp` on PyPI)
+//! runs a session against `codesmith mcp` in each of its connect modes (see
+//! tests/mcp_sdk/session.py).
+//!
+//! The SDK comes from a virtual environment that `.ci/run` makes (`target/mcp-venv`, or the
+//! interpreter named by CODESMITH_MCP_PYTHON). Where there is none the test prints why and
+//! skips; CODESMITH_REQUIRE_MCP_SDK=1, which CI sets, makes that a failure.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::harness::{Ws, BIN};
+
+/// The Python interpreter that has the SDK, or why there is none.
+fn sdk_python() -> Result<PathBuf, String> {
+    let python = match std::env::var_os("CODESMITH_MCP_PYTHON") {
+        Some(path) => PathBuf::from(path),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv/bin/python"),
+    };
+    if !python.exists() {
+        return Err(format!(
+            "no Python with the MCP SDK at {} (make it with `python3 -m venv target/mcp-venv && \
+             target/mcp-venv/bin/pip install mcp`, as .ci/run does)",
+            python.display()
+        ));
+    }
+    let probe = Command::new(&python).args(["-c", "import mcp"]).output();
+    match probe {
+        Ok(out) if out.status.success() => Ok(python),
+        _ => Err(format!("{} cannot import the `mcp` package", python.display())),
+    }
+}
+
+#[test]
+fn the_official_python_sdk_runs_a_session_in_every_mode() {
+    let python = match sdk_python() {
+        Ok(python) => python,
+        Err(reason) => {
+            assert!(
+                std::env::var_os("CODESMITH_REQUIRE_MCP_SDK").is_none(),
+                "CODESMITH_REQUIRE_MCP_SDK is set but {reason}"
+            );
+            eprintln!("SKIPPED the MCP Python SDK conformance test: {reason}");
+            return;
+        }
+    };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/session.py");
+    for mode in ["legacy", "auto", "2026-07-28"] {
+        let ws = Ws::new();
+        ws.write("notes.txt", "one\ntwo\n");
+        let outside = tempfile::tempdir().expect("tempdir");
+        for dir in ["accepted", "declined"] {
+            std::fs::create_dir(outside.path().join(dir)).expect("mkdir");
+        }
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(BIN)
+            .arg(ws.path())
+            .arg(outside.path().canonicalize().expect("canonical"))
+            .arg(mode)
+            .env_remove("CODESMITH_WORKSPACE")
+            .env_remove("CODESMITH_SESSION")
+            .output()
+            .expect("run python");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "mode {mode}:\n{stdout}\n{stderr}");
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+            14,
+            "{stdout}"
+        );
+        assert!(!outside.path().join("accepted").exists());
+    }
+}
