@@ -30,6 +30,9 @@ pub struct Context {
     approve: Vec<String>,
     yolo: bool,
     config: OnceCell<Config>,
+    /// The session as it was read when the call opened (approvals, reminders); changes go
+    /// through `State::update_session`, which reads it again under the lock.
+    session: crate::state::SessionFile,
     /// Notices from opening the session (the recorded cwd was gone), for the call's result.
     /// Also the config's problems, once it is loaded (the network policy's readers).
     opening_notices: RefCell<Vec<String>>,
@@ -78,6 +81,7 @@ impl Context {
             yolo: global.yolo,
             config: OnceCell::new(),
             opening_notices: RefCell::new(opening_notices),
+            session,
         })
     }
 
@@ -101,6 +105,11 @@ impl Context {
     /// Takes the notices from opening the session, for a command that builds its own result.
     pub fn take_opening_notices(&mut self) -> Vec<String> {
         self.opening_notices.take()
+    }
+
+    /// The session as read when the call opened.
+    pub fn session(&self) -> &crate::state::SessionFile {
+        &self.session
     }
 
     /// The workspace config, loaded on first use.
@@ -151,7 +160,7 @@ impl Context {
         let id = request.id();
         self.yolo
             || self.approve.contains(&id)
-            || self.state.load_session().approvals.contains(&id)
+            || self.session.approvals.contains(&id)
             || crate::approval::persisted(self.state.dir()).contains(&id)
     }
 }

@@ -246,8 +246,7 @@ fn environment_key() -> String {
 }
 
 fn remembered_missing(ctx: &Context) -> Vec<Missing> {
-    let session = ctx.state.load_session();
-    let Some(Value::Object(memo)) = session.reminders.get(MISSING_MEMO) else {
+    let Some(Value::Object(memo)) = ctx.session().reminders.get(MISSING_MEMO) else {
         return Vec::new();
     };
     if memo.get("where").and_then(Value::as_str) != Some(environment_key().as_str()) {
@@ -362,7 +361,7 @@ fn writable_display(ctx: &Context, confinement: &Confinement) -> Vec<String> {
 /// The notice, once per session, that commands run with less than the full sandbox.
 pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<String> {
     let unavailable = report.unavailable();
-    if unavailable.is_empty() || ctx.state.load_session().reminders.contains_key(NOTICE_MARK) {
+    if unavailable.is_empty() || ctx.session().reminders.contains_key(NOTICE_MARK) {
         return None;
     }
     let _ = ctx.state.update_session(|session| {

@@ -34,12 +34,18 @@ use std::path::PathBuf;
 #[derive(Debug, Clone)]
 pub struct Sentinel {
     marker: String,
+    /// The line's opening and closing, as searched for in stderr.
+    open: String,
+    close: String,
 }
 
 impl Sentinel {
     pub fn new() -> Sentinel {
+        let marker = format!("__codesmith_cwd_{}__", nonce_hex());
         Sentinel {
-            marker: format!("__codesmith_cwd_{}__", nonce_hex()),
+            open: format!("\n{marker}:"),
+            close: format!(":{marker}\n"),
+            marker,
         }
     }
 
@@ -78,8 +84,7 @@ impl Sentinel {
 
     /// The sentinel line in `stderr`: its span, its status field and its directory field.
     fn locate<'a>(&self, stderr: &'a [u8]) -> Option<(usize, usize, &'a [u8], &'a [u8])> {
-        let open = format!("\n{}:", self.marker);
-        let close = format!(":{}\n", self.marker);
+        let (open, close) = (&self.open, &self.close);
         let start = rfind(stderr, open.as_bytes())?;
         let after_open = start + open.len();
         let close_at = after_open + find(&stderr[after_open..], close.as_bytes())?;
