@@ -377,6 +377,20 @@ fn sockets_follow_the_network_policy() {
             assert!(out.output().contains("pong"), "{policy}: {}", out.output());
             assert_eq!(out.data()["sandbox"]["network"]["active"], false);
             server.join().unwrap();
+        } else if policy == "deny" {
+            // Deny wins: the hint offers no approval, and --yolo does not open a socket.
+            assert_ne!(out.data()["exit_code"], 0, "{policy}: {}", out.output());
+            assert!(
+                out.output()
+                    .starts_with("Sandbox: the workspace's network policy denies"),
+                "{}",
+                out.output()
+            );
+            assert!(out.data().get("approval").is_none());
+            let yolo = ws.run(&["--yolo", "shell", &connect_command(port)]).ok();
+            assert!(!yolo.output().contains("pong"), "{}", yolo.output());
+            assert_eq!(yolo.data()["sandbox"]["network"]["active"], true);
+            drop(server);
         } else {
             assert_ne!(out.data()["exit_code"], 0, "{policy}: {}", out.output());
             assert!(!out.output().contains("pong"));

@@ -22,7 +22,7 @@ use ipnet::IpNet;
 use crate::config::Config;
 
 /// What the policy says about a host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Decision {
     Allow,
     Deny,

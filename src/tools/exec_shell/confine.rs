@@ -15,6 +15,7 @@ use crate::approval::ApprovalRequest;
 use crate::config::Config;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::net::Decision;
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 
 use super::run::SpawnError;
@@ -157,11 +158,11 @@ pub fn plan(
     ctx: &Context,
     settings: &ShellSettings,
     command: &str,
-    network_allowed_by_policy: bool,
+    network: Decision,
     task_dir: Option<&Path>,
 ) -> Result<Confinement, ToolError> {
     let scope = ctx.workspace.display(ctx.workspace.cwd());
-    let [write_outside, network] = lifting_requests(command, &scope);
+    let [write_outside, network_request] = lifting_requests(command, &scope);
     let mut lifted = Lifted::default();
     if ctx.is_approved(&write_outside) {
         lifted.filesystem = Some(format!(
@@ -169,10 +170,18 @@ pub fn plan(
             write_outside.id()
         ));
     }
-    if network_allowed_by_policy {
-        lifted.network = Some("the workspace's network policy allows the network".to_string());
-    } else if ctx.is_approved(&network) {
-        lifted.network = Some(format!("lifted for this command by approval {}", network.id()));
+    // Deny wins: under `deny` no approval (not even --yolo) opens a socket.
+    match network {
+        Decision::Allow => {
+            lifted.network = Some("the workspace's network policy allows the network".to_string())
+        }
+        Decision::Prompt if ctx.is_approved(&network_request) => {
+            lifted.network = Some(format!(
+                "lifted for this command by approval {}",
+                network_request.id()
+            ))
+        }
+        _ => {}
     }
     let on = settings.mode != Mode::Off;
     let filesystem = on && lifted.filesystem.is_none();

@@ -123,18 +123,13 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         // A refusal is where a misread policy matters most: say so in the message.
         return crate::tools::with_notices(Err(err), policy_notes);
     }
-    let network_allowed = policy.default_decision() == Decision::Allow;
+    let network = policy.default_decision();
     if args.background {
-        let started = crate::tools::tasks::start(
-            ctx,
-            &args.command,
-            classification.class,
-            &settings,
-            network_allowed,
-        );
+        let started =
+            crate::tools::tasks::start(ctx, &args.command, classification.class, &settings, network);
         return crate::tools::with_notices(started, policy_notes);
     }
-    let confinement = confine::plan(ctx, &settings, &args.command, network_allowed, None)?;
+    let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
     let sentinel = Sentinel::new();
     let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
@@ -200,7 +195,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         &cwd_before,
         &held,
     );
-    let hint = stop.map(|stop| stopped::hint(ctx, &stop, &args.command, &scope));
+    let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), &args.command, &scope));
     let mut rendered = render(
         ctx,
         &finished,
@@ -210,8 +205,8 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         hint.as_ref(),
     );
     rendered.data.insert("sandbox".into(), report.to_json());
-    if let Some(hint) = &hint {
-        rendered.data.insert("approval".into(), hint.approval.clone());
+    if let Some(approval) = hint.as_ref().and_then(|hint| hint.approval.clone()) {
+        rendered.data.insert("approval".into(), approval);
     }
     notices.extend(confine::weaker_notice(ctx, &report));
     if finished.timed_out {

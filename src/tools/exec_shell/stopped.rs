@@ -26,6 +26,18 @@ pub enum Stop {
     UnnamedPath,
     /// A connection: the symptom seen.
     Network(&'static str),
+    /// A connection under the policy `deny`, which no approval lifts.
+    NetworkDenied(&'static str),
+}
+
+impl Stop {
+    /// The stop as the network policy has it: under `deny` a refused connection is final.
+    pub fn under_policy(self, network: crate::net::Decision) -> Stop {
+        match self {
+            Stop::Network(symptom) if network == crate::net::Decision::Deny => Stop::NetworkDenied(symptom),
+            stop => stop,
+        }
+    }
 }
 
 /// Phrases by which commands report a refused file operation.
@@ -235,14 +247,26 @@ fn resolve(cwd: &Path, candidate: &str) -> PathBuf {
 /// `codesmith approve ID` knows it).
 pub struct Hint {
     pub line: String,
-    pub approval: serde_json::Value,
+    /// `None` when no approval can lift the stop.
+    pub approval: Option<serde_json::Value>,
 }
 
 /// Builds the hint for `stop` of `command`, run from the cwd `scope`.
 pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
+    if let Stop::NetworkDenied(symptom) = stop {
+        return Hint {
+            line: format!(
+                "Sandbox: the workspace's network policy denies the network ([network] default = \
+                 \"deny\" in .codesmith/config.toml), so this command could not connect ({symptom}). \
+                 No approval lifts that: do the work without the network, use fetch_url for a web \
+                 page the allow list permits, or ask the user to change the policy.\n"
+            ),
+            approval: None,
+        };
+    }
     let [write_outside, network] = lifting_requests(command, scope);
     let (request, what, other_way) = match stop {
-        Stop::Network(symptom) => (
+        Stop::Network(symptom) | Stop::NetworkDenied(symptom) => (
             network,
             format!(
                 "the network is off for commands by the workspace's network policy, so this \
@@ -310,9 +334,9 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
              `codesmith approve {id}` and repeat this exact call (or repeat it with `--approve {id}` \
              if the user already agreed); {other_way}.\n"
         ),
-        approval: serde_json::json!({
+        approval: Some(serde_json::json!({
             "id": id, "kind": request.kind, "subject": request.subject, "reason": request.reason,
-        }),
+        })),
     }
 }
 

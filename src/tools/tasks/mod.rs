@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::{write_atomically, WriteOptions};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::net::Decision;
 use crate::tools::exec_shell::classify::Class;
 use crate::tools::exec_shell::confine::{self, ShellSettings};
 use crate::tools::exec_shell::{output, probe, run, stopped};
@@ -86,7 +87,7 @@ pub fn start(
     command: &str,
     class: Class,
     settings: &ShellSettings,
-    network_allowed: bool,
+    network: Decision,
 ) -> Result<ToolOutput, ToolError> {
     let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
     ctx.state.ensure_dir().map_err(fail)?;
@@ -95,7 +96,7 @@ pub fn start(
     fs::write(dir.join("command"), command).map_err(fail)?;
     let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
     let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
-    let confinement = confine::plan(ctx, settings, command, network_allowed, Some(&dir))?;
+    let confinement = confine::plan(ctx, settings, command, network, Some(&dir))?;
     let env = confinement.env();
     let exit_path = dir.join("exit").to_string_lossy().into_owned();
     let arguments = ["codesmith-task", command, exit_path.as_str()];
@@ -111,6 +112,7 @@ pub fn start(
         run::spawn_detached(&launch, &stdout, &stderr)
     })?;
     let record = Confined {
+        network,
         scope: ctx.workspace.display(ctx.workspace.cwd()),
         cwd: ctx.workspace.cwd().to_path_buf(),
         request: confine::held(&confinement.request, &report),
@@ -143,6 +145,8 @@ pub fn start(
 /// What a task ran inside, kept beside it so its output can be read for sandbox stops later.
 #[derive(Debug, Serialize, Deserialize)]
 struct Confined {
+    /// The network policy's decision when the task started.
+    network: Decision,
     /// The cwd as the approval ids scope it.
     scope: String,
     cwd: PathBuf,
@@ -159,7 +163,12 @@ fn stop_hint(ctx: &Context, dir: &Path, stdout: &[u8], stderr: &[u8]) -> Option<
         &record.cwd,
         &record.request,
     )?;
-    Some(stopped::hint(ctx, &stop, &command, &record.scope))
+    Some(stopped::hint(
+        ctx,
+        &stop.under_policy(record.network),
+        &command,
+        &record.scope,
+    ))
 }
 
 /// Reserves the next `task-N` directory (`create_dir` is the atomic claim). Numbers are never
@@ -359,8 +368,8 @@ pub fn report(
         .with("stderr_path", format!("{rel}/stderr"))
         .with("new_stdout_bytes", new_out.len())
         .with("new_stderr_bytes", new_err.len());
-    if let Some(hint) = hint {
-        result = result.with("approval", hint.approval);
+    if let Some(approval) = hint.and_then(|hint| hint.approval) {
+        result = result.with("approval", approval);
     }
     if status.finished() {
         if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
