@@ -538,3 +538,101 @@ fn a_failure_inside_the_workspace_gets_no_sandbox_hint() {
     assert!(!out.output().contains("Sandbox:"), "{}", out.output());
     assert!(out.data().get("approval").is_none());
 }
+
+#[test]
+fn a_task_cannot_rewrite_its_own_records_or_fake_its_end() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) {
+        return;
+    }
+    let started = ws
+        .call(
+            "exec_shell",
+            json!({
+                "command": "python3 -c 'import os, glob\nd = sorted(glob.glob(\".codesmith/tasks/task-*\"))[-1]\nfor name in (\"pgid\", \"cursor.lock\", \"command\"):\n    try:\n        os.remove(os.path.join(d, name))\n    except OSError as e:\n        print(name, \"kept:\", e.strerror)\nopen(os.path.join(d, \"status\", \"exit\"), \"w\").write(\"0\")' && sleep 2",
+                "background": true
+            }),
+        )
+        .ok();
+    let id = started.data()["task_id"].as_str().unwrap().to_string();
+    let pgid = ws.read_string(&format!(".codesmith/tasks/{id}/pgid"));
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // The fake status does not end a task whose shell still runs.
+    let early = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(early.data()["status"], "running", "{}", early.output());
+    let waited = ws.call("task_wait", json!({"task_id": id})).ok();
+    assert_eq!(waited.data()["status"], "exited", "{}", waited.output());
+    assert_eq!(ws.read_string(&format!(".codesmith/tasks/{id}/pgid")), pgid);
+    assert!(ws.exists(&format!(".codesmith/tasks/{id}/command")));
+}
+
+#[test]
+fn a_planted_git_redirection_is_removed_after_the_command() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) {
+        return;
+    }
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.path())
+        .status();
+    if !git.map(|s| s.success()).unwrap_or(false) {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    let out = shell(
+        &ws,
+        "mkdir -p evil/hooks && python3 -c 'open(\".git/commondir\", \"w\").write(\"../evil\")'",
+    )
+    .ok();
+    assert!(!ws.exists(".git/commondir"), "{}", out.output());
+    assert!(
+        out.output()
+            .starts_with("Sandbox: the command created `.git/commondir`"),
+        "{}",
+        out.output()
+    );
+}
+
+#[test]
+fn a_confined_command_cannot_signal_processes_outside() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) {
+        return;
+    }
+    let mut victim = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep");
+    let out = shell(&ws, &format!("kill -9 {}; echo rc=$?", victim.id())).ok();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the process outside was killed: {}",
+        out.output()
+    );
+    let _ = victim.kill();
+    let _ = victim.wait();
+    // Its own children it can signal.
+    let own = shell(&ws, "sleep 30 & kill $! && wait $!; echo rc=$?").ok();
+    assert!(own.output().contains("rc=143"), "{}", own.output());
+}
+
+#[test]
+fn a_refusal_after_a_cd_inside_the_command_still_gets_a_hint() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) {
+        return;
+    }
+    let (_keep, out_dir) = scratch();
+    let out = shell(
+        &ws,
+        &format!(
+            "cd {} && python3 -c 'open(\"relative\", \"w\")'",
+            out_dir.display()
+        ),
+    )
+    .ok();
+    assert!(!out_dir.join("relative").exists());
+    assert!(out.output().starts_with("Sandbox: "), "{}", out.output());
+}

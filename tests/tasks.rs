@@ -180,7 +180,7 @@ fn parallel_task_output_calls_hand_out_new_output_once() {
     // task_wait above already delivered the output; start a fresh task and do not wait on it.
     let id = start(&ws, "seq 1 1000");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !ws.join(&format!(".codesmith/tasks/{id}/exit")).exists() {
+    while !ws.join(&format!(".codesmith/tasks/{id}/status/exit")).exists() {
         assert!(Instant::now() < deadline, "the task did not end");
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -13,7 +13,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    path_beneath_rules, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, ABI,
+    path_beneath_rules, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+    ABI,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
@@ -120,11 +121,12 @@ impl Prepared {
                 Layer::Seccomp => {
                     // The mount-changing calls are refused only when the mount layer is used
                     // (it is decided first: Layer order puts Mounts before Seccomp).
-                    let mounts = prepared.mounts.is_some();
-                    if !request.block_network && !mounts {
-                        continue;
-                    }
-                    seccomp_program(request.block_network, mounts).map(|bpf| prepared.seccomp = Some(bpf))
+                    let refuse = Refused {
+                        network: request.block_network,
+                        mounts: prepared.mounts.is_some(),
+                        host: request.filesystem,
+                    };
+                    seccomp_program(refuse).map(|bpf| prepared.seccomp = Some(bpf))
                 }
             };
             match built {
@@ -181,9 +183,12 @@ fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
     let abi = ABI::V3;
     let write = AccessFs::from_write(abi);
     let devices: Vec<&Path> = DEVICES.iter().map(Path::new).filter(|p| p.exists()).collect();
+    // Signals are scoped too (ABI 6): a confined command cannot signal a process outside its
+    // domain (root would otherwise kill anything on the machine). Older kernels skip it.
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(write)
+        .and_then(|ruleset| ruleset.scope(Scope::Signal))
         .and_then(|ruleset| ruleset.create())
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(&request.writable, write)))
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(devices, write)))
@@ -355,15 +360,46 @@ unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
     written == bytes.len() as isize
 }
 
-/// The seccomp program: internet sockets refused when `block_network`, mount-changing calls
-/// refused when `block_mounts`; everything else allowed. Refusals are `EPERM`, which commands
-/// report as "Operation not permitted".
-fn seccomp_program(block_network: bool, block_mounts: bool) -> Result<BpfProgram, String> {
+/// What the seccomp program refuses.
+#[derive(Debug, Clone, Copy)]
+struct Refused {
+    /// `socket()` for every family but `AF_UNIX`, and io_uring.
+    network: bool,
+    /// Every mount-changing call, so nothing inside can undo the mount layer.
+    mounts: bool,
+    /// What acts on the whole machine rather than on files: reboot, the clock, the host name,
+    /// kernel modules, swap, process accounting. Root inside the sandbox keeps its capabilities,
+    /// and these are not governed by any path.
+    host: bool,
+}
+
+/// The calls that act on the whole machine, refused with [`Refused::host`].
+const HOST_CALLS: [libc::c_long; 15] = [
+    libc::SYS_reboot,
+    libc::SYS_kexec_load,
+    libc::SYS_kexec_file_load,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_delete_module,
+    libc::SYS_settimeofday,
+    libc::SYS_clock_settime,
+    libc::SYS_clock_adjtime,
+    libc::SYS_adjtimex,
+    libc::SYS_sethostname,
+    libc::SYS_setdomainname,
+    libc::SYS_swapon,
+    libc::SYS_swapoff,
+    libc::SYS_acct,
+];
+
+/// The seccomp program: what `refuse` names is refused with `EPERM` (which commands report as
+/// "Operation not permitted"); everything else is allowed.
+fn seccomp_program(refuse: Refused) -> Result<BpfProgram, String> {
     let arch = seccompiler::TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|_| format!("seccomp filters are not built for {}", std::env::consts::ARCH))?;
     let fail = |err: seccompiler::BackendError| format!("seccomp filter: {err}");
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    if block_network {
+    if refuse.network {
         let not_unix =
             SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
                 .map_err(fail)?;
@@ -373,7 +409,7 @@ fn seccomp_program(block_network: bool, block_mounts: bool) -> Result<BpfProgram
         );
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
     }
-    if block_mounts {
+    if refuse.mounts {
         for call in [
             libc::SYS_mount,
             libc::SYS_umount2,
@@ -388,6 +424,14 @@ fn seccomp_program(block_network: bool, block_mounts: bool) -> Result<BpfProgram
         ] {
             rules.insert(call, Vec::new());
         }
+    }
+    if refuse.host {
+        for call in HOST_CALLS {
+            rules.insert(call, Vec::new());
+        }
+    }
+    if rules.is_empty() {
+        return Err("nothing to refuse".to_string());
     }
     // x86_64 also answers the x32 numbering (bit 30 set) under the same audit arch: refuse the
     // x32 spellings of the same calls.

@@ -21,8 +21,9 @@
 //!   chown, which Landlock does not govern, and what carves the state out of the workspace,
 //!   which Landlock (rules only ever add access beneath a directory) cannot;
 //! - **seccomp**, which refuses `socket()` for every family but `AF_UNIX` (and io_uring, which
-//!   could open sockets behind its back), and, when the mount layer is up, every mount-changing
-//!   call, so not even root inside the sandbox can unmount the protection.
+//!   could open sockets behind its back); when the mount layer is up, every mount-changing call,
+//!   so not even root inside the sandbox can unmount the protection; and with writes confined,
+//!   the calls that act on the whole machine (reboot, the clock, the host name, modules).
 //!
 //! The platform code lives in one module per platform behind [`Prepared`]; everything the
 //! child does between fork and exec is a plain system call on memory prepared before the fork.
@@ -136,7 +137,7 @@ impl Request {
         if self.filesystem || self.state {
             layers.push(Layer::Mounts);
         }
-        if self.block_network || self.state {
+        if self.block_network || self.state || self.filesystem {
             layers.push(Layer::Seccomp);
         }
         layers

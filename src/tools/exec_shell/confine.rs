@@ -133,6 +133,34 @@ pub struct Confinement {
     pub tmpdir: Option<PathBuf>,
     /// Whether `tmpdir` is removed after a foreground run.
     pub remove_tmpdir: bool,
+    /// Redirections of git's configuration that did not exist before the run (see
+    /// [`GIT_REDIRECTS`]); one the command creates is removed after it.
+    pub watched: Vec<PathBuf>,
+}
+
+/// Files inside `.git` that would point git at a configuration and hooks elsewhere: a command
+/// could otherwise leave `.git/config` and `.git/hooks` alone and still plant a hook through
+/// them. Existing ones are kept read-only; a new one cannot be bind-mounted (it does not exist
+/// yet) and git refuses to run with an empty one, so one the command creates is removed after
+/// the run, with a line saying so.
+pub const GIT_REDIRECTS: [&str; 2] = ["commondir", "config.worktree"];
+
+/// Removes the watched redirections the command created; returns the line that says so.
+pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<String> {
+    let planted: Vec<String> = watched
+        .iter()
+        .filter(|path| std::fs::symlink_metadata(path).is_ok())
+        .filter(|path| std::fs::remove_file(path).is_ok() || std::fs::remove_dir_all(path).is_ok())
+        .map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string())
+        .collect();
+    (!planted.is_empty()).then(|| {
+        format!(
+            "Sandbox: the command created `{}`, which would point git at another configuration and \
+             hooks, so it was removed. Commands may not change the workspace's git configuration; \
+             ask the user to make that change.\n",
+            planted.join("`, `")
+        )
+    })
 }
 
 impl Confinement {
@@ -152,8 +180,11 @@ impl Confinement {
     }
 }
 
-/// Plans the sandbox of `command`. `task_dir` is a background task's own directory (it stays
-/// writable, and holds the task's `TMPDIR`).
+/// Where in a task's directory the supervising shell writes the exit status.
+pub const TASK_STATUS_DIR: &str = "status";
+
+/// Plans the sandbox of `command`. `task_dir` is a background task's own directory (it holds
+/// the task's `TMPDIR` and its status directory, which stay writable; nothing else in it does).
 pub fn plan(
     ctx: &Context,
     settings: &ShellSettings,
@@ -196,6 +227,7 @@ pub fn plan(
         lifted,
         tmpdir: None,
         remove_tmpdir: false,
+        watched: Vec::new(),
     };
     if !filesystem {
         return Ok(confinement);
@@ -220,10 +252,12 @@ pub fn plan(
     match std::fs::symlink_metadata(&git) {
         Ok(meta) if meta.is_dir() => {
             request.pinned.push(git.clone());
-            for inside in ["config", "hooks"] {
+            for inside in ["config", "hooks"].iter().chain(GIT_REDIRECTS.iter()) {
                 let path = git.join(inside);
-                if path.exists() {
+                if std::fs::symlink_metadata(&path).is_ok() {
                     request.protected.push(path);
+                } else if GIT_REDIRECTS.contains(inside) {
+                    confinement.watched.push(path);
                 }
             }
         }
@@ -231,9 +265,13 @@ pub fn plan(
         Ok(_) => request.protected.push(git),
         Err(_) => {}
     }
-    request
-        .reopened
-        .push(task_dir.map(Path::to_path_buf).unwrap_or_else(|| tmpdir.clone()));
+    // A task's own records (pgid, cursor, command) stay out of its reach: only its TMPDIR and
+    // the directory its supervising shell writes the exit status into are reopened, and
+    // codesmith never follows a link in either.
+    request.reopened.push(tmpdir.clone());
+    if let Some(dir) = task_dir {
+        request.reopened.push(dir.join(TASK_STATUS_DIR));
+    }
     confinement.remove_tmpdir = task_dir.is_none();
     confinement.tmpdir = Some(tmpdir);
     Ok(confinement)

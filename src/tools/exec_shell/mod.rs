@@ -195,7 +195,14 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         &cwd_before,
         &held,
     );
-    let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), &args.command, &scope));
+    let mut hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), &args.command, &scope));
+    if let Some(line) = confine::remove_planted(&confinement.watched, ctx.workspace.root()) {
+        let hint = hint.get_or_insert_with(|| stopped::Hint {
+            line: String::new(),
+            approval: None,
+        });
+        hint.line.insert_str(0, &line);
+    }
     let mut rendered = render(
         ctx,
         &finished,

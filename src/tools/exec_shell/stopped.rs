@@ -28,6 +28,8 @@ pub enum Stop {
     Network(&'static str),
     /// A connection under the policy `deny`, which no approval lifts.
     NetworkDenied(&'static str),
+    /// A program killed by seccomp for a call of another architecture (32-bit `int 0x80`).
+    Syscall,
 }
 
 impl Stop {
@@ -108,17 +110,32 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
                 continue;
             }
             let candidates = path_candidates(line);
-            if candidates.is_empty() {
-                denial_without_path = true;
-            }
-            for candidate in candidates {
-                let path = resolve(cwd, &candidate);
+            // A path under /proc is another process's view (`/proc/1/root/…`, `/proc/PID/fd/N`):
+            // it is not followed with codesmith's rights, nor shown as a path to trust.
+            let (proc_paths, candidates): (Vec<String>, Vec<String>) = candidates
+                .into_iter()
+                .partition(|c| resolve_lexically(cwd, c).starts_with("/proc"));
+            let mut explained = false;
+            for candidate in candidates.iter() {
+                let path = resolve(cwd, candidate);
                 if !request.may_write(&path) {
                     let protected = request.is_protected(&path);
                     return Some(Stop::Path { path, protected });
                 }
+                explained = true;
+            }
+            // A read-only file system inside the writable roots cannot be: the name was relative
+            // to a directory the command moved to (`cd /x && touch f`).
+            let read_only = ["Read-only file system", "[Errno 30]", "EROFS"]
+                .iter()
+                .any(|p| line.contains(p));
+            if !explained || read_only || !proc_paths.is_empty() {
+                denial_without_path = true;
             }
         }
+    }
+    if stderr.contains("Bad system call") || stdout.contains("Bad system call") {
+        return Some(Stop::Syscall);
     }
     if request.block_network {
         if let Some(symptom) = network_symptom(stdout, stderr) {
@@ -209,6 +226,10 @@ fn looks_like_path(text: &str) -> bool {
     !text.is_empty() && text.len() < 4096 && !text.contains("://") && !text.chars().any(char::is_control)
 }
 
+fn resolve_lexically(cwd: &Path, candidate: &str) -> PathBuf {
+    normalize(&cwd.join(candidate))
+}
+
 /// `candidate` as an absolute path: from `cwd` when relative, with symlinks followed the way
 /// the kernel follows them (a dangling link leads where it points), lexically normalized, then
 /// with its deepest existing ancestor canonicalized.
@@ -253,6 +274,15 @@ pub struct Hint {
 
 /// Builds the hint for `stop` of `command`, run from the cwd `scope`.
 pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
+    if let Stop::Syscall = stop {
+        return Hint {
+            line: "Sandbox: a program was killed for a system call the sandbox refuses (\"Bad system \
+                   call\": 32-bit system calls cannot run confined). Use a 64-bit build of the \
+                   program, or ask the user to run the command with --yolo.\n"
+                .to_string(),
+            approval: None,
+        };
+    }
     if let Stop::NetworkDenied(symptom) = stop {
         return Hint {
             line: format!(
@@ -310,7 +340,7 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
                 ),
             )
         }
-        Stop::UnnamedPath => (
+        Stop::UnnamedPath | Stop::Syscall => (
             write_outside,
             "the command was refused a file operation, which may be the sandbox: commands write \
              only in the workspace, trusted directories and $TMPDIR"

@@ -98,7 +98,9 @@ pub fn start(
     let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
     let confinement = confine::plan(ctx, settings, command, network, Some(&dir))?;
     let env = confinement.env();
-    let exit_path = dir.join("exit").to_string_lossy().into_owned();
+    let status_dir = dir.join(confine::TASK_STATUS_DIR);
+    fs::create_dir_all(&status_dir).map_err(fail)?;
+    let exit_path = status_dir.join("exit").to_string_lossy().into_owned();
     let arguments = ["codesmith-task", command, exit_path.as_str()];
     let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
         let launch = run::Launch {
@@ -112,6 +114,7 @@ pub fn start(
         run::spawn_detached(&launch, &stdout, &stderr)
     })?;
     let record = Confined {
+        watched: confinement.watched.clone(),
         network,
         scope: ctx.workspace.display(ctx.workspace.cwd()),
         cwd: ctx.workspace.cwd().to_path_buf(),
@@ -145,6 +148,9 @@ pub fn start(
 /// What a task ran inside, kept beside it so its output can be read for sandbox stops later.
 #[derive(Debug, Serialize, Deserialize)]
 struct Confined {
+    /// Git redirections that did not exist when the task started (removed once it ended).
+    #[serde(default)]
+    watched: Vec<PathBuf>,
     /// The network policy's decision when the task started.
     network: Decision,
     /// The cwd as the approval ids scope it.
@@ -153,10 +159,38 @@ struct Confined {
     request: crate::sandbox::Request,
 }
 
-/// The hint for a stop the task's new output shows, if any.
-fn stop_hint(ctx: &Context, dir: &Path, stdout: &[u8], stderr: &[u8]) -> Option<stopped::Hint> {
+/// The hint for a stop the task's new output shows, if any; once it has ended, also the git
+/// redirections it planted (removed).
+fn stop_hint(
+    ctx: &Context,
+    dir: &Path,
+    finished: bool,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Option<stopped::Hint> {
     let record: Confined = serde_json::from_slice(&fs::read(dir.join("sandbox.json")).ok()?).ok()?;
+    let planted = finished
+        .then(|| confine::remove_planted(&record.watched, ctx.workspace.root()))
+        .flatten();
     let command = fs::read_to_string(dir.join("command")).ok()?;
+    let mut hint = stop_hint_of(ctx, &record, &command, stdout, stderr);
+    if let Some(line) = planted {
+        let hint = hint.get_or_insert_with(|| stopped::Hint {
+            line: String::new(),
+            approval: None,
+        });
+        hint.line.insert_str(0, &line);
+    }
+    hint
+}
+
+fn stop_hint_of(
+    ctx: &Context,
+    record: &Confined,
+    command: &str,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Option<stopped::Hint> {
     let stop = stopped::detect(
         &String::from_utf8_lossy(stdout),
         &String::from_utf8_lossy(stderr),
@@ -166,7 +200,7 @@ fn stop_hint(ctx: &Context, dir: &Path, stdout: &[u8], stderr: &[u8]) -> Option<
     Some(stopped::hint(
         ctx,
         &stop.under_policy(record.network),
-        &command,
+        command,
         &record.scope,
     ))
 }
@@ -246,8 +280,21 @@ pub fn pgid(dir: &Path) -> i32 {
         .unwrap_or(0)
 }
 
+/// The exit status the supervising shell wrote. The status directory is writable by the task
+/// itself, so the file is opened without following a link and read only as a number.
 fn exit_code(dir: &Path) -> Option<i32> {
-    fs::read_to_string(dir.join("exit")).ok()?.trim().parse().ok()
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(confine::TASK_STATUS_DIR).join("exit"))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    (&mut file).take(32).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
 }
 
 /// Whether any process of the group is alive. Zombies do not count: an orphan whose new
@@ -280,17 +327,38 @@ pub fn group_alive(pgid: i32) -> bool {
 }
 
 pub fn status(dir: &Path) -> Status {
-    if let Some(code) = exit_code(dir) {
-        return Status::Exited(code);
-    }
     if dir.join("cancelled").exists() {
         return Status::Cancelled;
     }
-    if group_alive(pgid(dir)) {
+    // A task can write its own status file, so a status counts only once the supervising
+    // shell (the group's leader, which writes it last) is gone: a running task cannot make
+    // itself look finished.
+    let pgid = pgid(dir);
+    if !process_alive(pgid) {
+        if let Some(code) = exit_code(dir) {
+            return Status::Exited(code);
+        }
+    }
+    if group_alive(pgid) {
         return Status::Running;
     }
-    // It may have ended between the two looks.
     exit_code(dir).map_or(Status::Vanished, Status::Exited)
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn process_alive(pid: i32) -> bool {
+    if pid <= 1 {
+        return false;
+    }
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        // No /proc entry: gone, or no /proc at all (signal 0 only checks for existence).
+        // SAFETY: signal 0 sends nothing.
+        return unsafe { libc::kill(pid, 0) } == 0;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    !matches!(state, Some("Z") | Some("X") | None)
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -329,7 +397,7 @@ pub fn report(
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
-    let hint = stop_hint(ctx, dir, &new_out, &new_err);
+    let hint = stop_hint(ctx, dir, status.finished(), &new_out, &new_err);
     let mut text = format!("{lead}{id}: {}\n", status.describe());
     if let Some(hint) = &hint {
         text.push_str(&hint.line);
