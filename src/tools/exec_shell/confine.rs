@@ -237,7 +237,10 @@ pub fn plan(
     ctx.state.ensure_dir().map_err(fail)?;
     let tmpdir = match task_dir {
         Some(dir) => dir.join("tmp"),
-        None => state_dir.join("tmp").join(format!("sh-{}", std::process::id())),
+        None => {
+            sweep_stale_tmpdirs(&state_dir.join("tmp"));
+            state_dir.join("tmp").join(format!("sh-{}", std::process::id()))
+        }
     };
     std::fs::create_dir_all(&tmpdir).map_err(fail)?;
     let request = &mut confinement.request;
@@ -275,6 +278,31 @@ pub fn plan(
     confinement.remove_tmpdir = task_dir.is_none();
     confinement.tmpdir = Some(tmpdir);
     Ok(confinement)
+}
+
+/// Removes the `sh-PID` directories of calls that are gone (killed, or left one behind because a
+/// process they started still wrote into it). `remove_dir_all` never follows a link out.
+fn sweep_stale_tmpdirs(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("sh-"))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 sends nothing; ESRCH means no such process.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The session's memo of layers found missing here (so a later call does not retry them).
