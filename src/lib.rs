@@ -25,6 +25,7 @@ pub mod line_endings;
 pub mod net;
 pub mod similar_paths;
 pub mod state;
+pub mod symbols;
 pub mod syntax_gate;
 pub mod terminal;
 pub mod textfile;
