@@ -192,6 +192,27 @@ pub fn supported_text() -> String {
         .join(", ")
 }
 
+/// Every kind the tags queries can give (definitions and references), sorted.
+pub fn kinds() -> Vec<String> {
+    let mut kinds = std::collections::BTreeSet::new();
+    for lang in LANGUAGES {
+        for query in std::iter::once(lang.extra_tags).chain((lang.tags)()) {
+            for marker in ["@definition.", "@reference."] {
+                for (at, _) in query.match_indices(marker) {
+                    let rest = &query[at + marker.len()..];
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    if end > 0 {
+                        kinds.insert(rest[..end].to_string());
+                    }
+                }
+            }
+        }
+    }
+    kinds.into_iter().collect()
+}
+
 impl LanguageSpec {
     /// The compiled tags configuration, built once per process and language.
     pub fn config(&'static self) -> Result<&'static TagsConfiguration, String> {
@@ -225,6 +246,17 @@ mod tests {
         for lang in LANGUAGES {
             if let Err(err) = lang.config() {
                 panic!("{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_tool_descriptions_name_every_language() {
+        for description in [crate::tools::outline::SPEC.description, crate::tools::find_symbol::SPEC.description] {
+            let lower = description.to_lowercase();
+            for lang in LANGUAGES {
+                let name = if lang.name == "cpp" { "c++" } else { lang.name };
+                assert!(lower.contains(&format!("{name} (.")), "{name} missing");
             }
         }
     }
