@@ -97,6 +97,7 @@ const CPP_EXTRA: &str = r#"
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
 (function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
 (function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name))) @definition.method
+(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: (identifier) @name)))) @definition.method
 (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.prototype
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.prototype
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
@@ -190,6 +191,21 @@ pub fn supported_text() -> String {
         .map(|lang| format!("{} (.{})", lang.name, lang.extensions.join(", .")))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A fingerprint of the language table and its queries: records made under another one may
+/// hold other symbols, so an index made with it starts over.
+pub fn fingerprint() -> u64 {
+    let mut text = String::new();
+    for lang in LANGUAGES {
+        text.push_str(lang.name);
+        text.push_str(&lang.extensions.join(","));
+        text.push_str(lang.extra_tags);
+        for query in (lang.tags)() {
+            text.push_str(query);
+        }
+    }
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }
 
 /// Every kind the tags queries can give (definitions and references), sorted.

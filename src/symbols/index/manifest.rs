@@ -1,7 +1,7 @@
 //! The manifest: which content hash each indexed file had, and the stat that vouches for it.
 //!
 //! ```text
-//! codesmith-index-manifest 1 <indexed_at_ns>
+//! codesmith-index-manifest 1 <indexed_at_ns> <tags_fingerprint16>
 //! <hash16><TAB><size><TAB><mtime_ns><TAB><inode><TAB><path>
 //! ```
 //! Paths are workspace-relative with `/`; a path holding a tab or a line break is not indexed.
@@ -44,6 +44,8 @@ const RACY_NS: i128 = 1_000_000_000;
 pub struct Manifest {
     /// When the stats were taken (ns since the epoch).
     pub indexed_at: i128,
+    /// The [`crate::symbols::languages::fingerprint`] the records were made with.
+    pub fingerprint: u64,
     pub files: HashMap<String, Entry>,
 }
 
@@ -66,7 +68,7 @@ impl Manifest {
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
         let mut out = String::with_capacity(64 + paths.len() * 64);
-        out.push_str(&format!("{HEADER} {}\n", self.indexed_at));
+        out.push_str(&format!("{HEADER} {} {:016x}\n", self.indexed_at, self.fingerprint));
         for path in paths {
             let entry = &self.files[path];
             out.push_str(&format!(
@@ -82,7 +84,9 @@ impl Manifest {
             return None;
         }
         let mut lines = text.lines();
-        let indexed_at = lines.next()?.strip_prefix(HEADER)?.trim().parse().ok()?;
+        let (indexed_at, fingerprint) = lines.next()?.strip_prefix(HEADER)?.trim().split_once(' ')?;
+        let indexed_at = indexed_at.parse().ok()?;
+        let fingerprint = u64::from_str_radix(fingerprint, 16).ok()?;
         let mut files = HashMap::new();
         for line in lines {
             let mut fields = line.splitn(5, '\t');
@@ -98,7 +102,11 @@ impl Manifest {
             };
             files.insert(path, Entry { hash, stat });
         }
-        Some(Manifest { indexed_at, files })
+        Some(Manifest {
+            indexed_at,
+            fingerprint,
+            files,
+        })
     }
 }
 
@@ -115,6 +123,7 @@ mod tests {
         };
         let mut manifest = Manifest {
             indexed_at: 9_000_000_000,
+            fingerprint: 0xfeed,
             files: HashMap::new(),
         };
         manifest
@@ -123,14 +132,15 @@ mod tests {
         let decoded = Manifest::decode(&manifest.encode()).expect("decodes");
         assert_eq!(decoded.files, manifest.files);
         assert_eq!(decoded.indexed_at, manifest.indexed_at);
+        assert_eq!(decoded.fingerprint, 0xfeed);
         let entry = decoded.files["src/a b.rs"];
         assert!(decoded.vouches(&entry, &stat));
         let racy = Manifest {
             indexed_at: 5_500_000_000,
-            files: HashMap::new(),
+            ..Manifest::default()
         };
         assert!(!racy.vouches(&entry, &stat));
         assert!(!decoded.vouches(&entry, &Stat { size: 11, ..stat }));
-        assert!(Manifest::decode("codesmith-index-manifest 1 5\nxyz\n").is_none());
+        assert!(Manifest::decode("codesmith-index-manifest 1 5 0\nxyz\n").is_none());
     }
 }

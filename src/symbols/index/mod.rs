@@ -6,6 +6,8 @@
 //!   back to an old content costs nothing.
 //! - `manifest`: path → content hash, with the stat that vouches for it (see [`manifest`]).
 //! - `names/<hh>` and `delta`: name → hashes (see [`postings`]).
+//! - `records-version`: the fingerprint of the tags queries the records were made with; a
+//!   manifest made with other queries, or a records-version that differs, starts everything over.
 //! - `lock`: `flock`ed shared by a query that only reads, exclusively by one that updates.
 //!
 //! A query walks the tree with grep_files' walker and compares each file's stat with the
@@ -168,8 +170,10 @@ impl Index {
         write_atomically(path, text.as_bytes(), WriteOptions::STATE_FILE)
     }
 
+    /// The manifest, if it decodes and was made with this build's tags queries.
     fn read_manifest(&self) -> Option<Manifest> {
         Manifest::decode(&fs::read_to_string(self.dir.join("manifest")).ok()?)
+            .filter(|m| m.fingerprint == languages::fingerprint())
     }
 
     /// The delta's postings: empty when absent, `None` when it does not decode.
@@ -219,7 +223,13 @@ impl Index {
             _ => {
                 self.clear()?;
                 refresh.rebuilt = true;
-                (Manifest::default(), Vec::new())
+                (
+                    Manifest {
+                        fingerprint: languages::fingerprint(),
+                        ..Manifest::default()
+                    },
+                    Vec::new(),
+                )
             }
         };
         self.update(&mut manifest, &mut delta, sources, prefix, &mut refresh)?;
@@ -244,23 +254,28 @@ impl Index {
         ))
     }
 
-    /// Removes the manifest and the name files (records are kept: they are checked as read).
+    /// Starts the index over (see [`Index::clear`]).
     pub fn reset(&self) -> io::Result<()> {
         let _lock = Lock::exclusive(&self.lock_path()?)?;
         self.clear()
     }
 
+    /// Removes the manifest and the name files; the records too when `records-version` does not
+    /// name this build's tags queries.
     fn clear(&self) -> io::Result<()> {
+        let version = format!("{:016x}\n", languages::fingerprint());
+        let version_path = self.dir.join("records-version");
+        if fs::read_to_string(&version_path).ok().as_deref() != Some(version.as_str()) {
+            remove_dir(&self.dir.join("records"))?;
+            self.write(&version_path, &version)?;
+        }
         for file in ["manifest", "delta"] {
             match fs::remove_file(self.dir.join(file)) {
                 Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
                 _ => {}
             }
         }
-        match fs::remove_dir_all(self.dir.join("names")) {
-            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
-            _ => Ok(()),
-        }
+        remove_dir(&self.dir.join("names"))
     }
 
     /// Hashes and tags what the stats do not vouch for, drops what left the tree, and deletes
@@ -495,6 +510,13 @@ impl Index {
             }
         }
         Ok(names)
+    }
+}
+
+fn remove_dir(dir: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+        _ => Ok(()),
     }
 }
 
