@@ -8,26 +8,146 @@ use crate::harness::Ws;
 
 /// (path, kind, name, container, item): the definition the generator places in `path`.
 const KNOWN: &[(&str, &str, &str, &str, &str)] = &[
-    ("crates/core/main.rs", "function", "main", "", "fn main() -> ExitCode {"),
-    ("crates/core/main.rs", "function", "run", "", "fn run(result: ParseResult<HiArgs>) -> anyhow::Result<ExitCode> {"),
-    ("crates/core/main.rs", "function", "search_parallel", "", "fn search_parallel(args: &HiArgs, mode: SearchMode) -> anyhow::Result<bool> {"),
-    ("crates/core/flags/hiargs.rs", "struct", "HiArgs", "", "pub(crate) struct HiArgs {"),
-    ("crates/core/flags/lowargs.rs", "struct", "LowArgs", "", "pub(crate) struct LowArgs {"),
-    ("crates/core/flags/parse.rs", "function", "parse_low", "", "fn parse_low() -> ParseResult<LowArgs> {"),
-    ("crates/core/flags/defs.rs", "trait", "Flag", "", "pub(super) trait Flag: Debug + Send + Sync + UnwindSafe + RefUnwindSafe + 'static {"),
-    ("crates/core/flags/defs.rs", "constant", "FLAGS", "", "pub(super) const FLAGS: &[&dyn Flag] = &[];"),
-    ("crates/searcher/src/searcher/mod.rs", "struct", "Searcher", "", "pub struct Searcher {"),
-    ("crates/searcher/src/searcher/mod.rs", "struct", "SearcherBuilder", "", "pub struct SearcherBuilder {"),
-    ("crates/searcher/src/searcher/mod.rs", "enum", "BinaryDetection", "", "pub enum BinaryDetection {"),
-    ("crates/searcher/src/sink.rs", "trait", "Sink", "", "pub trait Sink {"),
-    ("crates/searcher/src/line_buffer.rs", "struct", "LineBuffer", "", "pub(crate) struct LineBuffer {"),
-    ("crates/ignore/src/walk.rs", "struct", "WalkBuilder", "", "pub struct WalkBuilder {"),
-    ("crates/ignore/src/walk.rs", "enum", "WalkState", "", "pub enum WalkState {"),
-    ("crates/ignore/src/gitignore.rs", "struct", "Gitignore", "", "pub struct Gitignore {"),
-    ("crates/globset/src/lib.rs", "struct", "GlobSet", "", "pub struct GlobSet {"),
-    ("crates/printer/src/standard.rs", "struct", "Standard", "", "pub struct Standard<W> {"),
-    ("crates/regex/src/matcher.rs", "struct", "RegexMatcher", "", "pub struct RegexMatcher {"),
-    ("crates/cli/src/lib.rs", "function", "is_tty_stdout", "", "pub fn is_tty_stdout() -> bool {"),
+    (
+        "crates/core/main.rs",
+        "function",
+        "main",
+        "",
+        "fn main() -> ExitCode {",
+    ),
+    (
+        "crates/core/main.rs",
+        "function",
+        "run",
+        "",
+        "fn run(result: ParseResult<HiArgs>) -> anyhow::Result<ExitCode> {",
+    ),
+    (
+        "crates/core/main.rs",
+        "function",
+        "search_parallel",
+        "",
+        "fn search_parallel(args: &HiArgs, mode: SearchMode) -> anyhow::Result<bool> {",
+    ),
+    (
+        "crates/core/flags/hiargs.rs",
+        "struct",
+        "HiArgs",
+        "",
+        "pub(crate) struct HiArgs {",
+    ),
+    (
+        "crates/core/flags/lowargs.rs",
+        "struct",
+        "LowArgs",
+        "",
+        "pub(crate) struct LowArgs {",
+    ),
+    (
+        "crates/core/flags/parse.rs",
+        "function",
+        "parse_low",
+        "",
+        "fn parse_low() -> ParseResult<LowArgs> {",
+    ),
+    (
+        "crates/core/flags/defs.rs",
+        "trait",
+        "Flag",
+        "",
+        "pub(super) trait Flag: Debug + Send + Sync + UnwindSafe + RefUnwindSafe + 'static {",
+    ),
+    (
+        "crates/core/flags/defs.rs",
+        "constant",
+        "FLAGS",
+        "",
+        "pub(super) const FLAGS: &[&dyn Flag] = &[];",
+    ),
+    (
+        "crates/searcher/src/searcher/mod.rs",
+        "struct",
+        "Searcher",
+        "",
+        "pub struct Searcher {",
+    ),
+    (
+        "crates/searcher/src/searcher/mod.rs",
+        "struct",
+        "SearcherBuilder",
+        "",
+        "pub struct SearcherBuilder {",
+    ),
+    (
+        "crates/searcher/src/searcher/mod.rs",
+        "enum",
+        "BinaryDetection",
+        "",
+        "pub enum BinaryDetection {",
+    ),
+    (
+        "crates/searcher/src/sink.rs",
+        "trait",
+        "Sink",
+        "",
+        "pub trait Sink {",
+    ),
+    (
+        "crates/searcher/src/line_buffer.rs",
+        "struct",
+        "LineBuffer",
+        "",
+        "pub(crate) struct LineBuffer {",
+    ),
+    (
+        "crates/ignore/src/walk.rs",
+        "struct",
+        "WalkBuilder",
+        "",
+        "pub struct WalkBuilder {",
+    ),
+    (
+        "crates/ignore/src/walk.rs",
+        "enum",
+        "WalkState",
+        "",
+        "pub enum WalkState {",
+    ),
+    (
+        "crates/ignore/src/gitignore.rs",
+        "struct",
+        "Gitignore",
+        "",
+        "pub struct Gitignore {",
+    ),
+    (
+        "crates/globset/src/lib.rs",
+        "struct",
+        "GlobSet",
+        "",
+        "pub struct GlobSet {",
+    ),
+    (
+        "crates/printer/src/standard.rs",
+        "struct",
+        "Standard",
+        "",
+        "pub struct Standard<W> {",
+    ),
+    (
+        "crates/regex/src/matcher.rs",
+        "struct",
+        "RegexMatcher",
+        "",
+        "pub struct RegexMatcher {",
+    ),
+    (
+        "crates/cli/src/lib.rs",
+        "function",
+        "is_tty_stdout",
+        "",
+        "pub fn is_tty_stdout() -> bool {",
+    ),
 ];
 
 fn closing(kind: &str) -> &'static str {
@@ -82,13 +202,23 @@ fn twenty_known_definitions_in_a_ripgrep_shaped_tree_are_found_at_their_line() {
             .as_array()
             .expect("definitions")
             .iter()
-            .map(|d| format!("{}:{} {}", d["path"].as_str().expect("path"), d["line"], d["kind"].as_str().expect("kind")))
+            .map(|d| {
+                format!(
+                    "{}:{} {}",
+                    d["path"].as_str().expect("path"),
+                    d["line"],
+                    d["kind"].as_str().expect("kind")
+                )
+            })
             .collect();
         assert_eq!(found, vec![want.clone()], "{name}");
     }
     // grep would see every decoy; find_symbol counted only the definition.
     let grep = ws
-        .call("grep_files", json!({"pattern": "\\bSearcher\\b", "output_mode": "count"}))
+        .call(
+            "grep_files",
+            json!({"pattern": "\\bSearcher\\b", "output_mode": "count"}),
+        )
         .ok();
     assert!(grep.data()["total_matches"].as_u64().expect("count") > 5);
 }

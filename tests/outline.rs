@@ -203,7 +203,9 @@ fn a_directory_is_outlined_file_by_file_and_the_cut_names_the_next_call() {
 fn a_file_without_a_grammar_names_the_languages_and_read_file() {
     let ws = symbols_ws();
     ws.write("notes.txt", "not code\n");
-    let out = ws.call("outline", json!({"path": "notes.txt"})).err("invalid_arguments");
+    let out = ws
+        .call("outline", json!({"path": "notes.txt"}))
+        .err("invalid_arguments");
     assert!(out.message().contains("rust (.rs)"), "{}", out.message());
     assert!(out.message().contains("cpp (.cc"), "{}", out.message());
     assert!(

@@ -65,7 +65,10 @@ fn unchanged_files_cost_nothing_and_an_edit_reparses_only_that_file() {
     let edited = find(&ws, "item_x");
     assert_eq!(places(&edited), vec!["src/m3.rs:1"]);
     assert_eq!(index(&edited)["parsed"], 1);
-    assert!(places(&find(&ws, "item_3")).is_empty(), "the old definition is gone");
+    assert!(
+        places(&find(&ws, "item_3")).is_empty(),
+        "the old definition is gone"
+    );
     // Touching a file without changing it hashes it again but parses nothing.
     age(&ws, "src/m3.rs");
     let touched = find(&ws, "item_x");
@@ -121,7 +124,10 @@ fn ignored_files_are_not_indexed_like_grep_files() {
 fn many_files_are_merged_into_name_shards_and_later_edits_still_show() {
     let ws = Ws::new();
     for i in 0..120 {
-        ws.write(&format!("pkg/f{i:03}.c"), format!("int func_{i}(void) {{\n  return {i};\n}}\n"));
+        ws.write(
+            &format!("pkg/f{i:03}.c"),
+            format!("int func_{i}(void) {{\n  return {i};\n}}\n"),
+        );
     }
     let cold = find(&ws, "func_77");
     assert_eq!(places(&cold), vec!["pkg/f077.c:1"]);
@@ -151,12 +157,18 @@ fn an_unreadable_index_is_rebuilt_transparently() {
     let out = find(&ws, "Item9");
     assert_eq!(places(&out), vec!["m9.rs:1"]);
     assert!(
-        out.notices().iter().any(|n| n.contains("was unreadable and was rebuilt")),
+        out.notices()
+            .iter()
+            .any(|n| n.contains("was unreadable and was rebuilt")),
         "{:?}",
         out.notices()
     );
     // A torn manifest and a torn record.
-    std::fs::write(ws.join(".codesmith/index/manifest"), "codesmith-index-manifest 1 x").expect("tear");
+    std::fs::write(
+        ws.join(".codesmith/index/manifest"),
+        "codesmith-index-manifest 1 x",
+    )
+    .expect("tear");
     let rebuilt = find(&ws, "Item10");
     assert_eq!(places(&rebuilt), vec!["m10.rs:1"]);
     assert_eq!(index(&rebuilt)["rebuilt"], true);
@@ -181,13 +193,19 @@ fn concurrent_queries_while_files_change_all_answer_and_agree_at_the_end() {
             let i = round % 40;
             // Written as editors write: a temp file renamed over the old one.
             let temp = root.join(format!("src/.f{i}.tmp"));
-            std::fs::write(&temp, format!("def stable_{i}():\n    pass\n\ndef extra_{round}():\n    pass\n"))
-                .expect("write");
+            std::fs::write(
+                &temp,
+                format!("def stable_{i}():\n    pass\n\ndef extra_{round}():\n    pass\n"),
+            )
+            .expect("write");
             std::fs::rename(&temp, root.join(format!("src/f{i}.py"))).expect("rename");
             if round % 7 == 0 {
                 let _ = std::fs::remove_file(root.join(format!("src/gone{round}.py")));
-                std::fs::write(root.join(format!("src/gone{}.py", round + 7)), "def gone():\n    pass\n")
-                    .expect("write");
+                std::fs::write(
+                    root.join(format!("src/gone{}.py", round + 7)),
+                    "def gone():\n    pass\n",
+                )
+                .expect("write");
             }
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -197,7 +215,9 @@ fn concurrent_queries_while_files_change_all_answer_and_agree_at_the_end() {
             let cmd = ws.command(&["find_symbol", &format!("stable_{}", q * 5)]);
             std::thread::spawn(move || {
                 let mut cmd = cmd;
-                (0..5).map(|_| Outcome::of(cmd_clone(&mut cmd))).collect::<Vec<_>>()
+                (0..5)
+                    .map(|_| Outcome::of(cmd_clone(&mut cmd)))
+                    .collect::<Vec<_>>()
             })
         })
         .collect();

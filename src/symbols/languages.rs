@@ -139,14 +139,24 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         extra_tags: TYPESCRIPT_EXTRA,
         // TypeScript's tags query only adds to JavaScript's, as its grammar extends JavaScript's.
-        tags: || vec![tree_sitter_javascript::TAGS_QUERY, tree_sitter_typescript::TAGS_QUERY],
+        tags: || {
+            vec![
+                tree_sitter_javascript::TAGS_QUERY,
+                tree_sitter_typescript::TAGS_QUERY,
+            ]
+        },
     },
     LanguageSpec {
         name: "tsx",
         extensions: &["tsx"],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         extra_tags: TYPESCRIPT_EXTRA,
-        tags: || vec![tree_sitter_javascript::TAGS_QUERY, tree_sitter_typescript::TAGS_QUERY],
+        tags: || {
+            vec![
+                tree_sitter_javascript::TAGS_QUERY,
+                tree_sitter_typescript::TAGS_QUERY,
+            ]
+        },
     },
     LanguageSpec {
         name: "go",
@@ -181,7 +191,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
 /// The language of a file, by its name's ending (case-insensitive).
 pub fn for_path(path: &std::path::Path) -> Option<&'static LanguageSpec> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    LANGUAGES.iter().find(|lang| lang.extensions.contains(&ext.as_str()))
+    LANGUAGES
+        .iter()
+        .find(|lang| lang.extensions.contains(&ext.as_str()))
 }
 
 /// The supported languages with their endings, for messages and descriptions.
@@ -268,7 +280,10 @@ mod tests {
 
     #[test]
     fn the_tool_descriptions_name_every_language() {
-        for description in [crate::tools::outline::SPEC.description, crate::tools::find_symbol::SPEC.description] {
+        for description in [
+            crate::tools::outline::SPEC.description,
+            crate::tools::find_symbol::SPEC.description,
+        ] {
             let lower = description.to_lowercase();
             for lang in LANGUAGES {
                 let name = if lang.name == "cpp" { "c++" } else { lang.name };

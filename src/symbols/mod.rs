@@ -55,7 +55,11 @@ impl Lines {
 
 /// Finds the definitions and references in `source`, in order of position, definitions
 /// annotated with their nesting.
-pub fn extract(lang: &'static LanguageSpec, source: &[u8], context: &mut TagsContext) -> Result<Vec<Symbol>, String> {
+pub fn extract(
+    lang: &'static LanguageSpec,
+    source: &[u8],
+    context: &mut TagsContext,
+) -> Result<Vec<Symbol>, String> {
     let config = lang.config()?;
     let lines = Lines::new(source);
     let (tags, _has_error) = context
@@ -173,7 +177,10 @@ mod tests {
         let add: Vec<_> = found.iter().filter(|s| s.name == "add").collect();
         assert_eq!(add.len(), 2);
         assert_eq!(add[0].kind, "prototype");
-        assert_eq!((add[1].kind.as_str(), add[1].start_line, add[1].end_line), ("function", 4, 6));
+        assert_eq!(
+            (add[1].kind.as_str(), add[1].start_line, add[1].end_line),
+            ("function", 4, 6)
+        );
         assert!(found.iter().any(|s| s.name == "MAX" && s.kind == "macro"));
         assert!(found.iter().any(|s| s.name == "point" && s.kind == "struct"));
     }

@@ -77,10 +77,12 @@ struct FileOutline {
 pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
     let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices) as usize;
+        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
+            as usize;
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "outline")?;
-    let meta = std::fs::metadata(&root.abs).map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+    let meta = std::fs::metadata(&root.abs)
+        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
     let mut context = TagsContext::new();
     let (files, more_files) = if meta.is_dir() {
         let sources = symbols::index::walk_sources(ctx.workspace.root(), &root.abs);
@@ -89,7 +91,8 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             .iter()
             .take(MAX_FILES)
             .filter_map(|source| {
-                let (language, definitions) = outline_file(&source.abs, source.language, &mut context).ok()?;
+                let (language, definitions) =
+                    outline_file(&source.abs, source.language, &mut context).ok()?;
                 Some(FileOutline {
                     path: source.rel.clone(),
                     language,
@@ -99,7 +102,8 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             .collect::<Vec<_>>();
         (files, more)
     } else if meta.is_file() {
-        let language = languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
+        let language =
+            languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
         if meta.len() > crate::walk::MAX_FILE_BYTES {
             return Err(ToolError::new(
                 ErrorCode::TooLarge,
@@ -147,7 +151,10 @@ fn outline_file(
 ) -> std::io::Result<(&'static str, Vec<Symbol>)> {
     let bytes = std::fs::read(path)?;
     let found = symbols::extract(language, &bytes, context).map_err(std::io::Error::other)?;
-    Ok((language.name, found.into_iter().filter(|s| s.definition).collect()))
+    Ok((
+        language.name,
+        found.into_iter().filter(|s| s.definition).collect(),
+    ))
 }
 
 fn entry_line(symbol: &Symbol) -> String {
@@ -223,11 +230,19 @@ fn render(
             "No source files in a supported language under `{}` ({}). To see what is there, call \
              list_dir with path={}.",
             root.display,
-            languages::LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>().join(", "),
+            languages::LANGUAGES
+                .iter()
+                .map(|l| l.name)
+                .collect::<Vec<_>>()
+                .join(", "),
             root.call_arg()
         );
     } else if is_dir && total == 0 {
-        text = format!("No definitions in the {} source files under `{}`.", files.len(), root.display);
+        text = format!(
+            "No definitions in the {} source files under `{}`.",
+            files.len(),
+            root.display
+        );
     }
     let truncated = shown < total || more_files > 0;
     if shown < total {

@@ -68,7 +68,10 @@ impl Manifest {
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
         let mut out = String::with_capacity(64 + paths.len() * 64);
-        out.push_str(&format!("{HEADER} {} {:016x}\n", self.indexed_at, self.fingerprint));
+        out.push_str(&format!(
+            "{HEADER} {} {:016x}\n",
+            self.indexed_at, self.fingerprint
+        ));
         for path in paths {
             let entry = &self.files[path];
             out.push_str(&format!(

@@ -192,7 +192,12 @@ impl Index {
 
     /// Brings the index up to date with `sources` (the walk of the tree below `prefix`, a
     /// workspace-relative path, `""` for all of it), taken after `walk_started`.
-    pub fn refresh(&self, sources: &[SourceFile], prefix: &str, walk_started: i128) -> io::Result<(View, Refresh)> {
+    pub fn refresh(
+        &self,
+        sources: &[SourceFile],
+        prefix: &str,
+        walk_started: i128,
+    ) -> io::Result<(View, Refresh)> {
         let lock_path = self.lock_path()?;
         let shared = Lock::shared(&lock_path)?;
         if let Some(manifest) = self.read_manifest() {
@@ -291,7 +296,12 @@ impl Index {
         let mut counts = manifest.hash_counts();
         let stale: Vec<&SourceFile> = sources
             .iter()
-            .filter(|s| manifest.files.get(&s.rel).is_none_or(|e| !manifest.vouches(e, &s.stat)))
+            .filter(|s| {
+                manifest
+                    .files
+                    .get(&s.rel)
+                    .is_none_or(|e| !manifest.vouches(e, &s.stat))
+            })
             .collect();
         let offered: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
         let gone: Vec<String> = manifest
@@ -405,7 +415,10 @@ impl Index {
         }
         // A file tree-sitter cannot tag is indexed with no symbols rather than retried forever.
         let symbols = super::extract(file.language, &bytes, context).unwrap_or_default();
-        let _ = self.write(&self.record_path(hash), &record::encode(file.language.name, &symbols));
+        let _ = self.write(
+            &self.record_path(hash),
+            &record::encode(file.language.name, &symbols),
+        );
         Some(Hashed {
             hash,
             parsed: true,
@@ -440,7 +453,10 @@ impl Index {
             let path = self.shard_path(shard);
             let existing = match fs::read_to_string(&path) {
                 Ok(text) => postings::decode_all(&text).ok_or_else(|| {
-                    io::Error::new(io::ErrorKind::InvalidData, format!("{} does not decode", path.display()))
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("{} does not decode", path.display()),
+                    )
                 })?,
                 Err(err) if err.kind() == io::ErrorKind::NotFound => Vec::new(),
                 Err(err) => return Err(err),
@@ -540,9 +556,12 @@ pub fn under(path: &str, prefix: &str) -> bool {
 }
 
 fn needs_update(manifest: &Manifest, sources: &[SourceFile], prefix: &str) -> bool {
-    let stale = sources
-        .iter()
-        .any(|s| manifest.files.get(&s.rel).is_none_or(|e| !manifest.vouches(e, &s.stat)));
+    let stale = sources.iter().any(|s| {
+        manifest
+            .files
+            .get(&s.rel)
+            .is_none_or(|e| !manifest.vouches(e, &s.stat))
+    });
     if stale {
         return true;
     }

@@ -83,9 +83,8 @@ impl Wanted {
         } else {
             name.split('.').collect()
         };
-        let bad = name.is_empty()
-            || name.chars().any(char::is_whitespace)
-            || segments.iter().any(|s| s.is_empty());
+        let bad =
+            name.is_empty() || name.chars().any(char::is_whitespace) || segments.iter().any(|s| s.is_empty());
         if bad {
             return Err(ToolError::invalid(format!(
                 "name {} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
@@ -100,13 +99,23 @@ impl Wanted {
         Ok(Wanted {
             base: base.to_string(),
             qualifiers: qualifiers.iter().map(|q| q.to_string()).collect(),
-            kind: args.kind.as_ref().map(|k| k.trim().to_lowercase()).filter(|k| !k.is_empty()),
+            kind: args
+                .kind
+                .as_ref()
+                .map(|k| k.trim().to_lowercase())
+                .filter(|k| !k.is_empty()),
         })
     }
 
     /// Whether `symbol`, found in `path`, is the one asked for.
     fn accepts(&self, symbol: &Symbol, path: &str, case_insensitive: bool) -> bool {
-        let same = |a: &str, b: &str| if case_insensitive { a.eq_ignore_ascii_case(b) } else { a == b };
+        let same = |a: &str, b: &str| {
+            if case_insensitive {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
         if !same(&symbol.name, &self.base) {
             return false;
         }
@@ -147,13 +156,15 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let wanted = Wanted::parse(&args)?;
     let mut notices = Vec::new();
     let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices) as usize;
+        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
+            as usize;
     if let Some(kind) = &wanted.kind {
         check_kind(kind, &args)?;
     }
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "find_symbol")?;
-    let meta = std::fs::metadata(&root.abs).map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+    let meta = std::fs::metadata(&root.abs)
+        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
     let Ok(prefix) = root.abs.strip_prefix(ctx.workspace.root()) else {
         return Err(ToolError::invalid(format!(
             "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
@@ -173,7 +184,8 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .ensure_dir()
         .map_err(|err| ToolError::io(".codesmith", "create the state directory", &err))?;
     let index = Index::new(ctx.state.dir());
-    let io_error = |err: std::io::Error| ToolError::io(".codesmith/index", "update the symbol index in", &err);
+    let io_error =
+        |err: std::io::Error| ToolError::io(".codesmith/index", "update the symbol index in", &err);
     let (mut view, mut refresh) = index.refresh(&sources, &prefix, walk_started).map_err(io_error)?;
     let key = wanted.base.to_lowercase();
     let postings = match index.lookup(&view, &key) {
@@ -186,7 +198,14 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             index.lookup(&view, &key).unwrap_or_default()
         }
     };
-    let found = collect(&index, &view, &wanted, &postings, &prefix, args.include_references);
+    let found = collect(
+        &index,
+        &view,
+        &wanted,
+        &postings,
+        &prefix,
+        args.include_references,
+    );
     let suggestions = if found.definitions.is_empty() && found.references.is_empty() {
         suggest(&index, &view, &wanted.base)
     } else {

@@ -35,7 +35,10 @@ fn definition_line(hit: &Hit) -> String {
 }
 
 fn reference_line(hit: &Hit) -> String {
-    format!("{}:{}: {}  [{}]", hit.path, hit.symbol.line, hit.symbol.text, hit.symbol.kind)
+    format!(
+        "{}:{}: {}  [{}]",
+        hit.path, hit.symbol.line, hit.symbol.text, hit.symbol.kind
+    )
 }
 
 fn hit_data(hit: &Hit) -> serde_json::Value {
@@ -61,7 +64,10 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
     let mut text = summary(search, found);
     if defs > 0 {
         text.push_str("\n\nDefinitions:\n");
-        let lines: Vec<String> = found.definitions[..shown_defs].iter().map(definition_line).collect();
+        let lines: Vec<String> = found.definitions[..shown_defs]
+            .iter()
+            .map(definition_line)
+            .collect();
         text.push_str(&lines.join("\n"));
     }
     if search.args.include_references && refs > 0 {
@@ -69,7 +75,10 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
         if shown_refs == 0 {
             text.push_str("(none shown: max_results is taken by the definitions)");
         }
-        let lines: Vec<String> = found.references[..shown_refs].iter().map(reference_line).collect();
+        let lines: Vec<String> = found.references[..shown_refs]
+            .iter()
+            .map(reference_line)
+            .collect();
         text.push_str(&lines.join("\n"));
     }
     let truncated = shown_defs < defs || shown_refs < refs;
@@ -100,16 +109,29 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
     }
     let mut out = ToolOutput::new(text)
         .with("name", name.clone())
-        .with("match", if found.case_insensitive { "case_insensitive" } else { "exact" })
+        .with(
+            "match",
+            if found.case_insensitive {
+                "case_insensitive"
+            } else {
+                "exact"
+            },
+        )
         .with("total_definitions", defs)
         .with("total_references", refs)
         .with(
             "definitions",
-            found.definitions[..shown_defs].iter().map(hit_data).collect::<Vec<_>>(),
+            found.definitions[..shown_defs]
+                .iter()
+                .map(hit_data)
+                .collect::<Vec<_>>(),
         )
         .with(
             "references",
-            found.references[..shown_refs].iter().map(hit_data).collect::<Vec<_>>(),
+            found.references[..shown_refs]
+                .iter()
+                .map(hit_data)
+                .collect::<Vec<_>>(),
         )
         .with("truncated", truncated)
         .with("files_searched", search.files);
