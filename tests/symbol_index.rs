@@ -254,3 +254,26 @@ fn cmd_clone(cmd: &mut std::process::Command) -> std::process::Command {
     fresh.stdin(std::process::Stdio::null());
     fresh
 }
+
+#[test]
+fn an_index_that_cannot_be_written_is_an_io_error_naming_grep_files() {
+    let ws = Ws::new();
+    ws.write("a.rs", "fn alpha() {}\n");
+    ws.write(".codesmith/index", "a file where the index directory belongs\n");
+    let out = ws.call("find_symbol", json!({"name": "alpha"})).err("io_error");
+    assert!(
+        out.message().contains("`.codesmith/index` is a file"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message()
+            .contains("grep_files with pattern=\"\\\\balpha\\\\b\""),
+        "{}",
+        out.message()
+    );
+    assert_eq!(
+        ws.read_string(".codesmith/index"),
+        "a file where the index directory belongs\n"
+    );
+}

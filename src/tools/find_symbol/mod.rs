@@ -180,12 +180,20 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let prefix = prefix.to_string_lossy().replace('\\', "/");
     let walk_started = index::walk_clock();
     let sources = index::walk_sources(ctx.workspace.root(), &root.abs);
-    ctx.state
-        .ensure_dir()
-        .map_err(|err| ToolError::io(".codesmith", "create the state directory", &err))?;
+    let index_dir = ctx.state.dir().join("index");
+    let grep_hint = format!(
+        " Until it is fixed, search the text instead: grep_files with pattern={}.",
+        crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
+    );
+    let io_error = |err: std::io::Error| {
+        let mut error =
+            ctx.state
+                .io_error(&index_dir, ".codesmith/index", "update the symbol index in", &err);
+        error.message.push_str(&grep_hint);
+        error
+    };
+    ctx.state.ensure_dir().map_err(io_error)?;
     let index = Index::new(ctx.state.dir());
-    let io_error =
-        |err: std::io::Error| ToolError::io(".codesmith/index", "update the symbol index in", &err);
     let (mut view, mut refresh) = index.refresh(&sources, &prefix, walk_started).map_err(io_error)?;
     let key = wanted.base.to_lowercase();
     let postings = match index.lookup(&view, &key) {
