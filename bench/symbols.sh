@@ -44,8 +44,14 @@ if [ ! -f "$TREE/.built" ]; then
   fi
   for i in $(seq 1 "$COPIES"); do
     cp -r "$TREE/src" "$TREE/copy$i"
-    pad=$(printf '%*s' "$i" '' | tr ' ' '\n')
-    find "$TREE/copy$i" -type f -print0 | while IFS= read -r -d '' f; do printf '%s' "$pad" >> "$f"; done
+    python3 - "$TREE/copy$i" "$i" <<'PY'
+import os, sys
+root, pad = sys.argv[1], "\n" * int(sys.argv[2])
+for dirpath, _, names in os.walk(root):
+    for name in names:
+        with open(os.path.join(dirpath, name), "a") as f:
+            f.write(pad)
+PY
   done
   rm -rf "$TREE/src"
   if [ "${REGISTRY:-0}" = 1 ] && [ -n "${REPOS:-}" ]; then
@@ -84,10 +90,13 @@ rss = int(field("Maximum resident set size (kbytes)")) / 1024
 index = out["data"]["index"]
 import os
 manifest = open(os.path.join(tree, ".codesmith/index/manifest")).read().splitlines()[1:]
-source_mb = sum(int(line.split("\t")[1]) for line in manifest) / 1e6
-print(f"cold: {index['files']} source files ({source_mb:.0f} MB), {index['parsed']} parsed, "
-      f"wall {wall:.1f} s, cpu {cpu:.1f} s, {source_mb / wall:.1f} MB/s wall, "
-      f"{source_mb / cpu:.1f} MB/s per core (cpu time), peak RSS {rss:.0f} MB")
+entries = [line.split("\t") for line in manifest]
+source_mb = sum(int(e[1]) for e in entries) / 1e6
+unique_mb = sum(int(size) for size in {e[0]: e[1] for e in entries}.values()) / 1e6
+print(f"cold: {index['files']} source files ({source_mb:.0f} MB), {index['parsed']} parsed "
+      f"({unique_mb:.0f} MB of distinct contents), wall {wall:.1f} s, cpu {cpu:.1f} s, "
+      f"{unique_mb / wall:.1f} MB/s wall, {unique_mb / cpu:.1f} MB/s per core (cpu time), "
+      f"peak RSS {rss:.0f} MB")
 PY
 du -sh "$TREE/.codesmith/index" | sed 's/^/index size: /'
 
@@ -100,8 +109,9 @@ for name in $NAMES; do
 done
 
 # Incremental: every timed query follows an edit of one file (untimed --prepare).
-edited=$(find "$TREE" -name '*.rs' -not -path '*/.codesmith/*' | head -1)
-PREPARE_A="sh -c 'printf \"\\nfn bench_edit_\$\$() {}\\n\" >> $edited'"
+edited=$(find "$TREE/copy1" -name '*.rs' -print -quit)
+printf '#!/bin/sh\nprintf "\\nfn bench_edit_%%s() {}\\n" "$$" >> %q\n' "$edited" > "$TREE.edit.sh"
+PREPARE_A="sh $TREE.edit.sh"
 PREPARE_B="true"
 echo "== find_symbol after editing one file vs rg -w $first"
 compare "find_symbol" "$(q "${CS[@]}" symbol "$first")" "rg -w" "$(q "${RG[@]}" -w "$first" "$TREE")"

@@ -163,15 +163,19 @@ fn an_unreadable_index_is_rebuilt_transparently() {
         "{:?}",
         out.notices()
     );
-    // A torn manifest and a torn record.
+    // A torn manifest (and a file deleted meanwhile: its record is swept) and a torn record.
     std::fs::write(
         ws.join(".codesmith/index/manifest"),
         "codesmith-index-manifest 1 x",
     )
     .expect("tear");
+    std::fs::remove_file(ws.join("m79.rs")).expect("rm");
     let rebuilt = find(&ws, "Item10");
     assert_eq!(places(&rebuilt), vec!["m10.rs:1"]);
     assert_eq!(index(&rebuilt)["rebuilt"], true);
+    assert_eq!(index(&rebuilt)["parsed"], 0, "the records were reused");
+    assert_eq!(index(&rebuilt)["dropped_records"], 1);
+    assert_eq!(record_count(&ws), 79);
     let records = ws.join(".codesmith/index/records");
     for dir in std::fs::read_dir(&records).expect("records") {
         for file in std::fs::read_dir(dir.expect("dir").path()).expect("files") {

@@ -41,6 +41,11 @@ use postings::Posting;
 /// a query merges the delta into the name shards.
 const MERGE_THRESHOLD: usize = 64;
 
+/// Files larger than this are tagged one at a time: tree-sitter's tree of a multi-megabyte
+/// (usually generated) file takes tens of times its size in memory, and peak memory stays
+/// bounded only if no two such trees are alive together.
+const LARGE_FILE_BYTES: usize = 1024 * 1024;
+
 /// A source file the walk offered.
 #[derive(Clone)]
 pub struct SourceFile {
@@ -240,6 +245,11 @@ impl Index {
         self.update(&mut manifest, &mut delta, sources, prefix, &mut refresh)?;
         manifest.indexed_at = walk_started;
         let live = manifest.hash_counts();
+        if refresh.rebuilt {
+            // Records of files that left while the manifest was unreadable would never be
+            // released: sweep them now.
+            refresh.dropped_records += self.sweep_records(&live);
+        }
         let delta_hashes: HashSet<u64> = delta.iter().map(|p| p.hash).collect();
         if delta_hashes.len() > MERGE_THRESHOLD.max(live.len() / 200) {
             self.merge(&live, delta)?;
@@ -366,9 +376,31 @@ impl Index {
         Ok(())
     }
 
+    /// Deletes every record no file points to; returns how many.
+    fn sweep_records(&self, live: &HashMap<u64, u32>) -> usize {
+        let Ok(dirs) = fs::read_dir(self.dir.join("records")) else {
+            return 0;
+        };
+        let mut dropped = 0;
+        for file in dirs
+            .flatten()
+            .filter_map(|dir| fs::read_dir(dir.path()).ok())
+            .flatten()
+            .flatten()
+        {
+            let name = file.file_name();
+            let hash = name.to_str().and_then(|n| u64::from_str_radix(n, 16).ok());
+            if hash.is_none_or(|hash| !live.contains_key(&hash)) && fs::remove_file(file.path()).is_ok() {
+                dropped += 1;
+            }
+        }
+        dropped
+    }
+
     /// Reads, hashes and (for a hash without a record) tags each file, on every core.
     fn hash_and_tag(&self, files: &[&SourceFile], known: &HashSet<u64>) -> Vec<Option<Hashed>> {
         let next = AtomicUsize::new(0);
+        let large = Mutex::new(());
         let results: Mutex<Vec<(usize, Hashed)>> = Mutex::new(Vec::with_capacity(files.len()));
         let threads = crate::walk::threads().min(files.len().max(1));
         std::thread::scope(|scope| {
@@ -379,7 +411,7 @@ impl Index {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(file) = files.get(i) else { break };
-                        if let Some(hashed) = self.hash_one(file, known, &mut context) {
+                        if let Some(hashed) = self.hash_one(file, known, &large, &mut context) {
                             local.push((i, hashed));
                         }
                     }
@@ -396,7 +428,13 @@ impl Index {
         out
     }
 
-    fn hash_one(&self, file: &SourceFile, known: &HashSet<u64>, context: &mut TagsContext) -> Option<Hashed> {
+    fn hash_one(
+        &self,
+        file: &SourceFile,
+        known: &HashSet<u64>,
+        large: &Mutex<()>,
+        context: &mut TagsContext,
+    ) -> Option<Hashed> {
         let bytes = fs::read(&file.abs).ok()?;
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
         if known.contains(&hash) {
@@ -413,6 +451,7 @@ impl Index {
                 postings: postings::of_symbols(hash, &symbols),
             });
         }
+        let _one_large_file_at_a_time = (bytes.len() > LARGE_FILE_BYTES).then(|| large.lock());
         // A file tree-sitter cannot tag is indexed with no symbols rather than retried forever.
         let symbols = super::extract(file.language, &bytes, context).unwrap_or_default();
         let _ = self.write(
