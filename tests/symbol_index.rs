@@ -281,3 +281,37 @@ fn an_index_that_cannot_be_written_is_an_io_error_naming_grep_files() {
         "a file where the index directory belongs\n"
     );
 }
+
+#[test]
+fn a_cold_build_merging_in_batches_finds_the_same_as_one_merge() {
+    let ws = Ws::new();
+    for i in 0..150 {
+        ws.write(
+            &format!("lib/m{i:03}.rs"),
+            format!("pub fn batch_{i}() {{ shared_call(); }}\npub struct Batch{i};\n"),
+        );
+    }
+    let mut cmd = ws.command(&["find_symbol", "batch_42"]);
+    cmd.env("CODESMITH_INDEX_BATCH", "25");
+    let cold = Outcome::of(cmd).ok();
+    assert_eq!(places(&cold), vec!["lib/m042.rs:1"]);
+    assert_eq!(index(&cold)["merged"], true);
+    assert_eq!(index(&cold)["parsed"], 150);
+    for i in [0, 77, 149] {
+        assert_eq!(
+            places(&find(&ws, &format!("Batch{i}"))),
+            vec![format!("lib/m{i:03}.rs:2")]
+        );
+    }
+    let refs = ws
+        .call(
+            "find_symbol",
+            json!({"name": "shared_call", "include_references": true, "max_results": 500}),
+        )
+        .ok();
+    assert_eq!(refs.data()["total_references"], 150);
+    assert_eq!(
+        refs.data()["references"][0]["text"],
+        "pub fn batch_0() { shared_call(); }"
+    );
+}

@@ -205,10 +205,10 @@ pub fn supported_text() -> String {
         .join(", ")
 }
 
-/// A fingerprint of the language table and its queries: records made under another one may
-/// hold other symbols, so an index made with it starts over.
+/// A fingerprint of the language table, its queries and the record format: records made under
+/// another one may hold other symbols, so an index made with it starts over.
 pub fn fingerprint() -> u64 {
-    let mut text = String::new();
+    let mut text = super::record::HEADER.to_string();
     for lang in LANGUAGES {
         text.push_str(lang.name);
         text.push_str(&lang.extensions.join(","));

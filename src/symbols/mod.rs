@@ -119,6 +119,20 @@ fn nest(symbols: &mut [Symbol], ranges: &[std::ops::Range<usize>]) {
     }
 }
 
+/// A source line as results show it: trimmed, tabs as spaces, at most 180 bytes (as
+/// tree-sitter-tags cuts the lines it gives).
+pub fn display_line(line: &str) -> String {
+    let mut text = clean(line);
+    if text.len() > 180 {
+        let mut cut = 180;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    text
+}
+
 /// Text as stored: tabs and line breaks become spaces (records are tab-separated lines).
 fn clean(text: &str) -> String {
     text.trim()

@@ -41,6 +41,10 @@ use postings::Posting;
 /// a query merges the delta into the name shards.
 const MERGE_THRESHOLD: usize = 64;
 
+/// A refresh that gathers more new postings than this merges them into the shards as it goes,
+/// so a cold build of a large tree holds a bounded number of them in memory.
+const MAX_DELTA_IN_MEMORY: usize = 1_000_000;
+
 /// Files larger than this are tagged one at a time: tree-sitter's tree of a multi-megabyte
 /// (usually generated) file takes tens of times its size in memory, and peak memory stays
 /// bounded only if no two such trees are alive together.
@@ -252,7 +256,7 @@ impl Index {
         }
         let delta_hashes: HashSet<u64> = delta.iter().map(|p| p.hash).collect();
         if delta_hashes.len() > MERGE_THRESHOLD.max(live.len() / 200) {
-            self.merge(&live, delta)?;
+            self.merge(&live.keys().copied().collect(), delta)?;
             refresh.merged = true;
             self.write(&self.dir.join("delta"), &postings::encode(&[]))?;
         } else {
@@ -337,10 +341,11 @@ impl Index {
             }
         }
         let known: HashSet<u64> = counts.keys().copied().collect();
-        let hashed = self.hash_and_tag(&stale, &known);
         refresh.hashed = stale.len();
         let mut added = HashSet::new();
-        for (source, outcome) in stale.iter().zip(hashed) {
+        let mut merge_error = None;
+        self.hash_and_tag(&stale, &known, |i, outcome| {
+            let source = stale[i];
             let old = manifest.files.get(&source.rel).map(|e| e.hash);
             let Some(outcome) = outcome else {
                 // Unreadable now (deleted after the walk, or no permission): not indexed.
@@ -348,7 +353,7 @@ impl Index {
                     release(entry.hash, &mut counts);
                     refresh.removed += 1;
                 }
-                continue;
+                return;
             };
             refresh.parsed += usize::from(outcome.parsed);
             *counts.entry(outcome.hash).or_insert(0) += 1;
@@ -365,6 +370,19 @@ impl Index {
             if let Some(old) = old.filter(|old| *old != outcome.hash) {
                 release(old, &mut counts);
             }
+            if delta.len() > max_delta_in_memory() && merge_error.is_none() {
+                // Keeps memory bounded on a cold build: fold what is parsed so far into the
+                // shards. Hashes known at the start stay too (a file still to come may point
+                // to them again); the next merge drops any no file points to.
+                let keep: HashSet<u64> = counts.keys().chain(known.iter()).copied().collect();
+                match self.merge(&keep, std::mem::take(delta)) {
+                    Ok(()) => refresh.merged = true,
+                    Err(err) => merge_error = Some(err),
+                }
+            }
+        });
+        if let Some(err) = merge_error {
+            return Err(err);
         }
         for hash in orphans {
             if !counts.contains_key(&hash) && fs::remove_file(self.record_path(hash)).is_ok() {
@@ -397,35 +415,39 @@ impl Index {
         dropped
     }
 
-    /// Reads, hashes and (for a hash without a record) tags each file, on every core.
-    fn hash_and_tag(&self, files: &[&SourceFile], known: &HashSet<u64>) -> Vec<Option<Hashed>> {
+    /// Reads, hashes and (for a hash without a record) tags each file, on every core, handing
+    /// each outcome (`None`: unreadable) to `apply` on this thread as it comes.
+    fn hash_and_tag(
+        &self,
+        files: &[&SourceFile],
+        known: &HashSet<u64>,
+        mut apply: impl FnMut(usize, Option<Hashed>),
+    ) {
         let next = AtomicUsize::new(0);
         let large = Mutex::new(());
-        let results: Mutex<Vec<(usize, Hashed)>> = Mutex::new(Vec::with_capacity(files.len()));
         let threads = crate::walk::threads().min(files.len().max(1));
+        let (sender, receiver) = std::sync::mpsc::sync_channel::<(usize, Option<Hashed>)>(256);
         std::thread::scope(|scope| {
             for _ in 0..threads {
-                scope.spawn(|| {
+                let sender = sender.clone();
+                let (next, large) = (&next, &large);
+                scope.spawn(move || {
                     let mut context = TagsContext::new();
-                    let mut local = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(file) = files.get(i) else { break };
-                        if let Some(hashed) = self.hash_one(file, known, &large, &mut context) {
-                            local.push((i, hashed));
+                        let hashed = self.hash_one(file, known, large, &mut context);
+                        if sender.send((i, hashed)).is_err() {
+                            break;
                         }
-                    }
-                    if let Ok(mut all) = results.lock() {
-                        all.append(&mut local);
                     }
                 });
             }
+            drop(sender);
+            for (i, hashed) in receiver {
+                apply(i, hashed);
+            }
         });
-        let mut out: Vec<Option<Hashed>> = files.iter().map(|_| None).collect();
-        for (i, hashed) in results.into_inner().unwrap_or_default() {
-            out[i] = Some(hashed);
-        }
-        out
     }
 
     fn hash_one(
@@ -483,7 +505,7 @@ impl Index {
     }
 
     /// Folds `delta` into the name shards, dropping postings of hashes no file points to.
-    fn merge(&self, live: &HashMap<u64, u32>, delta: Vec<Posting>) -> io::Result<()> {
+    fn merge(&self, live: &HashSet<u64>, delta: Vec<Posting>) -> io::Result<()> {
         let mut by_shard: Vec<Vec<Posting>> = (0..postings::SHARDS).map(|_| Vec::new()).collect();
         for posting in delta {
             by_shard[postings::shard_of(&posting.name)].push(posting);
@@ -501,7 +523,7 @@ impl Index {
                 Err(err) => return Err(err),
             };
             added.extend(existing);
-            added.retain(|p| live.contains_key(&p.hash));
+            added.retain(|p| live.contains(&p.hash));
             added.sort();
             added.dedup();
             self.write(&path, &postings::encode(&added))?;
@@ -573,6 +595,20 @@ fn remove_dir(dir: &Path) -> io::Result<()> {
         Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
         _ => Ok(()),
     }
+}
+
+/// [`MAX_DELTA_IN_MEMORY`]; in debug builds `CODESMITH_INDEX_BATCH=N` lowers it, so tests
+/// can run the merges a cold build of a large tree makes on a small one.
+fn max_delta_in_memory() -> usize {
+    if cfg!(debug_assertions) {
+        if let Some(n) = std::env::var("CODESMITH_INDEX_BATCH")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return n;
+        }
+    }
+    MAX_DELTA_IN_MEMORY
 }
 
 /// A name file of the index does not decode.

@@ -206,7 +206,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             index.lookup(&view, &key).unwrap_or_default()
         }
     };
-    let found = collect(
+    let mut found = collect(
         &index,
         &view,
         &wanted,
@@ -214,6 +214,11 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         &prefix,
         args.include_references,
     );
+    let shown_references = found
+        .references
+        .len()
+        .min(max_results.saturating_sub(found.definitions.len()));
+    read_reference_lines(ctx.workspace.root(), &mut found.references[..shown_references]);
     let suggestions = if found.definitions.is_empty() && found.references.is_empty() {
         suggest(&index, &view, &wanted.base)
     } else {
@@ -299,6 +304,27 @@ fn collect(
         list.sort_by(|a, b| (&a.path, a.symbol.line).cmp(&(&b.path, b.symbol.line)));
     }
     found
+}
+
+/// Fills in the text of the references to be shown, from their files (records keep only the
+/// line numbers of references).
+fn read_reference_lines(root: &std::path::Path, references: &mut [Hit]) {
+    let mut at = 0;
+    while at < references.len() {
+        let path = references[at].path.clone();
+        let text = std::fs::read(root.join(&path))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        while at < references.len() && references[at].path == path {
+            let line = references[at].symbol.line as usize;
+            references[at].symbol.text = lines
+                .get(line.wrapping_sub(1))
+                .map(|l| crate::symbols::display_line(l))
+                .unwrap_or_default();
+            at += 1;
+        }
+    }
 }
 
 /// The absolute path of a workspace-relative `path` (the index lives in `<root>/.codesmith/index`).
