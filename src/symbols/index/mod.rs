@@ -74,7 +74,7 @@ pub fn walk_sources(workspace_root: &Path, walk_root: &Path) -> Vec<SourceFile> 
                 return WalkState::Continue;
             };
             if entry.file_type().is_some_and(|t| t.is_file()) {
-                if let Some(source) = source_file(workspace_root, entry.path(), entry.metadata().ok()) {
+                if let Some(source) = source_file(workspace_root, &entry) {
                     flush.local.push(source);
                 }
             }
@@ -100,9 +100,12 @@ impl Drop for Flush<'_> {
     }
 }
 
-fn source_file(root: &Path, abs: &Path, meta: Option<fs::Metadata>) -> Option<SourceFile> {
+/// The entry as a source file, if its name says a language (checked before the stat, which
+/// only source files cost).
+fn source_file(root: &Path, entry: &ignore::DirEntry) -> Option<SourceFile> {
+    let abs = entry.path();
     let language = languages::for_path(abs)?;
-    let meta = meta?;
+    let meta = entry.metadata().ok()?;
     if meta.len() > crate::walk::MAX_FILE_BYTES {
         return None;
     }
