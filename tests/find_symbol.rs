@@ -141,6 +141,20 @@ fn references_are_marked_as_calls_imports_and_other_uses() {
         hits(types.data(), "references"),
         vec!["server.go:15 type", "server.go:20 type", "server.go:21 type"]
     );
+    let implemented = ws
+        .call(
+            "find_symbol",
+            json!({"name": "Shape", "include_references": true}),
+        )
+        .ok();
+    assert_eq!(
+        hits(implemented.data(), "references"),
+        vec!["shapes.ts:11 implementation"]
+    );
+    let extended = ws
+        .call("find_symbol", json!({"name": "Base", "include_references": true}))
+        .ok();
+    assert_eq!(hits(extended.data(), "references"), vec!["app.tsx:5 class"]);
 }
 
 #[test]

@@ -62,6 +62,8 @@ const TYPESCRIPT_EXTRA: &str = r#"
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (interface_declaration name: (type_identifier) @name) @definition.interface
+(implements_clause (type_identifier) @name) @reference.implementation
+(extends_clause value: (identifier) @name) @reference.class
 (import_specifier name: (identifier) @name) @reference.import
 (import_clause (identifier) @name) @reference.import
 "#;
