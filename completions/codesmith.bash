@@ -46,6 +46,9 @@ _codesmith() {
             codesmith,find)
                 cmd="codesmith__subcmd__find"
                 ;;
+            codesmith,find_symbol)
+                cmd="codesmith__subcmd__symbol"
+                ;;
             codesmith,grep)
                 cmd="codesmith__subcmd__grep"
                 ;;
@@ -64,6 +67,9 @@ _codesmith() {
             codesmith,mcp)
                 cmd="codesmith__subcmd__mcp"
                 ;;
+            codesmith,outline)
+                cmd="codesmith__subcmd__outline"
+                ;;
             codesmith,patch)
                 cmd="codesmith__subcmd__patch"
                 ;;
@@ -75,6 +81,9 @@ _codesmith() {
                 ;;
             codesmith,shell)
                 cmd="codesmith__subcmd__shell"
+                ;;
+            codesmith,symbol)
+                cmd="codesmith__subcmd__symbol"
                 ;;
             codesmith,task_cancel)
                 cmd="codesmith__subcmd__task_cancel"
@@ -124,6 +133,9 @@ _codesmith() {
             codesmith__subcmd__help,mcp)
                 cmd="codesmith__subcmd__help__subcmd__mcp"
                 ;;
+            codesmith__subcmd__help,outline)
+                cmd="codesmith__subcmd__help__subcmd__outline"
+                ;;
             codesmith__subcmd__help,patch)
                 cmd="codesmith__subcmd__help__subcmd__patch"
                 ;;
@@ -132,6 +144,9 @@ _codesmith() {
                 ;;
             codesmith__subcmd__help,shell)
                 cmd="codesmith__subcmd__help__subcmd__shell"
+                ;;
+            codesmith__subcmd__help,symbol)
+                cmd="codesmith__subcmd__help__subcmd__symbol"
                 ;;
             codesmith__subcmd__help,task_cancel)
                 cmd="codesmith__subcmd__help__subcmd__task_cancel"
@@ -158,7 +173,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve mcp help"
+            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -408,7 +423,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find ls shell task_output task_wait task_cancel fetch call tools trust approve mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel fetch call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,6 +562,20 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__outline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__patch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -576,6 +605,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__shell)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__symbol)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -713,6 +756,32 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__outline)
+            opts="-h --json --path --max-results --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__patch)
             opts="-h --json --patch --dry-run --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -789,6 +858,44 @@ _codesmith() {
                     return 0
                     ;;
                 --background)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__symbol)
+            opts="-h --json --name --kind --path --include-references --max-results --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --include-references)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

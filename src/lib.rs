@@ -30,6 +30,7 @@ pub mod profile;
 pub mod sandbox;
 pub mod similar_paths;
 pub mod state;
+pub mod symbols;
 pub mod syntax_gate;
 pub mod terminal;
 pub mod textfile;

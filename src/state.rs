@@ -219,13 +219,22 @@ pub struct Lock {
 
 impl Lock {
     pub fn exclusive(path: &Path) -> io::Result<Lock> {
+        Lock::take(path, libc::LOCK_EX)
+    }
+
+    /// A lock that other shared holders may hold at the same time, but no exclusive one.
+    pub fn shared(path: &Path) -> io::Result<Lock> {
+        Lock::take(path, libc::LOCK_SH)
+    }
+
+    fn take(path: &Path, operation: libc::c_int) -> io::Result<Lock> {
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(path)?;
         // SAFETY: flock on a descriptor we own; it is released when the file is closed.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        let rc = unsafe { libc::flock(file.as_raw_fd(), operation) };
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }

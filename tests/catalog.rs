@@ -282,6 +282,8 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
             "read_file",
             "grep_files",
             "file_search",
+            "find_symbol",
+            "outline",
             "list_dir",
             "task_output",
             "task_wait"

@@ -100,6 +100,8 @@ pub fn title(spec: &ToolSpec) -> &'static str {
         "task_wait" => "Wait for background task",
         "task_cancel" => "Cancel background task",
         "fetch_url" => "Fetch URL",
+        "find_symbol" => "Find symbol definitions",
+        "outline" => "Outline definitions in a file",
         _ => spec.name,
     }
 }

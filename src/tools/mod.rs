@@ -15,8 +15,10 @@ pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
 pub mod file_search;
+pub mod find_symbol;
 pub mod grep_files;
 pub mod list_dir;
+pub mod outline;
 pub mod read_file;
 pub mod tasks;
 pub mod write_file;
@@ -118,6 +120,8 @@ pub const REGISTRY: &[ToolSpec] = &[
     apply_patch::SPEC,
     grep_files::SPEC,
     file_search::SPEC,
+    find_symbol::SPEC,
+    outline::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
     tasks::task_output::SPEC,
