@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 mod call;
 mod foreign;
+mod translate;
 mod usage;
 
 use crate::context::Global;
@@ -449,8 +450,43 @@ pub fn unknown_tool(name: &str) -> ToolError {
     )
     .with("available", tools::names());
     match intended {
-        Some((tool, _)) => error.with("suggestion", tool),
+        Some((tool, _)) => error.with("suggestion", serde_json::json!({ "name": tool })),
         None => error,
+    }
+}
+
+/// The `unknown_tool` error for a whole call from another harness: the call translated into
+/// codesmith's tool and arguments, in the message and as `error.suggestion`, ready to send.
+pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn translate::Files) -> ToolError {
+    let Some(translated) = translate::translate(name, arguments, files) else {
+        return unknown_tool(name);
+    };
+    let available = tools::names().join(", ");
+    match translated {
+        Ok(call) => {
+            let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
+            let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
+            ToolError::new(
+                ErrorCode::UnknownTool,
+                format!(
+                    "unknown tool `{name}`; here the same call is {}. Send this call, as is (it is also \
+                     error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
+                     Available tools: {available}.",
+                    call.name
+                ),
+            )
+            .with("available", tools::names())
+            .with("suggestion", suggestion)
+        }
+        Err(why) => {
+            let mut error = unknown_tool(name);
+            let tool = error.details["suggestion"]["name"].as_str().unwrap_or("").to_string();
+            error.message = format!(
+                "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
+                 Do not retry `{name}`; it does not exist. Available tools: {available}."
+            );
+            error
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::harness::Ws;
 use crate::net_support::{namespaces_available, run_inside_namespace, INNER_ENV};
 
 /// How many tests `netns` holds; the outer test checks they all ran.
-const NETNS_TESTS: usize = 29;
+const NETNS_TESTS: usize = 30;
 
 #[test]
 fn network_tests_in_a_private_namespace() {

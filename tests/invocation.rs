@@ -153,14 +153,14 @@ fn unknown_tool_names_the_tool_another_harness_name_meant() {
         );
         assert!(message.contains(&format!("Do not retry `{name}`")), "{message}");
         assert!(message.contains("Available tools: read_file"), "{message}");
-        assert_eq!(out.error()["suggestion"], tool);
+        assert_eq!(out.error()["suggestion"], json!({ "name": tool }));
     }
-    // Through `call` as well, where the canonical names only are looked up.
+    // Through `call` as well, where the canonical names only are looked up: the whole call.
     let out = ws
         .run_stdin(&["call"], r#"{"name": "Bash", "arguments": {"command": "true"}}"#)
         .err("unknown_tool");
     assert!(
-        out.message().contains("the shell tool is exec_shell"),
+        out.message().contains("here the same call is exec_shell"),
         "{}",
         out.message()
     );

@@ -16,6 +16,7 @@ mod envelope;
 mod exec_shell;
 mod fetch_url;
 mod file_search;
+mod foreign_calls;
 mod generated;
 mod grep_files;
 mod invocation;

@@ -3,8 +3,9 @@
 use clap::ArgMatches;
 use serde_json::Value;
 
-use super::{read_stdin_text, unknown_tool, Invocation};
-use crate::context::Global;
+use super::translate::{self, Files};
+use super::{read_stdin_text, Invocation};
+use crate::context::{Context, Global};
 use crate::error::ToolError;
 use crate::tools;
 
@@ -41,16 +42,22 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             return usage(global, &tool, error);
         }
     };
-    let Some(spec) = tools::find(&name) else {
-        return usage(global, &name, unknown_tool(&name));
-    };
+    let tool_name = tools::find(&name).map_or(name.as_str(), |spec| spec.name);
     let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(spec.name, &text) {
+        Value::String(text) => match crate::args::parse_json_text(tool_name, &text) {
             Ok(value) => value,
-            Err(err) => return usage(global, spec.name, err),
+            Err(err) => return usage(global, tool_name, err),
         },
         other => other,
     };
+    let Some(spec) = tools::find(&name) else {
+        let files = WorkspaceFiles::new(&global);
+        let error = super::unknown_tool_call(&name, &arguments, &files);
+        return usage(global, &name, error);
+    };
+    if let Some(error) = foreign_shape(&name, &arguments, &global) {
+        return usage(global, spec.name, error);
+    }
     Invocation::Tool {
         global,
         spec,
@@ -127,4 +134,72 @@ fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>>
         ));
     }
     Ok((name, arguments))
+}
+
+/// A call to a codesmith name in another harness's shape: Codex's `shell` with an argv list
+/// and its `apply_patch` with `input`. The error carries the call in codesmith's shape.
+fn foreign_shape(name: &str, arguments: &Value, global: &Global) -> Option<ToolError> {
+    let foreign = match name {
+        "shell" | "exec_shell" if arguments["command"].is_array() => "shell",
+        "apply_patch" | "patch" if arguments.get("input").is_some() && arguments.get("patch").is_none() => {
+            "apply_patch"
+        }
+        _ => return None,
+    };
+    let files = WorkspaceFiles::new(global);
+    let call = translate::translate(foreign, arguments, &files)?.ok()?;
+    let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
+    let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
+    Some(
+        ToolError::invalid(format!(
+            "these are Codex's arguments for `{name}`; {} takes {}. Send this call, as is (it is \
+             also error.suggestion): {suggestion}.{notes}",
+            call.name,
+            if call.name == "apply_patch" {
+                "the patch text in `patch`"
+            } else {
+                "the command line as one string in `command`"
+            }
+        ))
+        .with("suggestion", suggestion),
+    )
+}
+
+/// The workspace as a translation sees it: files resolved from the session's cwd, opened
+/// only when a translation needs a file's text.
+struct WorkspaceFiles<'a> {
+    global: &'a Global,
+    context: std::cell::OnceCell<Option<Context>>,
+}
+
+impl<'a> WorkspaceFiles<'a> {
+    fn new(global: &'a Global) -> WorkspaceFiles<'a> {
+        WorkspaceFiles {
+            global,
+            context: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn context(&self) -> Option<&Context> {
+        self.context
+            .get_or_init(|| Context::open(self.global, "call").ok())
+            .as_ref()
+    }
+}
+
+impl Files for WorkspaceFiles<'_> {
+    fn text(&self, path: &str) -> Result<(String, String), String> {
+        let ctx = self.context().ok_or("the workspace could not be opened")?;
+        let resolved = ctx.resolve(path).map_err(|err| err.message)?;
+        let call_path = ctx.workspace.call_path(&resolved.abs);
+        let text = std::fs::read_to_string(&resolved.abs)
+            .map_err(|err| format!("`{call_path}` could not be read as UTF-8 text ({err})"))?;
+        Ok((call_path, text))
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.context()
+            .and_then(|ctx| ctx.resolve(path).ok())
+            .is_some_and(|p| p.abs.is_dir())
+    }
 }
