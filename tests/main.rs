@@ -21,6 +21,7 @@ mod generated;
 mod grep_files;
 mod invocation;
 mod list_dir;
+mod malformed_json;
 mod read_file;
 mod session_cwd;
 mod state;

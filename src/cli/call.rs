@@ -26,13 +26,17 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     let call: Value = match serde_json::from_str(crate::args::strip_bom(&text).trim()) {
         Ok(value) => value,
         Err(err) => {
+            let tool = named_tool(&text).unwrap_or("read_file");
+            let example = format!(
+                "{{\"name\": \"{tool}\", \"arguments\": {}}}",
+                crate::args::example_of(tool)
+            );
+            let trimmed = crate::args::strip_bom(&text).trim();
             return usage(
                 global,
                 "call",
-                ToolError::invalid(format!(
-                    "malformed JSON for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
-                )),
-            )
+                ToolError::invalid(crate::args::explain_malformed("for call", trimmed, &err, &example)),
+            );
         }
     };
     let (name, arguments) = match unwrap_call(call) {
@@ -65,10 +69,31 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     }
 }
 
+/// The `params` of a JSON-RPC `tools/call` request (MCP on the wire): `{"jsonrpc": "2.0",
+/// "id": 1, "method": "tools/call", "params": {"name", "arguments"}}`.
+fn json_rpc_params(mut request: serde_json::Map<String, Value>) -> Result<serde_json::Map<String, Value>, String> {
+    match request.get("method").and_then(Value::as_str) {
+        Some("tools/call") => {}
+        Some(other) => {
+            return Err(format!(
+                "`call` runs JSON-RPC `tools/call` requests only, not `{other}`; for the catalog run \
+                 `codesmith tools --format mcp`. {CALL_SHAPES}"
+            ))
+        }
+        None => return Err(format!("a JSON-RPC request needs \"method\": \"tools/call\". {CALL_SHAPES}")),
+    }
+    match request.shift_remove("params") {
+        Some(Value::Object(params)) => Ok(params),
+        _ => Err(format!(
+            "a `tools/call` request needs \"params\": {{\"name\": ..., \"arguments\": {{...}}}}. {CALL_SHAPES}"
+        )),
+    }
+}
+
 /// The shapes `call` accepts, for its messages.
 const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
      (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
-     \"input\": {\"path\": \"a.txt\"}} (Anthropic) and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
+     \"input\": {\"path\": \"a.txt\"}} (Anthropic), a JSON-RPC `tools/call` request (its \"params\") and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
      {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
      \"call_id\" are ignored.";
 
@@ -87,6 +112,9 @@ fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>>
             format!("call expects a JSON object. {CALL_SHAPES}"),
         ));
     };
+    if call.contains_key("jsonrpc") || call.contains_key("method") {
+        call = json_rpc_params(call).map_err(|message| refuse("call", message))?;
+    }
     for field in IGNORED_CALL_FIELDS {
         call.shift_remove(field);
     }
@@ -202,4 +230,13 @@ impl Files for WorkspaceFiles<'_> {
             .and_then(|ctx| ctx.resolve(path).ok())
             .is_some_and(|p| p.abs.is_dir())
     }
+}
+
+/// The codesmith tool a call that does not parse names (`"name": "edit_file"`), for its example.
+fn named_tool(text: &str) -> Option<&'static str> {
+    let at = text.find("\"name\"")?;
+    let rest = text[at + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let name = &rest[..rest.find('"')?];
+    tools::find(name).map(|spec| spec.name)
 }
