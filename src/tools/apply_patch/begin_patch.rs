@@ -165,6 +165,7 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
                 }
                 hunk.body.truncate(hunk.body.len() - trailing_bare);
                 let mut file = FilePatch::new(Op::Add, path, hunk.line);
+                file.replaces = true;
                 file.hunks.push(hunk);
                 files.push(file);
             }

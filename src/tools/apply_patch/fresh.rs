@@ -20,7 +20,7 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
     let mut seen = HashSet::new();
     let mut problems: Vec<(WsPath, ErrorCode)> = Vec::new();
     for file in files {
-        if file.op == Op::Add || file.symlink {
+        if (file.op == Op::Add && !file.replaces) || file.symlink {
             continue;
         }
         // A symlink the patch deletes or renames is acted on as a link (no read needed), and a

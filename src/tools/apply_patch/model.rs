@@ -83,6 +83,9 @@ pub struct FilePatch {
     /// Added lines take their line ending from the patch (it carries CRLF lines explicitly,
     /// as `git diff` of a CRLF file does) rather than from the file.
     pub explicit_endings: bool,
+    /// `*** Add File` over an existing regular file replaces it, as write_file does (with the
+    /// same freshness gate); a unified diff from /dev/null never does.
+    pub replaces: bool,
     /// The patch line of the file's header, for messages.
     pub line: usize,
 }
@@ -98,6 +101,7 @@ impl FilePatch {
             executable: None,
             symlink: false,
             explicit_endings: false,
+            replaces: false,
             line,
         }
     }
