@@ -237,7 +237,7 @@ _codesmith() {
                     return 0
                     ;;
                 --replace-all)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --occurrence)
@@ -253,7 +253,7 @@ _codesmith() {
                     return 0
                     ;;
                 --dry-run)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -321,11 +321,11 @@ _codesmith() {
                     return 0
                     ;;
                 --sort)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "path mtime" -- "${cur}"))
                     return 0
                     ;;
                 --include-ignored)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -363,15 +363,15 @@ _codesmith() {
                     return 0
                     ;;
                 --case-insensitive)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --fixed-strings)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --multiline)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --context)
@@ -379,7 +379,7 @@ _codesmith() {
                     return 0
                     ;;
                 --output-mode)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "content files count" -- "${cur}"))
                     return 0
                     ;;
                 --max-results)
@@ -387,7 +387,7 @@ _codesmith() {
                     return 0
                     ;;
                 --include-ignored)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -691,7 +691,7 @@ _codesmith() {
                     return 0
                     ;;
                 --dry-run)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -751,7 +751,7 @@ _codesmith() {
                     return 0
                     ;;
                 --background)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -777,7 +777,7 @@ _codesmith() {
                     return 0
                     ;;
                 --all)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -186,6 +186,13 @@ fn call_command() -> Command {
                 .default_missing_value("")
                 .help("The call as JSON instead of stdin (no value: read it from stdin)"),
         )
+        .arg(
+            Arg::new("call")
+                .index(1)
+                .value_name("CALL")
+                .conflicts_with("json")
+                .help("The call as JSON (same as --json CALL)"),
+        )
 }
 
 fn tools_command() -> Command {
@@ -260,9 +267,13 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
             .help(help.lines().next().unwrap_or_default().to_string())
             .long_help(help.to_string());
         arg = match flag_kind(prop) {
+            // A bare switch (`--dry-run`); `--dry-run=false` still says no. The value must be
+            // joined by `=`, so the word after a switch stays a positional argument.
             FlagKind::Bool => arg
                 .num_args(0..=1)
+                .require_equals(true)
                 .default_missing_value("true")
+                .value_parser(["true", "false"])
                 .value_name("BOOL"),
             FlagKind::List => arg.action(ArgAction::Append).value_name("VALUE"),
             // `--max-results -5` is a value (clamped later), not an unknown flag `-5`.
@@ -270,11 +281,8 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
             FlagKind::Number => arg.value_name(name.to_uppercase()).allow_negative_numbers(true),
             FlagKind::Str => arg.value_name(name.to_uppercase()),
         };
-        if let Some(values) = prop["enum"].as_array() {
-            let values: Vec<String> = values
-                .iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect();
+        let values = enum_values(prop);
+        if !values.is_empty() {
             arg = arg.value_parser(clap::builder::PossibleValuesParser::new(values));
         }
         cmd = cmd.arg(arg);
@@ -289,6 +297,23 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
         }
     }
     cmd
+}
+
+/// The values an enum field takes: its `enum`, or the `const` of each `oneOf` branch (how
+/// documented enum variants are written), for validation, help and completions.
+fn enum_values(prop: &Value) -> Vec<String> {
+    if let Some(values) = prop["enum"].as_array() {
+        return values.iter().filter_map(|v| v.as_str().map(String::from)).collect();
+    }
+    prop["oneOf"]
+        .as_array()
+        .map(|branches| {
+            branches
+                .iter()
+                .filter_map(|b| b["const"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -437,10 +462,16 @@ where
 /// A name another harness uses (`Edit`, `Bash`, `str_replace_editor`) also gets the tool it
 /// most likely meant here, in the message and as `error.suggestion`.
 pub fn unknown_tool(name: &str) -> ToolError {
-    let intended = foreign::intended(name);
-    let hint = intended.map_or(String::new(), |(tool, what)| {
-        format!(" `{name}` is not a tool here; {what} is {tool}.")
-    });
+    let near = usage::nearest_command(name);
+    let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
+    let hint = match (foreign::intended(name), near) {
+        (Some((tool, what)), _) => format!(" `{name}` is not a tool here; {what} is {tool}."),
+        (None, Some((command, Some(tool)))) if command != tool => {
+            format!(" Did you mean `{command}` ({tool})?")
+        }
+        (None, Some((command, _))) => format!(" Did you mean `{command}`?"),
+        (None, None) => String::new(),
+    };
     let error = ToolError::new(
         ErrorCode::UnknownTool,
         format!(
@@ -521,7 +552,11 @@ fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> 
     }
     if let (Some(positional), Some(value)) = (spec.positional, sub.get_one::<String>("__positional")) {
         let kind = properties.get(positional).map_or(FlagKind::Str, flag_kind);
-        object.insert(positional.to_string(), typed_flag_value(kind, value.clone()));
+        let value = match raw_text_file(spec, value) {
+            Some(text) => Value::String(text?),
+            None => typed_flag_value(kind, value.clone()),
+        };
+        object.insert(positional.to_string(), value);
     }
     let json = sub.get_one::<String>("json");
     match json {
@@ -537,9 +572,46 @@ fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> 
         ))),
         Some(text) if !text.is_empty() => crate::args::parse_json_text(spec.name, text),
         Some(_) => read_stdin_json(spec.name),
+        None if spec.name == RAW_TEXT_TOOL.0
+            && !object.contains_key(RAW_TEXT_TOOL.1)
+            && !std::io::stdin().is_terminal() =>
+        {
+            raw_text_from_stdin(spec, object)
+        }
         None if object.is_empty() && !std::io::stdin().is_terminal() => read_stdin_json(spec.name),
         None => Ok(Value::Object(object)),
     }
+}
+
+/// The tool whose main argument is text a person keeps in a file or pipes in (a patch), and
+/// that argument: `codesmith patch FILE` reads FILE when it exists, and stdin that is not a
+/// JSON object is the text itself (`git diff | codesmith patch`).
+const RAW_TEXT_TOOL: (&str, &str) = ("apply_patch", "patch");
+
+/// The text of the file the positional argument names, for [`RAW_TEXT_TOOL`]; `None` when it
+/// is not a file (then it is the text itself).
+fn raw_text_file(spec: &ToolSpec, value: &str) -> Option<Result<String, ToolError>> {
+    if spec.name != RAW_TEXT_TOOL.0 || value.contains('\n') || !std::path::Path::new(value).is_file() {
+        return None;
+    }
+    Some(std::fs::read(value).map_err(|err| {
+        ToolError::invalid(format!("could not read the patch file `{value}`: {err}. Pass a readable file, or the patch text."))
+    }).and_then(|bytes| {
+        String::from_utf8(bytes).map_err(|_| {
+            ToolError::invalid(format!("the patch file `{value}` is not UTF-8 text; convert it to UTF-8."))
+        })
+    }))
+}
+
+/// Stdin for [`RAW_TEXT_TOOL`]: a JSON object (only when no flag was given) or the raw text,
+/// joined to the flags.
+fn raw_text_from_stdin(spec: &ToolSpec, mut object: Map<String, Value>) -> Result<Value, ToolError> {
+    let text = read_stdin_text("the patch")?;
+    if object.is_empty() && crate::args::strip_bom(&text).trim_start().starts_with('{') {
+        return crate::args::parse_json_text(spec.name, &text);
+    }
+    object.insert(RAW_TEXT_TOOL.1.to_string(), Value::String(text));
+    Ok(Value::Object(object))
 }
 
 /// A flag's text as the JSON value its schema type calls for. Text that does not parse stays

@@ -8,6 +8,7 @@ mod apply_patch_output;
 mod approvals;
 mod arguments;
 mod catalog;
+mod cli_people;
 mod diff_output;
 mod edit_file;
 mod edit_file_disk;

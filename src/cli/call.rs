@@ -16,7 +16,8 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
         tool: tool.to_string(),
         error,
     };
-    let text = match sub.get_one::<String>("json") {
+    let given = sub.get_one::<String>("call").or(sub.get_one::<String>("json"));
+    let text = match given {
         Some(text) if !text.is_empty() => text.clone(),
         _ => match read_stdin_text("the call") {
             Ok(text) => text,
