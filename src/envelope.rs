@@ -24,7 +24,7 @@ pub fn emit(
 ) -> i32 {
     let (envelope, status) = build(tool, result, ctx);
     let text = if text_format {
-        let mut output = envelope["output"].as_str().unwrap_or_default().to_string();
+        let mut output = crate::human::command_lines(envelope["output"].as_str().unwrap_or_default());
         if !output.ends_with('\n') {
             output.push('\n');
         }

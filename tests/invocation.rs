@@ -280,7 +280,24 @@ fn format_text_prints_only_the_output() {
     assert_eq!(raw.status.code(), Some(0));
     let stdout = String::from_utf8(raw.stdout).unwrap();
     let envelope = ws.run(&["read", "a.txt", "--max-lines", "1"]).ok();
-    assert_eq!(stdout, format!("{}\n", envelope.output()));
+    // The next step is a command line for people; the envelope keeps the model's spelling.
+    assert!(
+        envelope
+            .output()
+            .ends_with("To continue, call read_file with path=\"a.txt\" start_line=2 max_lines=1"),
+        "{}",
+        envelope.output()
+    );
+    assert_eq!(
+        stdout,
+        format!(
+            "{}\n",
+            envelope.output().replace(
+                "call read_file with path=\"a.txt\" start_line=2 max_lines=1",
+                "run `codesmith read a.txt --start-line 2 --max-lines 1`"
+            )
+        )
+    );
     let raw = ws.raw(&["--format", "text", "read", "missing.txt"]);
     assert_eq!(raw.status.code(), Some(1));
     assert!(String::from_utf8(raw.stdout)
