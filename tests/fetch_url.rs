@@ -186,3 +186,51 @@ fn approve_persist_keeps_crlf_line_endings() {
 }
 
 mod netns;
+
+#[test]
+fn restricted_addresses_are_refused_before_any_approval_with_the_exact_trusted_cidrs_line() {
+    let ws = Ws::new();
+    crate::net_support::config(&ws.path(), "[network]\ndefault = \"prompt\"\n");
+    let out = ws.run(&["fetch", "http://10.1.2.3:8080/x"]).err("blocked_address");
+    assert!(
+        out.message().contains(r#"`trusted_cidrs = ["10.1.2.3/32"]`"#),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["trusted_cidr"], "10.1.2.3/32");
+    let out = ws.run(&["fetch", "http://[fd00::7]/"]).err("blocked_address");
+    assert!(out.message().contains(r#"["fd00::7/128"]"#), "{}", out.message());
+    // localhost names are refused by name; the message gives the address to use instead.
+    let out = ws.run(&["fetch", "http://localhost:3000/api"]).err("blocked_address");
+    let message = out.message();
+    assert!(message.contains("refuses localhost names by name"), "{message}");
+    assert!(message.contains(r#"`trusted_cidrs = ["127.0.0.1/32"]`"#), "{message}");
+    assert!(
+        message.contains(r#"call fetch_url with url="http://127.0.0.1:3000/api""#),
+        "{message}"
+    );
+    // A host that is not restricted still asks.
+    ws.run(&["fetch", "http://93.184.215.14/"]).err("approval_required");
+}
+
+#[test]
+fn a_url_without_a_scheme_gets_the_call_with_the_scheme_that_fits() {
+    let ws = Ws::new();
+    for (given, fixed) in [
+        ("docs.rs/regex/latest", "https://docs.rs/regex/latest"),
+        ("example.com:8443/a?b=1", "https://example.com:8443/a?b=1"),
+        ("127.0.0.1:8080/x", "http://127.0.0.1:8080/x"),
+        ("localhost:3000", "http://localhost:3000"),
+        ("[::1]:8080/", "http://[::1]:8080/"),
+        ("buildbox/status", "http://buildbox/status"),
+        ("printer.local/", "http://printer.local/"),
+    ] {
+        let out = ws.run(&["fetch", given]).err("invalid_arguments");
+        assert!(
+            out.message().contains(&format!("Call fetch_url with url=\"{fixed}\".")),
+            "{given}: {}",
+            out.message()
+        );
+        assert_eq!(out.error()["suggestion"], fixed, "{given}");
+    }
+}
