@@ -17,6 +17,7 @@ mod envelope;
 mod exec_shell;
 mod fetch_url;
 mod file_search;
+mod fuzz_properties;
 mod foreign_calls;
 mod generated;
 mod grep_files;

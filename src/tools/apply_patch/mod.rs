@@ -129,6 +129,19 @@ fn shown_diff(diff: &str) -> std::borrow::Cow<'_, str> {
     .into()
 }
 
+/// Parses `text` as apply_patch does, without a workspace (a path exists when `exists` says
+/// so), and returns how many files it changes or the message of the error; for fuzzing and
+/// property tests of the two patch parsers.
+#[doc(hidden)]
+pub fn parse_text(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<usize, String> {
+    let result = if begin_patch::detect(text) {
+        begin_patch::parse(text)
+    } else {
+        unified::parse(text, exists)
+    };
+    result.map(|files| files.len()).map_err(|err| err.message)
+}
+
 /// Detects the format and parses.
 fn parse(ctx: &Context, text: &str) -> Result<(Format, Vec<model::FilePatch>), ToolError> {
     let (format, result) = if begin_patch::detect(text) {

@@ -35,6 +35,9 @@ Examples:
 
 /// At most this many results (matches, or files) are shown per call.
 pub const MAX_RESULTS_CAP: u64 = 1000;
+/// The longest pattern taken, in characters: a regex's matching time grows with its length,
+/// and no line worth finding needs more.
+pub const MAX_PATTERN_CHARS: usize = 4000;
 /// At most this many context lines around each match.
 pub const MAX_CONTEXT: u64 = 50;
 
@@ -117,6 +120,30 @@ pub struct GrepFilesArgs {
     pub include_ignored: bool,
 }
 
+/// Compiles `pattern` as grep_files does (the length cap first), for fuzzing and property
+/// tests of the regex parser; the error is the message a call would get.
+#[doc(hidden)]
+pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> Result<(), String> {
+    let chars = pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(format!("pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS}"));
+    }
+    let args = GrepFilesArgs {
+        pattern: pattern.to_string(),
+        path: default_path(),
+        include: Vec::new(),
+        exclude: Vec::new(),
+        case_insensitive: false,
+        fixed_strings,
+        multiline,
+        context: 0,
+        output_mode: OutputMode::default(),
+        max_results: default_max_results(),
+        include_ignored: false,
+    };
+    search::build_matcher(&args).map(|_| ()).map_err(|err| err.to_string())
+}
+
 /// Accepts one glob as a string or several as a list.
 fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     struct Visitor;
@@ -174,6 +201,15 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             .with("path", root.display.clone()))
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
+    }
+    let chars = args.pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(ToolError::invalid(format!(
+            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS} (matching \
+             time grows with it). Search for a distinctive part of it, e.g. its first line with \
+             fixed_strings=true."
+        ))
+        .with("field", "pattern"));
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);
