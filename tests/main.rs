@@ -28,6 +28,7 @@ mod read_file;
 mod session_cwd;
 mod state;
 mod state_files;
+mod stray_temp_files;
 mod syntax_gate;
 mod tasks;
 mod trust;
