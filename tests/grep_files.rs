@@ -113,7 +113,8 @@ fn counts_of(out: &crate::harness::Outcome) -> BTreeMap<String, u64> {
 
 /// `rg ARGS .` in the workspace, if ripgrep is installed.
 fn rg(ws: &Ws, args: &[&str]) -> Option<String> {
-    let out = Command::new("rg")
+    let program = crate::harness::comparison_program("grep_files", &["rg"])?;
+    let out = Command::new(program)
         .args(RG_FLAGS)
         .args(args)
         .arg(".")

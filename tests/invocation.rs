@@ -536,3 +536,15 @@ fn a_global_option_after_the_tool_name_gets_the_corrected_command_line() {
         .message()
         .ends_with("Call again as: codesmith --session s fetch http://127.0.0.1:9/ --format text"));
 }
+
+#[test]
+fn a_comparison_whose_program_is_missing_is_reported_as_skipped() {
+    assert_eq!(
+        crate::harness::comparison_program("this test", &["codesmith-no-such-program"]),
+        None
+    );
+    assert_eq!(
+        crate::harness::skip_line("grep_files", &["rg"]),
+        "SKIPPED the comparison with rg in grep_files: not installed (`.ci/run` installs it with apt-get)"
+    );
+}
