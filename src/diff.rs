@@ -32,7 +32,18 @@ pub const RUN_ENDS: usize = 10;
 /// keeps the whole diff. Hunks are walked by their header counts, so a removed line that reads
 /// `-- x` is never taken for a file header, and text between files passes through unchanged.
 pub fn abbreviate(diff: &str) -> Cow<'_, str> {
-    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    if diff.len() < LONG_RUN {
+        return diff.into();
+    }
+    let mut lines: Vec<&str> = Vec::with_capacity(diff.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', diff.as_bytes()) {
+        lines.push(&diff[start..=end]);
+        start = end + 1;
+    }
+    if start < diff.len() {
+        lines.push(&diff[start..]);
+    }
     if lines.len() <= LONG_RUN {
         return diff.into();
     }

@@ -158,7 +158,15 @@ pub fn patch_lines(text: &str) -> Vec<&str> {
     if body.is_empty() {
         return Vec::new();
     }
-    let lines: Vec<&str> = body.split('\n').collect();
+    let bytes = body.as_bytes();
+    // Patch lines average well over 16 bytes; a few reallocations beat a counting pass.
+    let mut lines: Vec<&str> = Vec::with_capacity(bytes.len() / 16 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        lines.push(&body[start..end]);
+        start = end + 1;
+    }
+    lines.push(&body[start..]);
     let all_crlf = lines.iter().all(|l| l.ends_with('\r')) && (text.ends_with("\r\n") || lines.len() > 1);
     if all_crlf {
         lines.iter().map(|l| &l[..l.len() - 1]).collect()

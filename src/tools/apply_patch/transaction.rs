@@ -67,15 +67,28 @@ impl FileReport {
     }
 
     pub fn to_json(&self) -> Value {
+        // Built as values directly: `json!` would serialize the list of positions (a thousand
+        // objects for a large patch) into a second copy.
+        let positions: Vec<Value> = self
+            .hunks
+            .iter()
+            .map(|h| {
+                let mut position = serde_json::Map::with_capacity(3);
+                position.insert("line".into(), h.line.into());
+                position.insert("offset".into(), h.offset.into());
+                position.insert("fuzz".into(), h.fuzz.as_str().into());
+                Value::Object(position)
+            })
+            .collect();
         let mut value = json!({
             "path": self.path,
             "status": self.status,
             "hunks": self.hunks.len(),
             "fuzz": self.fuzz().map(Fuzz::as_str),
-            "hunk_positions": self.hunks.iter().map(|h| json!({
-                "line": h.line, "offset": h.offset, "fuzz": h.fuzz.as_str()
-            })).collect::<Vec<_>>(),
         });
+        if let Value::Object(map) = &mut value {
+            map.insert("hunk_positions".into(), Value::Array(positions));
+        }
         if let (Some(from), Value::Object(map)) = (&self.from, &mut value) {
             map.insert("from".into(), Value::String(from.clone()));
         }
