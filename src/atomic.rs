@@ -134,7 +134,9 @@ fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     // `stall`: the writer stops for good before the rename, for a test to kill it there.
-    let stalls = spec.split(',').any(|entry| entry == "stall" || entry.strip_prefix("stall:") == name.as_deref());
+    let stalls = spec
+        .split(',')
+        .any(|entry| entry == "stall" || entry.strip_prefix("stall:") == name.as_deref());
     if stalls && point == "rename" {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(60));

@@ -120,7 +120,9 @@ mod tests {
     #[test]
     fn hints_become_command_lines() {
         assert_eq!(
-            command_lines("To continue, call read_file with path=\"src/a b.rs\" start_line=31 max_lines=200."),
+            command_lines(
+                "To continue, call read_file with path=\"src/a b.rs\" start_line=31 max_lines=200."
+            ),
             "To continue, run `codesmith read 'src/a b.rs' --start-line 31 --max-lines 200`."
         );
         assert_eq!(

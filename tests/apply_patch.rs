@@ -571,7 +571,11 @@ fn add_file_over_an_existing_file_replaces_it_as_write_file_does() {
     let add = "*** Begin Patch\n*** Add File: a.txt\n+new 1\n+new 2\n*** End Patch\n";
     // Not read in this session: not_read, with the read to make; nothing written.
     let out = patch(&ws, add).err("not_read");
-    assert!(out.message().contains("read_file with path=\"a.txt\""), "{}", out.message());
+    assert!(
+        out.message().contains("read_file with path=\"a.txt\""),
+        "{}",
+        out.message()
+    );
     assert_eq!(ws.read_string("a.txt"), "old 1\nold 2\n");
     // Changed since it was read: stale.
     ws.read_via_tool("a.txt");
@@ -587,14 +591,24 @@ fn add_file_over_an_existing_file_replaces_it_as_write_file_does() {
     assert_eq!(ws.read_string("a.txt"), "new 1\nnew 2\n");
     assert_eq!(ws.read_string("b.txt"), "B\n");
     assert_eq!(out.data()["files"][0]["status"], "replaced");
-    assert!(out.output().contains("-changed\n+new 1\n+new 2"), "{}", out.output());
     assert!(
-        out.notices().iter().any(|n| n.contains("replaced whole, as write_file does")),
+        out.output().contains("-changed\n+new 1\n+new 2"),
+        "{}",
+        out.output()
+    );
+    assert!(
+        out.notices()
+            .iter()
+            .any(|n| n.contains("replaced whole, as write_file does")),
         "{:?}",
         out.notices()
     );
     // The next call needs no read: the write refreshed the fingerprint.
-    patch(&ws, "*** Begin Patch\n*** Add File: a.txt\n+third\n*** End Patch\n").ok();
+    patch(
+        &ws,
+        "*** Begin Patch\n*** Add File: a.txt\n+third\n*** End Patch\n",
+    )
+    .ok();
     assert_eq!(ws.read_string("a.txt"), "third\n");
     // A directory is still refused.
     ws.mkdir("d");

@@ -25,7 +25,8 @@ fn patch_takes_raw_text_on_stdin_with_or_without_switches() {
     assert_eq!(ws.read_string("a.txt"), "one\nTWO\n");
     // A JSON object on stdin is still the arguments.
     let ws = ws_read();
-    ws.run_stdin(&["patch"], &json!({ "patch": PATCH }).to_string()).ok();
+    ws.run_stdin(&["patch"], &json!({ "patch": PATCH }).to_string())
+        .ok();
     assert_eq!(ws.read_string("a.txt"), "one\nTWO\n");
 }
 
@@ -55,17 +56,35 @@ fn booleans_are_bare_switches() {
     let ws = Ws::new();
     ws.write("b.txt", "x x\n");
     ws.read_via_tool("b.txt");
-    ws.run(&["edit", "b.txt", "--search", "x", "--replace", "y", "--replace-all"])
-        .ok();
+    ws.run(&[
+        "edit",
+        "b.txt",
+        "--search",
+        "x",
+        "--replace",
+        "y",
+        "--replace-all",
+    ])
+    .ok();
     assert_eq!(ws.read_string("b.txt"), "y y\n");
     let out = ws
-        .run(&["edit", "b.txt", "--search", "y", "--replace", "z", "--replace-all=false"])
+        .run(&[
+            "edit",
+            "b.txt",
+            "--search",
+            "y",
+            "--replace",
+            "z",
+            "--replace-all=false",
+        ])
         .err("multiple_matches");
     assert!(out.message().contains("replace_all=true"), "{}", out.message());
     let out = ws.run(&["shell", "--background", "echo hi"]).ok();
     assert!(out.data()["task_id"].is_string(), "{}", out.stdout);
     // Values other than true/false are named.
-    let out = ws.run(&["edit", "b.txt", "--dry-run=maybe"]).err("invalid_arguments");
+    let out = ws
+        .run(&["edit", "b.txt", "--dry-run=maybe"])
+        .err("invalid_arguments");
     assert!(out.message().contains("true, false"), "{}", out.message());
 }
 
@@ -73,17 +92,28 @@ fn booleans_are_bare_switches() {
 fn a_mistyped_command_gets_did_you_mean() {
     let ws = Ws::new();
     let out = ws.run(&["reed", "a.txt"]).err("unknown_tool");
-    assert!(out.message().contains("Did you mean `read` (read_file)?"), "{}", out.message());
+    assert!(
+        out.message().contains("Did you mean `read` (read_file)?"),
+        "{}",
+        out.message()
+    );
     assert_eq!(out.error()["suggestion"], json!({"name": "read_file"}));
     let out = ws.run(&["tols"]).err("unknown_tool");
-    assert!(out.message().contains("Did you mean `tools`?"), "{}", out.message());
+    assert!(
+        out.message().contains("Did you mean `tools`?"),
+        "{}",
+        out.message()
+    );
 }
 
 #[test]
 fn completions_offer_enum_values_and_booleans() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let zsh = std::fs::read_to_string(root.join("completions/_codesmith")).expect("zsh completions");
-    assert!(zsh.contains(":OUTPUT_MODE:(content files count)"), "output_mode values");
+    assert!(
+        zsh.contains(":OUTPUT_MODE:(content files count)"),
+        "output_mode values"
+    );
     assert!(zsh.contains(":SORT:(path mtime)"), "sort values");
     assert!(zsh.contains("::BOOL:(true false)"), "boolean values");
     let bash = std::fs::read_to_string(root.join("completions/codesmith.bash")).expect("bash completions");

@@ -191,7 +191,9 @@ mod netns;
 fn restricted_addresses_are_refused_before_any_approval_with_the_exact_trusted_cidrs_line() {
     let ws = Ws::new();
     crate::net_support::config(&ws.path(), "[network]\ndefault = \"prompt\"\n");
-    let out = ws.run(&["fetch", "http://10.1.2.3:8080/x"]).err("blocked_address");
+    let out = ws
+        .run(&["fetch", "http://10.1.2.3:8080/x"])
+        .err("blocked_address");
     assert!(
         out.message().contains(r#"`trusted_cidrs = ["10.1.2.3/32"]`"#),
         "{}",
@@ -201,16 +203,22 @@ fn restricted_addresses_are_refused_before_any_approval_with_the_exact_trusted_c
     let out = ws.run(&["fetch", "http://[fd00::7]/"]).err("blocked_address");
     assert!(out.message().contains(r#"["fd00::7/128"]"#), "{}", out.message());
     // localhost names are refused by name; the message gives the address to use instead.
-    let out = ws.run(&["fetch", "http://localhost:3000/api"]).err("blocked_address");
+    let out = ws
+        .run(&["fetch", "http://localhost:3000/api"])
+        .err("blocked_address");
     let message = out.message();
     assert!(message.contains("refuses localhost names by name"), "{message}");
-    assert!(message.contains(r#"`trusted_cidrs = ["127.0.0.1/32"]`"#), "{message}");
+    assert!(
+        message.contains(r#"`trusted_cidrs = ["127.0.0.1/32"]`"#),
+        "{message}"
+    );
     assert!(
         message.contains(r#"call fetch_url with url="http://127.0.0.1:3000/api""#),
         "{message}"
     );
     // A host that is not restricted still asks.
-    ws.run(&["fetch", "http://93.184.215.14/"]).err("approval_required");
+    ws.run(&["fetch", "http://93.184.215.14/"])
+        .err("approval_required");
 }
 
 #[test]
@@ -227,7 +235,8 @@ fn a_url_without_a_scheme_gets_the_call_with_the_scheme_that_fits() {
     ] {
         let out = ws.run(&["fetch", given]).err("invalid_arguments");
         assert!(
-            out.message().contains(&format!("Call fetch_url with url=\"{fixed}\".")),
+            out.message()
+                .contains(&format!("Call fetch_url with url=\"{fixed}\".")),
             "{given}: {}",
             out.message()
         );

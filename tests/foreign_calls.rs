@@ -9,7 +9,11 @@ use crate::harness::{Outcome, Ws};
 pub fn translated(ws: &Ws, call: Value, code: &str) -> (Value, String) {
     let out = ws.run_stdin(&["call"], &call.to_string()).err(code);
     let suggestion = out.error()["suggestion"].clone();
-    assert!(suggestion["arguments"].is_object(), "no translated call: {}", out.stdout);
+    assert!(
+        suggestion["arguments"].is_object(),
+        "no translated call: {}",
+        out.stdout
+    );
     // The message carries the same call.
     assert!(
         out.message().contains(&suggestion.to_string()),
@@ -105,7 +109,12 @@ fn claude_code_multi_edit_applies_every_edit_at_once() {
             .to_string(),
         )
         .err("unknown_tool");
-    assert!(out.message().contains("the old_string of edit 1 is not in `a.txt`"), "{}", out.message());
+    assert!(
+        out.message()
+            .contains("the old_string of edit 1 is not in `a.txt`"),
+        "{}",
+        out.message()
+    );
 }
 
 #[test]
@@ -116,7 +125,10 @@ fn claude_code_bash_says_what_it_leaves_out() {
         json!({"name": "Bash", "arguments": {"command": "echo hi", "timeout": 5000, "description": "Say hi"}}),
     );
     assert_eq!(s["arguments"], json!({"command": "echo hi", "timeout_ms": 5000}));
-    assert!(message.contains("`description` has no equivalent here"), "{message}");
+    assert!(
+        message.contains("`description` has no equivalent here"),
+        "{message}"
+    );
     assert!(out.output().contains("hi"));
     let (s, _, out) = roundtrip(
         &ws,
@@ -137,7 +149,11 @@ fn claude_code_grep_output_modes_and_flags() {
         json!({"name": "Grep", "arguments": {"pattern": "main", "-i": true, "type": "rust"}}),
     );
     assert_eq!(s["arguments"]["output_mode"], "files");
-    assert!(out.output().starts_with("src/a.rs\n\n1 match"), "{}", out.output());
+    assert!(
+        out.output().starts_with("src/a.rs\n\n1 match"),
+        "{}",
+        out.output()
+    );
     let (_, _, out) = roundtrip(
         &ws,
         json!({"name": "Grep", "arguments": {"pattern": "main", "output_mode": "content", "-n": true, "glob": "*.py"}}),
@@ -226,7 +242,10 @@ fn anthropic_text_editor_commands() {
         );
         assert_eq!(s["name"], "read_file");
         assert_eq!(out.data()["end_line"], 4);
-        let (s, _, _) = roundtrip(&ws, json!({"name": tool, "arguments": {"command": "view", "path": "."}}));
+        let (s, _, _) = roundtrip(
+            &ws,
+            json!({"name": tool, "arguments": {"command": "view", "path": "."}}),
+        );
         assert_eq!(s["name"], "list_dir");
     }
     roundtrip(
@@ -247,13 +266,21 @@ fn anthropic_text_editor_commands() {
         json!({"name": "str_replace_editor", "arguments": {"command": "insert", "path": "a.txt", "insert_line": 0, "new_str": "top\n"}}),
     );
     let text = ws.read_string("a.txt");
-    assert!(text.starts_with("top\nline 1\nline 2\nafter two\nline 3\n"), "{text}");
+    assert!(
+        text.starts_with("top\nline 1\nline 2\nafter two\nline 3\n"),
+        "{text}"
+    );
     assert!(text.contains("line 6\nseven\nline 8\n"), "{text}");
     let out = ws
         .run_stdin(
             &["call"],
-            &json!({"name": "str_replace_editor", "arguments": {"command": "undo_edit", "path": "a.txt"}}).to_string(),
+            &json!({"name": "str_replace_editor", "arguments": {"command": "undo_edit", "path": "a.txt"}})
+                .to_string(),
         )
         .err("unknown_tool");
-    assert!(out.message().contains("undo_edit has no equivalent here"), "{}", out.message());
+    assert!(
+        out.message().contains("undo_edit has no equivalent here"),
+        "{}",
+        out.message()
+    );
 }

@@ -34,25 +34,79 @@ fn either(alphabet: &'static [&'static str], max: usize) -> impl Strategy<Value 
 }
 
 const JSON_TOKENS: &[&str] = &[
-    "{", "}", "[", "]", ",", ":", "\"", "'", "\\", "True", "None", "false", "null", "1e999", "-0",
-    "\"path\"", "\"a\"", "\n", " ", "\u{feff}", "9999999999999999999999",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "'",
+    "\\",
+    "True",
+    "None",
+    "false",
+    "null",
+    "1e999",
+    "-0",
+    "\"path\"",
+    "\"a\"",
+    "\n",
+    " ",
+    "\u{feff}",
+    "9999999999999999999999",
 ];
-const GLOB_TOKENS: &[&str] = &["*", "**", "?", "[", "]", "!", "{", "}", ",", "/", "\\", "a", ".", "-", "é"];
+const GLOB_TOKENS: &[&str] = &[
+    "*", "**", "?", "[", "]", "!", "{", "}", ",", "/", "\\", "a", ".", "-", "é",
+];
 const REGEX_TOKENS: &[&str] = &[
     "(", ")", "(?:", "[", "]", "{", "}", "{1000}", "*", "+", "?", "|", "\\", "\\w", "\\p{L}", "^", "$", "a",
     ".", "(?i)", "\\b", "-",
 ];
 const PATCH_TOKENS: &[&str] = &[
-    "--- a/f\n", "+++ b/f\n", "@@ -1,2 +1,2 @@\n", "@@ -0,0 +1 @@\n", "@@ -99999999999999999999 @@\n",
-    "@@\n", " x\n", "-x\n", "+y\n", "\\ No newline at end of file\n", "*** Begin Patch\n",
-    "*** End Patch\n", "*** Update File: f\n", "*** Add File: g\n", "*** Delete File: f\n",
-    "*** Move to: h\n", "*** End of File\n", "diff --git a/f b/f\n", "rename from f\n", "new file mode 100644\n",
-    "\r\n", "\n", "@@ ", "\"a\\tb\"",
+    "--- a/f\n",
+    "+++ b/f\n",
+    "@@ -1,2 +1,2 @@\n",
+    "@@ -0,0 +1 @@\n",
+    "@@ -99999999999999999999 @@\n",
+    "@@\n",
+    " x\n",
+    "-x\n",
+    "+y\n",
+    "\\ No newline at end of file\n",
+    "*** Begin Patch\n",
+    "*** End Patch\n",
+    "*** Update File: f\n",
+    "*** Add File: g\n",
+    "*** Delete File: f\n",
+    "*** Move to: h\n",
+    "*** End of File\n",
+    "diff --git a/f b/f\n",
+    "rename from f\n",
+    "new file mode 100644\n",
+    "\r\n",
+    "\n",
+    "@@ ",
+    "\"a\\tb\"",
 ];
-const PATH_TOKENS: &[&str] = &["/", "..", ".", "~", "\\", "C:", "a", "\0", "%2e", "é", "//", " ", ".codesmith"];
+const PATH_TOKENS: &[&str] = &[
+    "/",
+    "..",
+    ".",
+    "~",
+    "\\",
+    "C:",
+    "a",
+    "\0",
+    "%2e",
+    "é",
+    "//",
+    " ",
+    ".codesmith",
+];
 const SHELL_TOKENS: &[&str] = &[
-    "$(", ")", "`", "'", "\"", "<<EOF\n", "EOF\n", "|", "&&", ";", ">", ">>", "2>&1", "rm", "-rf", "/",
-    "cd", "..", "{", "}", "(", "\\\n", "$HOME", "*", " ", "echo", "=", "[[", "]]", "case", "esac", "in",
+    "$(", ")", "`", "'", "\"", "<<EOF\n", "EOF\n", "|", "&&", ";", ">", ">>", "2>&1", "rm", "-rf", "/", "cd",
+    "..", "{", "}", "(", "\\\n", "$HOME", "*", " ", "echo", "=", "[[", "]]", "case", "esac", "in",
 ];
 
 proptest! {
@@ -69,7 +123,7 @@ proptest! {
 
     #[test]
     fn globs_compile_or_refuse(glob in either(GLOB_TOKENS, 80)) {
-        let _ = codesmith::walk::GlobFilter::new(&[glob.clone()], Path::new("."));
+        let _ = codesmith::walk::GlobFilter::new(std::slice::from_ref(&glob), Path::new("."));
         let _ = codesmith::walk::compile_glob(globset::GlobBuilder::new(&glob).literal_separator(true));
     }
 
@@ -126,23 +180,49 @@ fn oversized_and_nested_patterns_get_a_clear_error() {
     let out = ws
         .run_stdin(&["find"], &json!({ "pattern": "a".repeat(150_000) }).to_string())
         .err("invalid_arguments");
-    assert!(out.message().contains("150000 characters; the longest taken is 1000"), "{}", out.message());
-    assert!(out.message().len() < 400, "the message does not repeat the pattern");
-    ws.run_stdin(&["find"], &json!({ "pattern": "*".repeat(1000) }).to_string()).ok();
+    assert!(
+        out.message()
+            .contains("150000 characters; the longest taken is 1000"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message().len() < 400,
+        "the message does not repeat the pattern"
+    );
+    ws.run_stdin(&["find"], &json!({ "pattern": "*".repeat(1000) }).to_string())
+        .ok();
     let out = ws
         .run_stdin(&["grep"], &json!({ "pattern": "a".repeat(150_000) }).to_string())
         .err("invalid_arguments");
-    assert!(out.message().contains("the longest taken is 4000"), "{}", out.message());
+    assert!(
+        out.message().contains("the longest taken is 4000"),
+        "{}",
+        out.message()
+    );
     let out = ws
-        .run_stdin(&["grep"], &json!({ "pattern": "x", "include": "a".repeat(5000) }).to_string())
+        .run_stdin(
+            &["grep"],
+            &json!({ "pattern": "x", "include": "a".repeat(5000) }).to_string(),
+        )
         .err("invalid_arguments");
-    assert!(out.message().contains("the longest taken is 1000"), "{}", out.message());
+    assert!(
+        out.message().contains("the longest taken is 1000"),
+        "{}",
+        out.message()
+    );
     let out = ws
-        .run_stdin(&["grep"], &json!({ "pattern": "x", "exclude": vec!["a"; 300] }).to_string())
+        .run_stdin(
+            &["grep"],
+            &json!({ "pattern": "x", "exclude": vec!["a"; 300] }).to_string(),
+        )
         .err("invalid_arguments");
     assert!(out.message().contains("at most 256"), "{}", out.message());
     let out = ws
-        .run_stdin(&["grep"], &json!({ "pattern": "(".repeat(1000) + &")".repeat(1000) }).to_string())
+        .run_stdin(
+            &["grep"],
+            &json!({ "pattern": "(".repeat(1000) + &")".repeat(1000) }).to_string(),
+        )
         .err("invalid_arguments");
     assert!(out.message().contains("nest"), "{}", out.message());
     let out = ws

@@ -612,13 +612,22 @@ fn a_file_given_as_path_is_searched_whatever_its_size() {
         .call("grep_files", json!({"pattern": "NEEDLE", "path": "logs/big.log"}))
         .ok();
     assert_eq!(out.data()["total_matches"], 1, "{}", out.stdout);
-    assert!(out.output().contains("big.log:200001:the NEEDLE at the very end"), "{}", out.output());
+    assert!(
+        out.output().contains("big.log:200001:the NEEDLE at the very end"),
+        "{}",
+        out.output()
+    );
     // Met while walking a directory, it is still skipped as over 10 MB.
-    let out = ws.call("grep_files", json!({"pattern": "NEEDLE", "path": "logs"})).ok();
+    let out = ws
+        .call("grep_files", json!({"pattern": "NEEDLE", "path": "logs"}))
+        .ok();
     assert_eq!(out.data()["total_matches"], 0, "{}", out.stdout);
     // multiline=true would hold it whole in memory past the cap only for files over 64 MB.
     let out = ws
-        .call("grep_files", json!({"pattern": "very end\\n", "path": "logs/big.log", "multiline": true}))
+        .call(
+            "grep_files",
+            json!({"pattern": "very end\\n", "path": "logs/big.log", "multiline": true}),
+        )
         .ok();
     assert_eq!(out.data()["total_matches"], 1, "{}", out.stdout);
 }

@@ -306,10 +306,12 @@ impl Ws {
 /// does, says so on the terminal (past the test harness's capture, so a passing run shows it
 /// too) and returns `None`; with `CODESMITH_REQUIRE_COMPARISONS=1` a missing program fails.
 pub fn comparison_program(test: &str, programs: &[&'static str]) -> Option<&'static str> {
-    let found = programs
-        .iter()
-        .copied()
-        .find(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let found = programs.iter().copied().find(|p| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if found.is_none() {
         let line = skip_line(test, programs);
         assert!(

@@ -22,13 +22,27 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
             match b {
                 b'\\' => i += 1,
                 b'"' => in_string = false,
-                b'\n' => return Some(at(text, i, "a raw line break inside a string; JSON writes it as \\n".into())),
-                b'\t' => return Some(at(text, i, "a raw tab inside a string; JSON writes it as \\t".into())),
+                b'\n' => {
+                    return Some(at(
+                        text,
+                        i,
+                        "a raw line break inside a string; JSON writes it as \\n".into(),
+                    ))
+                }
+                b'\t' => {
+                    return Some(at(
+                        text,
+                        i,
+                        "a raw tab inside a string; JSON writes it as \\t".into(),
+                    ))
+                }
                 0..=0x1f => {
                     return Some(at(
                         text,
                         i,
-                        format!("a raw control character (U+{b:04X}) inside a string; JSON writes it as \\u{b:04x}"),
+                        format!(
+                        "a raw control character (U+{b:04X}) inside a string; JSON writes it as \\u{b:04x}"
+                    ),
                     ))
                 }
                 _ => {}
@@ -51,7 +65,10 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
                     return Some(at(
                         text,
                         i,
-                        format!("a trailing comma before `{}`; JSON allows none, remove it", close as char),
+                        format!(
+                            "a trailing comma before `{}`; JSON allows none, remove it",
+                            close as char
+                        ),
                     ));
                 }
             }
@@ -65,10 +82,12 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
                     "False" => Some("`False` is Python; JSON writes `false`".to_string()),
                     "None" => Some("`None` is Python; JSON writes `null`".to_string()),
                     "true" | "false" | "null" => None,
-                    _ if text[word_end..].trim_start().starts_with(':') => {
-                        Some(format!("the key `{word}` has no quotes; JSON writes it as \"{word}\""))
-                    }
-                    _ => Some(format!("`{word}` is not a JSON value; a string takes double quotes (\"{word}\")")),
+                    _ if text[word_end..].trim_start().starts_with(':') => Some(format!(
+                        "the key `{word}` has no quotes; JSON writes it as \"{word}\""
+                    )),
+                    _ => Some(format!(
+                        "`{word}` is not a JSON value; a string takes double quotes (\"{word}\")"
+                    )),
                 };
                 if let Some(fix) = fix {
                     return Some(at(text, i, fix));

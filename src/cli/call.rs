@@ -3,8 +3,9 @@
 use clap::ArgMatches;
 use serde_json::Value;
 
+use super::arguments::read_stdin_text;
 use super::translate::{self, Files};
-use super::{read_stdin_text, Invocation};
+use super::Invocation;
 use crate::context::{Context, Global};
 use crate::error::ToolError;
 use crate::tools;
@@ -36,7 +37,9 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             return usage(
                 global,
                 "call",
-                ToolError::invalid(crate::args::explain_malformed("for call", trimmed, &err, &example)),
+                ToolError::invalid(crate::args::explain_malformed(
+                    "for call", trimmed, &err, &example,
+                )),
             );
         }
     };
@@ -72,7 +75,9 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
 
 /// The `params` of a JSON-RPC `tools/call` request (MCP on the wire): `{"jsonrpc": "2.0",
 /// "id": 1, "method": "tools/call", "params": {"name", "arguments"}}`.
-fn json_rpc_params(mut request: serde_json::Map<String, Value>) -> Result<serde_json::Map<String, Value>, String> {
+fn json_rpc_params(
+    mut request: serde_json::Map<String, Value>,
+) -> Result<serde_json::Map<String, Value>, String> {
     match request.get("method").and_then(Value::as_str) {
         Some("tools/call") => {}
         Some(other) => {
@@ -81,7 +86,11 @@ fn json_rpc_params(mut request: serde_json::Map<String, Value>) -> Result<serde_
                  `codesmith tools --format mcp`. {CALL_SHAPES}"
             ))
         }
-        None => return Err(format!("a JSON-RPC request needs \"method\": \"tools/call\". {CALL_SHAPES}")),
+        None => {
+            return Err(format!(
+                "a JSON-RPC request needs \"method\": \"tools/call\". {CALL_SHAPES}"
+            ))
+        }
     }
     match request.shift_remove("params") {
         Some(Value::Object(params)) => Ok(params),

@@ -83,11 +83,13 @@ impl<'a> Builder<'a> {
     }
 
     fn u64_of(&mut self, key: &'a str) -> Option<u64> {
-        self.get(key).and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
+        self.get(key)
+            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
     }
 
     fn bool_of(&mut self, key: &'a str) -> Option<bool> {
-        self.get(key).and_then(|v| v.as_bool().or_else(|| v.as_str()?.parse().ok()))
+        self.get(key)
+            .and_then(|v| v.as_bool().or_else(|| v.as_str()?.parse().ok()))
     }
 
     /// Copies `from` to `to` as is.
@@ -103,7 +105,8 @@ impl<'a> Builder<'a> {
 
     fn note(&mut self, key: &'a str, why: &str) {
         if self.get(key).is_some() {
-            self.notes.push(format!("`{key}` has no equivalent here ({why}); it is left out."));
+            self.notes
+                .push(format!("`{key}` has no equivalent here ({why}); it is left out."));
         }
     }
 
@@ -115,7 +118,8 @@ impl<'a> Builder<'a> {
     fn finish(mut self, name: &'static str) -> Translation {
         for key in self.args.keys() {
             if !self.used.contains(&key.as_str()) && !self.args[key].is_null() {
-                self.notes.push(format!("`{key}` is not a field of that tool; it is left out."));
+                self.notes
+                    .push(format!("`{key}` is not a field of that tool; it is left out."));
             }
         }
         Translation {
@@ -176,10 +180,7 @@ impl<'a> Builder<'a> {
             .require("file_path")?
             .as_str()
             .ok_or("`file_path` is not a string")?;
-        let edits = self
-            .require("edits")?
-            .as_array()
-            .ok_or("`edits` is not a list")?;
+        let edits = self.require("edits")?.as_array().ok_or("`edits` is not a list")?;
         if let [only] = edits.as_slice() {
             self.set("path", path);
             self.set("search", only["old_string"].clone());
@@ -192,10 +193,18 @@ impl<'a> Builder<'a> {
         let (call_path, old) = files.text(path)?;
         let mut new = old.clone();
         for (n, edit) in edits.iter().enumerate() {
-            let (Some(search), Some(replace)) = (edit["old_string"].as_str(), edit["new_string"].as_str()) else {
-                return Err(format!("edit {} needs the strings old_string and new_string", n + 1));
+            let (Some(search), Some(replace)) = (edit["old_string"].as_str(), edit["new_string"].as_str())
+            else {
+                return Err(format!(
+                    "edit {} needs the strings old_string and new_string",
+                    n + 1
+                ));
             };
-            let count = if search.is_empty() { 0 } else { new.matches(search).count() };
+            let count = if search.is_empty() {
+                0
+            } else {
+                new.matches(search).count()
+            };
             match (count, edit["replace_all"] == true) {
                 (0, _) => {
                     return Err(format!(
@@ -286,9 +295,15 @@ impl<'a> Builder<'a> {
         }
         self.grep_context();
         if let Some(limit) = self.u64_of("head_limit") {
-            self.set("max_results", limit.clamp(1, crate::tools::grep_files::MAX_RESULTS_CAP));
+            self.set(
+                "max_results",
+                limit.clamp(1, crate::tools::grep_files::MAX_RESULTS_CAP),
+            );
         }
-        self.note("offset", "grep_files shows results from the first; narrow path or include instead");
+        self.note(
+            "offset",
+            "grep_files shows results from the first; narrow path or include instead",
+        );
         // Content lines always carry their line numbers here.
         self.get("-n");
         Ok("grep_files")
@@ -331,7 +346,10 @@ impl<'a> Builder<'a> {
     fn web_fetch(&mut self) -> Result<&'static str, String> {
         self.require("url")?;
         self.rename("url", "url");
-        self.note("prompt", "fetch_url returns the page as markdown; apply the prompt to it yourself");
+        self.note(
+            "prompt",
+            "fetch_url returns the page as markdown; apply the prompt to it yourself",
+        );
         Ok("fetch_url")
     }
 
@@ -353,7 +371,9 @@ impl<'a> Builder<'a> {
             return Ok("apply_patch");
         }
         let script = match argv.as_slice() {
-            [shell, flag, script] if is_shell(shell) && matches!(*flag, "-c" | "-lc" | "-ic") => script.to_string(),
+            [shell, flag, script] if is_shell(shell) && matches!(*flag, "-c" | "-lc" | "-ic") => {
+                script.to_string()
+            }
             [line] => line.to_string(),
             words => words
                 .iter()
@@ -378,7 +398,11 @@ impl<'a> Builder<'a> {
     }
 
     fn codex_apply_patch(&mut self) -> Result<&'static str, String> {
-        let key = if self.args.contains_key("input") { "input" } else { "patch" };
+        let key = if self.args.contains_key("input") {
+            "input"
+        } else {
+            "patch"
+        };
         self.require(key)?;
         self.rename(key, "patch");
         Ok("apply_patch")
@@ -422,9 +446,11 @@ impl<'a> Builder<'a> {
                 Ok("edit_file")
             }
             "insert" => self.insert(path, files),
-            "undo_edit" => Err("undo_edit has no equivalent here: codesmith keeps no edit history. \
+            "undo_edit" => Err(
+                "undo_edit has no equivalent here: codesmith keeps no edit history. \
                  Read the file with read_file and restore the text with edit_file"
-                .into()),
+                    .into(),
+            ),
             other => Err(format!("`{other}` is not a text editor command this knows")),
         }
     }
@@ -432,7 +458,9 @@ impl<'a> Builder<'a> {
     /// `insert {insert_line, new_str|insert_text}`: the text goes after line `insert_line`
     /// (0: at the top), computed against the file now and sent as an apply_patch diff.
     fn insert(&mut self, path: &str, files: &dyn Files) -> Result<&'static str, String> {
-        let line = self.u64_of("insert_line").ok_or("the call has no `insert_line`")? as usize;
+        let line = self
+            .u64_of("insert_line")
+            .ok_or("the call has no `insert_line`")? as usize;
         let text = self
             .str_of("new_str")
             .or_else(|| self.str_of("insert_text"))
@@ -440,7 +468,9 @@ impl<'a> Builder<'a> {
         let (call_path, old) = files.text(path)?;
         let lines = old.split_inclusive('\n').count();
         if line > lines {
-            return Err(format!("`{call_path}` has {lines} lines, so insert_line {line} is past its end"));
+            return Err(format!(
+                "`{call_path}` has {lines} lines, so insert_line {line} is past its end"
+            ));
         }
         let at: usize = old.split_inclusive('\n').take(line).map(str::len).sum();
         let mut new = String::with_capacity(old.len() + text.len() + 2);
@@ -504,19 +534,27 @@ mod tests {
     }
 
     fn tr(name: &str, args: Value) -> Translation {
-        translate(name, &args, &NoFiles).expect("known").expect("translates")
+        translate(name, &args, &NoFiles)
+            .expect("known")
+            .expect("translates")
     }
 
     #[test]
     fn claude_code_read_offset_is_the_first_line() {
         let t = tr("Read", json!({"file_path": "a", "offset": 30, "limit": 900}));
-        assert_eq!(t.arguments, json!({"path": "a", "start_line": 30, "max_lines": 500}));
+        assert_eq!(
+            t.arguments,
+            json!({"path": "a", "start_line": 30, "max_lines": 500})
+        );
         assert_eq!(t.notes.len(), 1);
     }
 
     #[test]
     fn grep_lists_files_unless_told_and_maps_flags() {
-        let t = tr("Grep", json!({"pattern": "x", "type": "rust", "-i": true, "-A": 2}));
+        let t = tr(
+            "Grep",
+            json!({"pattern": "x", "type": "rust", "-i": true, "-A": 2}),
+        );
         assert_eq!(t.arguments["output_mode"], "files");
         assert_eq!(t.arguments["include"], "*.rs");
         assert_eq!(t.arguments["context"], 2);
@@ -525,9 +563,15 @@ mod tests {
 
     #[test]
     fn codex_argv_and_insert() {
-        let t = tr("shell", json!({"command": ["bash", "-lc", "ls -a"], "workdir": "src"}));
+        let t = tr(
+            "shell",
+            json!({"command": ["bash", "-lc", "ls -a"], "workdir": "src"}),
+        );
         assert_eq!(t.arguments["command"], "(cd src && ls -a)");
-        let t = tr("str_replace_editor", json!({"command": "insert", "path": "f", "insert_line": 1, "new_str": "x"}));
+        let t = tr(
+            "str_replace_editor",
+            json!({"command": "insert", "path": "f", "insert_line": 1, "new_str": "x"}),
+        );
         assert_eq!(t.name, "apply_patch");
         assert!(t.arguments["patch"].as_str().is_some_and(|p| p.contains("+x\n")));
         assert!(translate("Frob", &json!({}), &NoFiles).is_none());

@@ -164,7 +164,10 @@ fn with_scheme(text: &str) -> Option<String> {
     };
     let is_name = !host.is_empty()
         && host.split('.').all(|label| {
-            !label.is_empty() && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         });
     let ip = host.parse::<IpAddr>().is_ok();
     if !(is_name || ip) {
@@ -322,10 +325,18 @@ fn denied(host: &str, policy: &Policy) -> ToolError {
 }
 
 fn blocked_name(url: &Url, host: &str) -> ToolError {
-    let loopback = if host.contains("ip6") { "[::1]" } else { "127.0.0.1" };
+    let loopback = if host.contains("ip6") {
+        "[::1]"
+    } else {
+        "127.0.0.1"
+    };
     let mut by_address = url.clone();
     let _ = by_address.set_host(Some(loopback));
-    let line = trusted_cidrs_line(if loopback == "[::1]" { "::1/128" } else { "127.0.0.1/32" });
+    let line = trusted_cidrs_line(if loopback == "[::1]" {
+        "::1/128"
+    } else {
+        "127.0.0.1/32"
+    });
     ToolError::new(
         ErrorCode::BlockedAddress,
         format!(

@@ -111,7 +111,11 @@ impl Pattern {
             });
         }
         crate::walk::check_glob_length(text)?;
-        let glob = crate::walk::compile_glob(GlobBuilder::new(text).literal_separator(true).backslash_escape(true))?;
+        let glob = crate::walk::compile_glob(
+            GlobBuilder::new(text)
+                .literal_separator(true)
+                .backslash_escape(true),
+        )?;
         Ok(Pattern {
             glob: Some(glob),
             by_path: text.contains('/'),
@@ -174,8 +178,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
     crate::walk::check_glob_length(&args.pattern).map_err(|err| {
-        ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\"."))
-            .with("field", "pattern")
+        ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
     })?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
         ToolError::invalid(format!(
@@ -324,7 +327,12 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
         .filter(|c| !"*?[]{}!".contains(*c))
         .collect::<String>()
         .to_lowercase();
-    let folded = crate::walk::compile_glob(GlobBuilder::new(last).case_insensitive(true).literal_separator(true)).ok();
+    let folded = crate::walk::compile_glob(
+        GlobBuilder::new(last)
+            .case_insensitive(true)
+            .literal_separator(true),
+    )
+    .ok();
     if core.is_empty() && folded.is_none() {
         return Vec::new();
     }

@@ -21,7 +21,7 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
     // content of a large file is not hashed twice.
     let candidates = files
         .iter()
-        .filter(|f| !(f.op == Op::Add && !f.replaces) && !f.symlink)
+        .filter(|f| (f.op != Op::Add || f.replaces) && !f.symlink)
         .map(|f| f.path.as_str())
         .collect::<HashSet<_>>();
     if candidates.len() < 2 {

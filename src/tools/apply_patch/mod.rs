@@ -120,7 +120,8 @@ fn shown_diff(diff: &str) -> std::borrow::Cow<'_, str> {
     }
     let cut = diff[..cut].rfind('\n').map_or(0, |i| i + 1);
     let rest = &diff[cut..];
-    let hunks = usize::from(rest.starts_with("@@ ")) + memchr::memmem::find_iter(rest.as_bytes(), b"\n@@ ").count();
+    let hunks =
+        usize::from(rest.starts_with("@@ ")) + memchr::memmem::find_iter(rest.as_bytes(), b"\n@@ ").count();
     let lines = memchr::memchr_iter(b'\n', rest.as_bytes()).count() + usize::from(!rest.ends_with('\n'));
     format!(
         "{}[diff cut: {lines} more lines ({hunks} more hunks) are in data.diff]\n",

@@ -216,14 +216,20 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
 
 /// `*** Add File` over a file that exists: the new text replaces it whole, as write_file would
 /// (the file passed the freshness gate when its slot was loaded).
-fn replace_whole(ctx: &Context, plan: &mut Planning, source: usize, file: &FilePatch) -> Result<(), ToolError> {
+fn replace_whole(
+    ctx: &Context,
+    plan: &mut Planning,
+    source: usize,
+    file: &FilePatch,
+) -> Result<(), ToolError> {
     materialize(plan, source);
     let path = plan.slots[source].path.clone();
     let display = path.display.clone();
     let current = existing(ctx, plan, source, file)?.to_string();
     let applied = run_hunks("", &path, file)?;
     let text = applied.splice.to_text("");
-    plan.diff.push_str(&crate::diff::unified(&display, &current, &text));
+    plan.diff
+        .push_str(&crate::diff::unified(&display, &current, &text));
     plan.notices.push(format!(
         "`*** Add File: {}` named a file that exists, so it was replaced whole, as write_file does \
          (this session had read it and it had not changed since).",
@@ -234,7 +240,8 @@ fn replace_whole(ctx: &Context, plan: &mut Planning, source: usize, file: &FileP
         text: Text::Owned(text),
         origin,
     });
-    plan.reports.push(report("replaced", &display, None, applied.hunks));
+    plan.reports
+        .push(report("replaced", &display, None, applied.hunks));
     Ok(())
 }
 

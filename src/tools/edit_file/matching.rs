@@ -136,7 +136,8 @@ fn without_edge_blank_lines(hay: &str, search: &str, replace: &str) -> Option<Fo
     if hits.is_empty() {
         return None;
     }
-    let replace = trim_blank_edges(replace, lead, trail).map_or_else(|| replace.to_string(), |(text, _, _)| text);
+    let replace =
+        trim_blank_edges(replace, lead, trail).map_or_else(|| replace.to_string(), |(text, _, _)| text);
     Some(Found {
         level: Level::Indentation,
         hits,

@@ -126,7 +126,9 @@ pub struct GrepFilesArgs {
 pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> Result<(), String> {
     let chars = pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
-        return Err(format!("pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS}"));
+        return Err(format!(
+            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS}"
+        ));
     }
     let args = GrepFilesArgs {
         pattern: pattern.to_string(),
@@ -141,7 +143,9 @@ pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> R
         max_results: default_max_results(),
         include_ignored: false,
     };
-    search::build_matcher(&args).map(|_| ()).map_err(|err| err.to_string())
+    search::build_matcher(&args)
+        .map(|_| ())
+        .map_err(|err| err.to_string())
 }
 
 /// Accepts one glob as a string or several as a list.
