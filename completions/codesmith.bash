@@ -262,7 +262,7 @@ _codesmith() {
                     return 0
                     ;;
                 --replace-all)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --occurrence)
@@ -278,7 +278,7 @@ _codesmith() {
                     return 0
                     ;;
                 --dry-run)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -346,11 +346,11 @@ _codesmith() {
                     return 0
                     ;;
                 --sort)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "path mtime" -- "${cur}"))
                     return 0
                     ;;
                 --include-ignored)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -388,15 +388,15 @@ _codesmith() {
                     return 0
                     ;;
                 --case-insensitive)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --fixed-strings)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --multiline)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --context)
@@ -404,7 +404,7 @@ _codesmith() {
                     return 0
                     ;;
                 --output-mode)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "content files count" -- "${cur}"))
                     return 0
                     ;;
                 --max-results)
@@ -412,7 +412,7 @@ _codesmith() {
                     return 0
                     ;;
                 --include-ignored)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -798,7 +798,7 @@ _codesmith() {
                     return 0
                     ;;
                 --dry-run)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -858,7 +858,7 @@ _codesmith() {
                     return 0
                     ;;
                 --background)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -892,7 +892,7 @@ _codesmith() {
                     return 0
                     ;;
                 --include-references)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --max-results)
@@ -922,7 +922,7 @@ _codesmith() {
                     return 0
                     ;;
                 --all)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)

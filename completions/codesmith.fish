@@ -77,21 +77,25 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l json -d 'Al
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l path -d 'The file to edit: relative to the session cwd, or absolute inside the workspace.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search -d 'The exact text to replace (from read_file, without line-number prefixes); must match once.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace -d 'The new text for the match (or for the whole search_start..search_end range); empty deletes.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-start -d 'Anchor mode, instead of search: the text where the range begins (must match once).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l search-end -d 'Anchor mode: the range ends with the first match of this text after search_start.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l dry-run -d 'Show the diff and the match without writing anything.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -l dry-run -d 'Show the diff and the match without writing anything.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l path -d 'The file to edit: relative to the session cwd, or absolute inside the workspace.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search -d 'The exact text to replace (from read_file, without line-number prefixes); must match once.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace -d 'The new text for the match (or for the whole search_start..search_end range); empty deletes.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l replace-all -d 'Replace every match of search instead of requiring exactly one.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l occurrence -d 'Which match to replace when search (or search_start) matches several times: 1-based.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-start -d 'Anchor mode, instead of search: the text where the range begins (must match once).' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l search-end -d 'Anchor mode: the range ends with the first match of this text after search_start.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l dry-run -d 'Show the diff and the match without writing anything.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -l dry-run -d 'Show the diff and the match without writing anything.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand edit_file" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand write" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand write" -l path -d 'The file to create or replace: relative to the session cwd, or absolute inside the workspace.' -r
@@ -103,64 +107,84 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand write_file" -l conte
 complete -c codesmith -n "__fish_codesmith_using_subcommand write_file" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand patch" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand patch" -l patch -d 'The patch text: a unified diff (`git diff`, `diff -u`) or a `*** Begin Patch` … `*** End Patch` block.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand patch" -l dry-run -d 'Compute and show the result without writing anything.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand patch" -l dry-run -d 'Compute and show the result without writing anything.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand apply_patch" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand apply_patch" -l patch -d 'The patch text: a unified diff (`git diff`, `diff -u`) or a `*** Begin Patch` … `*** End Patch` block.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand apply_patch" -l dry-run -d 'Compute and show the result without writing anything.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand apply_patch" -l dry-run -d 'Compute and show the result without writing anything.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand apply_patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l pattern -d 'The regular expression to search for (Rust regex syntax), or literal text with' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l path -d 'The directory (searched recursively) or file to search, relative to the session cwd.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l include -d 'Only search files matching these globs (one glob or a list): `*.rs` matches names at' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l exclude -d 'Skip files and directories matching these globs (one glob or a list), e.g. `*_test.go`' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l case-insensitive -d 'Match letters regardless of case.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l fixed-strings -d 'Treat the pattern as literal text, not a regex.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l case-insensitive -d 'Match letters regardless of case.' -r -f -a "true\t''
+false\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l fixed-strings -d 'Treat the pattern as literal text, not a regex.' -r -f -a "true\t''
+false\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l context -d 'Lines of context to show before and after each match (content mode), 0 to 50.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r -f -a "content\t''
+files\t''
+count\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000 (values outside' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l pattern -d 'The regular expression to search for (Rust regex syntax), or literal text with' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l path -d 'The directory (searched recursively) or file to search, relative to the session cwd.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l include -d 'Only search files matching these globs (one glob or a list): `*.rs` matches names at' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l exclude -d 'Skip files and directories matching these globs (one glob or a list), e.g. `*_test.go`' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l case-insensitive -d 'Match letters regardless of case.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l fixed-strings -d 'Treat the pattern as literal text, not a regex.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l case-insensitive -d 'Match letters regardless of case.' -r -f -a "true\t''
+false\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l fixed-strings -d 'Treat the pattern as literal text, not a regex.' -r -f -a "true\t''
+false\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l multiline -d 'Let the pattern span lines: `\\n` matches line ends and `.` matches newlines too.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l context -d 'Lines of context to show before and after each match (content mode), 0 to 50.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l output-mode -d '"content" (matching lines), "files" (matching paths) or "count" (matches per file).' -r -f -a "content\t''
+files\t''
+count\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l max-results -d 'How many matches (content) or files (files, count) to show, 1 to 1000 (values outside' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -l include-ignored -d 'Also search files that .gitignore/.ignore rules hide (the always-skip list still' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand grep_files" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l pattern -d 'The glob: without `/` it matches names at any depth (`*.rs`); with `/` the path below' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l path -d 'The directory to search below, relative to the session cwd.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l max-results -d 'How many paths to show, 1 to 200 (values outside are clamped); every match is counted.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l sort -d '"path" (default) or "mtime" (most recently modified first).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l include-ignored -d 'Also list entries that .gitignore/.ignore rules hide (the always-skip list still applies).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l sort -d '"path" (default) or "mtime" (most recently modified first).' -r -f -a "path\t''
+mtime\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand find" -l include-ignored -d 'Also list entries that .gitignore/.ignore rules hide (the always-skip list still applies).' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l pattern -d 'The glob: without `/` it matches names at any depth (`*.rs`); with `/` the path below' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l path -d 'The directory to search below, relative to the session cwd.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l max-results -d 'How many paths to show, 1 to 200 (values outside are clamped); every match is counted.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l sort -d '"path" (default) or "mtime" (most recently modified first).' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l include-ignored -d 'Also list entries that .gitignore/.ignore rules hide (the always-skip list still applies).' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l sort -d '"path" (default) or "mtime" (most recently modified first).' -r -f -a "path\t''
+mtime\t''"
+complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -l include-ignored -d 'Also list entries that .gitignore/.ignore rules hide (the always-skip list still applies).' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand file_search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l name -d 'The name to find: `parse_config`, or qualified as `Config::new` or `config.load`.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l kind -d 'Only definitions (and references) of this kind: function, method, struct, class,' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l path -d 'The directory (searched recursively) or file to look in, relative to the session cwd.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l max-results -d 'How many definitions and references to show, 1 to 500 (values outside are clamped);' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l name -d 'The name to find: `parse_config`, or qualified as `Config::new` or `config.load`.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l kind -d 'Only definitions (and references) of this kind: function, method, struct, class,' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l path -d 'The directory (searched recursively) or file to look in, relative to the session cwd.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l max-results -d 'How many definitions and references to show, 1 to 500 (values outside are clamped);' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand outline" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
@@ -178,12 +202,14 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand list_dir" -s h -l he
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l command -d 'The command line, run with `sh -c` in the session\'s working directory.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l timeout-ms -d 'Milliseconds before the command and all its children are killed, 1 to 600000.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -l background -d 'Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand exec_shell" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_output" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r
@@ -194,7 +220,8 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -l timeou
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_wait" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l task-id -d 'The id exec_shell returned, e.g. `task-1`.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l all -d 'Stop every running task instead of one.' -r
+complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -l all -d 'Stop every running task instead of one.' -r -f -a "true\t''
+false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand task_cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l json -d 'All arguments as one JSON object (no value: read it from stdin)' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand fetch" -l url -d 'The absolute http or https URL to GET.' -r

@@ -11,27 +11,70 @@
 
 mod coerce;
 mod fields;
+mod malformed;
+
+use std::sync::Mutex;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
-pub use coerce::clamp_out_of_range;
+pub use malformed::{explain as explain_malformed, find_mistake};
+
+/// Notices from reading the arguments (a JSON string holding the object was decoded), handed
+/// to the call's result by [`clamp_out_of_range`].
+static READING_NOTICES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Clamps out-of-range values of fields documented as clamped (see [`coerce`]); returns the
+/// notices for the call: those from reading the arguments, then one per clamped field.
+pub fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
+    let mut notices = READING_NOTICES
+        .lock()
+        .map(|mut pending| std::mem::take(&mut *pending))
+        .unwrap_or_default();
+    notices.extend(coerce::clamp_out_of_range(tool, args));
+    notices
+}
 
 /// Parses a JSON text holding the arguments object. A leading UTF-8 byte order mark is skipped
-/// (editors on Windows write one).
+/// (editors on Windows write one); a JSON string that holds the object (encoded twice) is
+/// decoded, with a notice.
 pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
     let trimmed = strip_bom(text).trim();
     if trimmed.is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_str(trimmed).map_err(|err| {
-        ToolError::invalid(format!(
-            "malformed JSON arguments for {tool}: {err}. Pass one JSON object, for example \
-             {{\"path\": \"src/main.rs\"}}."
+    let value: Value = serde_json::from_str(trimmed).map_err(|err| {
+        ToolError::invalid(malformed::explain(
+            &format!("arguments for {tool}"),
+            trimmed,
+            &err,
+            &example_of(tool),
         ))
-    })
+    })?;
+    if let Value::String(inner) = &value {
+        if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(inner.trim()) {
+            if let Ok(mut pending) = READING_NOTICES.lock() {
+                pending.push(format!(
+                    "The arguments were a JSON string holding the object; it was decoded. Send \
+                     the object itself: {}",
+                    compact(&object)
+                ));
+            }
+            return Ok(object);
+        }
+    }
+    Ok(value)
+}
+
+/// The first example call in `tool`'s description, for messages about malformed JSON.
+pub fn example_of(tool: &str) -> String {
+    crate::tools::find(tool)
+        .and_then(|spec| spec.description.split("Examples:\n").nth(1))
+        .and_then(|examples| examples.lines().next())
+        .unwrap_or("{\"path\": \"src/main.rs\"}")
+        .to_string()
 }
 
 /// `text` without a leading byte order mark.

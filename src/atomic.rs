@@ -1,6 +1,11 @@
 //! Atomic file replacement: a temp file in the same directory, written and flushed, then renamed
 //! over the target. A reader sees the old bytes or the new, never a mix; a crash before the
 //! rename leaves the original untouched (and at worst a stray `.codesmith-tmp-*` file).
+//!
+//! The temp file's name carries the writer's process id (`.codesmith-tmp-<pid>-<random>`), so
+//! a later write into the same directory can tell a stray left by a killed writer from one a
+//! live writer is still filling, and removes the strays: the cost is one listing of the one
+//! directory being written anyway, never a walk of the workspace.
 
 use std::fs;
 use std::io::{self, Write};
@@ -45,9 +50,8 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
         fs::create_dir_all(dir)?;
     }
     let existing_mode = fs::metadata(path).ok().map(|m| m.permissions().mode());
-    let mut temp = tempfile::Builder::new()
-        .prefix(".codesmith-tmp-")
-        .tempfile_in(dir)?;
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
+    let mut temp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
     {
         let mut out = io::BufWriter::with_capacity(64 * 1024, temp.as_file_mut());
         for part in parts {
@@ -67,7 +71,49 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
             let _ = dir.sync_all();
         }
     }
+    sweep_strays(dir);
     Ok(())
+}
+
+/// The start of every temp file's name.
+pub const TEMP_PREFIX: &str = ".codesmith-tmp-";
+
+/// Removes the temp files in `dir` whose writer is gone: a process killed between creating its
+/// temp file and the rename. A name without a process id (an older codesmith) or whose process
+/// is alive (or cannot be signalled, so may be alive) is left alone.
+pub fn sweep_strays(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let me = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(writer_of) else {
+            continue;
+        };
+        if pid == me || writer_alive(pid) {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The writer's process id in a temp file's name.
+fn writer_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    let (pid, _) = rest.split_once('-')?;
+    pid.parse().ok().filter(|pid| *pid > 0)
+}
+
+fn writer_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// A test hook (debug builds only): `CODESMITH_FAULT=rename` makes every write of a user file
@@ -87,6 +133,15 @@ fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
         return Ok(());
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    // `stall`: the writer stops for good before the rename, for a test to kill it there.
+    let stalls = spec
+        .split(',')
+        .any(|entry| entry == "stall" || entry.strip_prefix("stall:") == name.as_deref());
+    if stalls && point == "rename" {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+    }
     let hit = spec.split(',').any(|entry| match entry.split_once(':') {
         Some((p, file)) => p == point && name.as_deref() == Some(file),
         None => entry == point,

@@ -3,14 +3,15 @@
 //! here runs a tool.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 
+mod arguments;
 mod call;
 mod foreign;
+mod translate;
 mod usage;
 
 use crate::context::Global;
@@ -201,6 +202,13 @@ fn call_command() -> Command {
                 .default_missing_value("")
                 .help("The call as JSON instead of stdin (no value: read it from stdin)"),
         )
+        .arg(
+            Arg::new("call")
+                .index(1)
+                .value_name("CALL")
+                .conflicts_with("json")
+                .help("The call as JSON (same as --json CALL)"),
+        )
 }
 
 fn tools_command() -> Command {
@@ -296,9 +304,13 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
             .help(help.lines().next().unwrap_or_default().to_string())
             .long_help(help.to_string());
         arg = match flag_kind(prop) {
+            // A bare switch (`--dry-run`); `--dry-run=false` still says no. The value must be
+            // joined by `=`, so the word after a switch stays a positional argument.
             FlagKind::Bool => arg
                 .num_args(0..=1)
+                .require_equals(true)
                 .default_missing_value("true")
+                .value_parser(["true", "false"])
                 .value_name("BOOL"),
             FlagKind::List => arg.action(ArgAction::Append).value_name("VALUE"),
             // `--max-results -5` is a value (clamped later), not an unknown flag `-5`.
@@ -306,11 +318,8 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
             FlagKind::Number => arg.value_name(name.to_uppercase()).allow_negative_numbers(true),
             FlagKind::Str => arg.value_name(name.to_uppercase()),
         };
-        if let Some(values) = prop["enum"].as_array() {
-            let values: Vec<String> = values
-                .iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect();
+        let values = enum_values(prop);
+        if !values.is_empty() {
             arg = arg.value_parser(clap::builder::PossibleValuesParser::new(values));
         }
         cmd = cmd.arg(arg);
@@ -325,6 +334,26 @@ fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
         }
     }
     cmd
+}
+
+/// The values an enum field takes: its `enum`, or the `const` of each `oneOf` branch (how
+/// documented enum variants are written), for validation, help and completions.
+fn enum_values(prop: &Value) -> Vec<String> {
+    if let Some(values) = prop["enum"].as_array() {
+        return values
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+    }
+    prop["oneOf"]
+        .as_array()
+        .map(|branches| {
+            branches
+                .iter()
+                .filter_map(|b| b["const"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -434,7 +463,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             persist: sub.get_flag("persist"),
         },
         _ => match tools::find(name) {
-            Some(spec) => match tool_arguments(spec, schema.as_ref(), sub) {
+            Some(spec) => match arguments::tool_arguments(spec, schema.as_ref(), sub) {
                 Ok(args) => Invocation::Tool { global, spec, args },
                 Err(error) => Invocation::Usage {
                     global,
@@ -485,10 +514,16 @@ where
 /// A name another harness uses (`Edit`, `Bash`, `str_replace_editor`) also gets the tool it
 /// most likely meant here, in the message and as `error.suggestion`.
 pub fn unknown_tool(name: &str) -> ToolError {
-    let intended = foreign::intended(name);
-    let hint = intended.map_or(String::new(), |(tool, what)| {
-        format!(" `{name}` is not a tool here; {what} is {tool}.")
-    });
+    let near = usage::nearest_command(name);
+    let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
+    let hint = match (foreign::intended(name), near) {
+        (Some((tool, what)), _) => format!(" `{name}` is not a tool here; {what} is {tool}."),
+        (None, Some((command, Some(tool)))) if command != tool => {
+            format!(" Did you mean `{command}` ({tool})?")
+        }
+        (None, Some((command, _))) => format!(" Did you mean `{command}`?"),
+        (None, None) => String::new(),
+    };
     let error = ToolError::new(
         ErrorCode::UnknownTool,
         format!(
@@ -498,102 +533,47 @@ pub fn unknown_tool(name: &str) -> ToolError {
     )
     .with("available", tools::names());
     match intended {
-        Some((tool, _)) => error.with("suggestion", tool),
+        Some((tool, _)) => error.with("suggestion", serde_json::json!({ "name": tool })),
         None => error,
     }
 }
 
-/// One JSON object of arguments from exactly one source: flags and positional, `--json TEXT`,
-/// or stdin (`--json` without a value, or no arguments at all and stdin not a terminal).
-fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> Result<Value, ToolError> {
-    let generated;
-    let schema = match schema {
-        Some(schema) => schema,
-        None => {
-            generated = (spec.schema)();
-            &generated
-        }
+/// The `unknown_tool` error for a whole call from another harness: the call translated into
+/// codesmith's tool and arguments, in the message and as `error.suggestion`, ready to send.
+pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn translate::Files) -> ToolError {
+    let Some(translated) = translate::translate(name, arguments, files) else {
+        return unknown_tool(name);
     };
-    let empty = Map::new();
-    let properties = schema["properties"].as_object().unwrap_or(&empty);
-    let mut object = Map::new();
-    for (name, prop) in properties {
-        let kind = flag_kind(prop);
-        let values: Vec<String> = sub
-            .get_many::<String>(name)
-            .map(|v| v.cloned().collect())
-            .unwrap_or_default();
-        if values.is_empty() {
-            continue;
+    let available = tools::names().join(", ");
+    match translated {
+        Ok(call) => {
+            let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
+            let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
+            ToolError::new(
+                ErrorCode::UnknownTool,
+                format!(
+                    "unknown tool `{name}`; here the same call is {}. Send this call, as is (it is also \
+                     error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
+                     Available tools: {available}.",
+                    call.name
+                ),
+            )
+            .with("available", tools::names())
+            .with("suggestion", suggestion)
         }
-        let value = match kind {
-            FlagKind::List => Value::Array(values.into_iter().map(Value::String).collect()),
-            _ => typed_flag_value(kind, values.into_iter().next_back().unwrap_or_default()),
-        };
-        object.insert(name.clone(), value);
+        Err(why) => {
+            let mut error = unknown_tool(name);
+            let tool = error.details["suggestion"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            error.message = format!(
+                "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
+                 Do not retry `{name}`; it does not exist. Available tools: {available}."
+            );
+            error
+        }
     }
-    if let (Some(positional), Some(value)) = (spec.positional, sub.get_one::<String>("__positional")) {
-        let kind = properties.get(positional).map_or(FlagKind::Str, flag_kind);
-        object.insert(positional.to_string(), typed_flag_value(kind, value.clone()));
-    }
-    let json = sub.get_one::<String>("json");
-    match json {
-        Some(_) if !object.is_empty() => Err(ToolError::invalid(format!(
-            "arguments come from exactly one source, but {} got both --json and flags ({}). \
-             Put every argument in the JSON object, or use only flags.",
-            spec.name,
-            object
-                .keys()
-                .map(|k| format!("--{}", k.replace('_', "-")))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-        Some(text) if !text.is_empty() => crate::args::parse_json_text(spec.name, text),
-        Some(_) => read_stdin_json(spec.name),
-        None if object.is_empty() && !std::io::stdin().is_terminal() => read_stdin_json(spec.name),
-        None => Ok(Value::Object(object)),
-    }
-}
-
-/// A flag's text as the JSON value its schema type calls for. Text that does not parse stays
-/// a string, so the one serde pass reports the wrong type, naming the field.
-fn typed_flag_value(kind: FlagKind, text: String) -> Value {
-    match kind {
-        FlagKind::Bool => match text.as_str() {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            _ => Value::String(text),
-        },
-        FlagKind::Integer => text
-            .parse::<i64>()
-            .map(Value::from)
-            .or_else(|_| text.parse::<u64>().map(Value::from))
-            .unwrap_or(Value::String(text)),
-        FlagKind::Number => text
-            .parse::<f64>()
-            .ok()
-            .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
-            .unwrap_or(Value::String(text)),
-        FlagKind::Str | FlagKind::List => Value::String(text),
-    }
-}
-
-fn read_stdin_text(what: &str) -> Result<String, ToolError> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|err| ToolError::invalid(format!("could not read {what} from stdin: {err}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| ToolError::invalid(format!("{what} on stdin is not valid UTF-8; send UTF-8 JSON")))?;
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    })
-}
-
-fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
-    let text = read_stdin_text("the JSON arguments")?;
-    crate::args::parse_json_text(tool, &text)
 }
 
 #[cfg(test)]

@@ -24,6 +24,29 @@ pub const LONG_RUN: usize = 40;
 /// Lines kept at each end of an abbreviated run.
 pub const RUN_ENDS: usize = 10;
 
+/// Whether more than [`LONG_RUN`] consecutive lines start with the same `-` or `+`: without
+/// such a run nothing is abbreviated, and the walk by hunk counts is skipped.
+fn has_long_run(lines: &[&str]) -> bool {
+    let mut run = 0;
+    let mut sign = 0u8;
+    for line in lines {
+        let first = line.as_bytes().first().copied().unwrap_or(0);
+        if first == b'\\' {
+            continue;
+        }
+        if first == sign && matches!(first, b'-' | b'+') {
+            run += 1;
+            if run > LONG_RUN {
+                return true;
+            }
+        } else {
+            sign = first;
+            run = 1;
+        }
+    }
+    false
+}
+
 /// `diff` for a tool's output text: every run of more than [`LONG_RUN`] consecutive removed (or
 /// added) lines keeps its first and last [`RUN_ENDS`] lines, with one marker line between them,
 /// `[… 2,960 more removed lines (all in data.diff) …]`. The marker starts with `[`, which no
@@ -32,8 +55,19 @@ pub const RUN_ENDS: usize = 10;
 /// keeps the whole diff. Hunks are walked by their header counts, so a removed line that reads
 /// `-- x` is never taken for a file header, and text between files passes through unchanged.
 pub fn abbreviate(diff: &str) -> Cow<'_, str> {
-    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
-    if lines.len() <= LONG_RUN {
+    if diff.len() < LONG_RUN {
+        return diff.into();
+    }
+    let mut lines: Vec<&str> = Vec::with_capacity(diff.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', diff.as_bytes()) {
+        lines.push(&diff[start..=end]);
+        start = end + 1;
+    }
+    if start < diff.len() {
+        lines.push(&diff[start..]);
+    }
+    if lines.len() <= LONG_RUN || !has_long_run(&lines) {
         return diff.into();
     }
     let mut out = String::with_capacity(diff.len().min(64 * 1024));

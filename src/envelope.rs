@@ -24,6 +24,10 @@ pub fn emit(
 ) -> i32 {
     let (envelope, status) = build(tool, result, ctx);
     print(&envelope, text_format);
+    // The process ends right after: freeing a large result (a thousand hunk records) value by
+    // value costs more than the operating system reclaiming it at once. (The MCP server, which
+    // lives on, prints through `print` and frees its envelopes.)
+    std::mem::forget(envelope);
     status
 }
 
@@ -31,7 +35,7 @@ pub fn emit(
 /// `output` (ending in a newline).
 pub fn print(envelope: &Value, text_format: bool) {
     let text = if text_format {
-        let mut output = envelope["output"].as_str().unwrap_or_default().to_string();
+        let mut output = crate::human::command_lines(envelope["output"].as_str().unwrap_or_default());
         if !output.ends_with('\n') {
             output.push('\n');
         }

@@ -141,11 +141,47 @@ pub struct GlobFilter {
     root_prefix: std::path::PathBuf,
 }
 
+/// The longest glob taken, in characters. Real globs are a few dozen; a longer one is a
+/// mistake (a pasted file, a generated list), and its regex may exceed what the glob compiler
+/// builds (it panics where it cannot).
+pub const MAX_GLOB_CHARS: usize = 1000;
+/// The most globs one list (include, exclude) takes.
+pub const MAX_GLOBS: usize = 256;
+
+/// Refuses a glob longer than [`MAX_GLOB_CHARS`].
+pub fn check_glob_length(glob: &str) -> Result<(), String> {
+    let chars = glob.chars().count();
+    if chars > MAX_GLOB_CHARS {
+        let head: String = glob.chars().take(40).collect();
+        return Err(format!(
+            "the glob `{head}…` is {chars} characters; the longest taken is {MAX_GLOB_CHARS}. \
+             Use a shorter glob, or several calls"
+        ));
+    }
+    Ok(())
+}
+
+/// Compiles one glob into a set, which reports a glob whose regex cannot be built as an error
+/// instead of panicking as a single compiled matcher does.
+pub fn compile_glob(builder: &GlobBuilder) -> Result<GlobSet, String> {
+    let glob = builder.build().map_err(|err| err.kind().to_string())?;
+    let mut set = GlobSetBuilder::new();
+    set.add(glob);
+    set.build().map_err(|err| err.to_string())
+}
+
 impl GlobFilter {
     /// Compiles `globs`; the error names the glob and the parser's complaint.
     pub fn new(globs: &[String], root_prefix: &Path) -> Result<Option<GlobFilter>, String> {
         if globs.is_empty() {
             return Ok(None);
+        }
+        if globs.len() > MAX_GLOBS {
+            return Err(format!(
+                "{} globs were given; at most {MAX_GLOBS} are taken. Use fewer, broader globs \
+                 (`*.{{rs,toml}}`, a directory name)",
+                globs.len()
+            ));
         }
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
@@ -157,6 +193,7 @@ impl GlobFilter {
             if glob.is_empty() {
                 return Err(format!("the glob `{raw}` is empty"));
             }
+            check_glob_length(glob)?;
             let compiled = GlobBuilder::new(glob)
                 .literal_separator(true)
                 .backslash_escape(true)

@@ -543,7 +543,7 @@ fn new_files_need_no_read_and_consecutive_patches_need_no_reread() {
 fn adding_an_existing_file_or_updating_a_missing_one_fails() {
     let ws = Ws::new();
     ws.write("a.txt", "a\n");
-    let out = patch(&ws, "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n").err("patch_failed");
+    let out = patch(&ws, "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n").err("patch_failed");
     assert!(out.message().contains("already exists"), "{}", out.message());
     assert!(
         out.message().contains("write_file with path=\"a.txt\""),
@@ -561,6 +561,58 @@ fn adding_an_existing_file_or_updating_a_missing_one_fails() {
         out.message()
     );
     assert!(out.message().contains("*** Add File:"), "{}", out.message());
+}
+
+#[test]
+fn add_file_over_an_existing_file_replaces_it_as_write_file_does() {
+    let ws = Ws::new();
+    ws.write("a.txt", "old 1\nold 2\n");
+    ws.write("b.txt", "b\n");
+    let add = "*** Begin Patch\n*** Add File: a.txt\n+new 1\n+new 2\n*** End Patch\n";
+    // Not read in this session: not_read, with the read to make; nothing written.
+    let out = patch(&ws, add).err("not_read");
+    assert!(
+        out.message().contains("read_file with path=\"a.txt\""),
+        "{}",
+        out.message()
+    );
+    assert_eq!(ws.read_string("a.txt"), "old 1\nold 2\n");
+    // Changed since it was read: stale.
+    ws.read_via_tool("a.txt");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    ws.write("a.txt", "changed\n");
+    patch(&ws, add).err("stale");
+    assert_eq!(ws.read_string("a.txt"), "changed\n");
+    // Read and unchanged: replaced whole, with a notice, together with the rest of the patch.
+    ws.read_via_tool("a.txt");
+    ws.read_via_tool("b.txt");
+    let both = "*** Begin Patch\n*** Add File: a.txt\n+new 1\n+new 2\n*** Update File: b.txt\n-b\n+B\n*** End Patch\n";
+    let out = patch(&ws, both).ok();
+    assert_eq!(ws.read_string("a.txt"), "new 1\nnew 2\n");
+    assert_eq!(ws.read_string("b.txt"), "B\n");
+    assert_eq!(out.data()["files"][0]["status"], "replaced");
+    assert!(
+        out.output().contains("-changed\n+new 1\n+new 2"),
+        "{}",
+        out.output()
+    );
+    assert!(
+        out.notices()
+            .iter()
+            .any(|n| n.contains("replaced whole, as write_file does")),
+        "{:?}",
+        out.notices()
+    );
+    // The next call needs no read: the write refreshed the fingerprint.
+    patch(
+        &ws,
+        "*** Begin Patch\n*** Add File: a.txt\n+third\n*** End Patch\n",
+    )
+    .ok();
+    assert_eq!(ws.read_string("a.txt"), "third\n");
+    // A directory is still refused.
+    ws.mkdir("d");
+    patch(&ws, "*** Begin Patch\n*** Add File: d\n+x\n*** End Patch\n").err("patch_failed");
 }
 
 #[test]

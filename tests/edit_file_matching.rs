@@ -237,3 +237,35 @@ fn anchors_matched_by_folding_fold_replace_too() {
         out.output()
     );
 }
+
+/// A search copied from an empty line: it starts with a blank line the file does not have
+/// there, and its indentation is off too. It matches at the indentation level wherever the
+/// block is: at the top of the file, in the middle, at the end.
+#[test]
+fn a_search_starting_with_a_blank_line_the_file_lacks_matches_at_the_indentation_level() {
+    let file = "fn first() {\n    one();\n}\nfn middle() {\n    two();\n}\nfn last() {\n    three();\n}\n";
+    for (search, replace, expected) in [
+        (
+            "\n  fn first() {\n      one();\n  }\n",
+            "\n  fn first() {\n      uno();\n  }\n",
+            "fn first() {\n    uno();\n}\nfn middle() {",
+        ),
+        (
+            "\n\tfn middle() {\n\t    two();\n\t}",
+            "\n\tfn middle() {\n\t    dos();\n\t}",
+            "}\nfn middle() {\n    dos();\n}\nfn last() {",
+        ),
+        (
+            "\n        fn last() {\n            three();\n        }\n\n",
+            "\n        fn last() {\n            tres();\n        }\n\n",
+            "}\nfn last() {\n    tres();\n}\n",
+        ),
+    ] {
+        let ws = ws_with("f.rs", file);
+        let out = edit(&ws, json!({"path": "f.rs", "search": search, "replace": replace})).ok();
+        assert_eq!(out.data()["match"], "indentation", "{search:?}: {}", out.stdout);
+        let text = ws.read_string("f.rs");
+        assert!(text.contains(expected), "{search:?}:\n{text}");
+        assert_eq!(text.lines().count(), 9, "no line added or lost:\n{text}");
+    }
+}

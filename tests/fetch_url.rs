@@ -12,7 +12,7 @@ use crate::harness::Ws;
 use crate::net_support::{namespaces_available, run_inside_namespace, INNER_ENV};
 
 /// How many tests `netns` holds; the outer test checks they all ran.
-const NETNS_TESTS: usize = 29;
+const NETNS_TESTS: usize = 30;
 
 #[test]
 fn network_tests_in_a_private_namespace() {
@@ -186,3 +186,109 @@ fn approve_persist_keeps_crlf_line_endings() {
 }
 
 mod netns;
+
+#[test]
+fn restricted_addresses_are_refused_before_any_approval_with_the_exact_trusted_cidrs_line() {
+    let ws = Ws::new();
+    crate::net_support::config(&ws.path(), "[network]\ndefault = \"prompt\"\n");
+    let out = ws
+        .run(&["fetch", "http://10.1.2.3:8080/x"])
+        .err("blocked_address");
+    assert!(
+        out.message().contains(r#"`trusted_cidrs = ["10.1.2.3/32"]`"#),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["trusted_cidr"], "10.1.2.3/32");
+    let out = ws.run(&["fetch", "http://[fd00::7]/"]).err("blocked_address");
+    assert!(out.message().contains(r#"["fd00::7/128"]"#), "{}", out.message());
+    // localhost names are refused by name; the message gives the address to use instead.
+    let out = ws
+        .run(&["fetch", "http://localhost:3000/api"])
+        .err("blocked_address");
+    let message = out.message();
+    assert!(message.contains("refuses localhost names by name"), "{message}");
+    assert!(
+        message.contains(r#"`trusted_cidrs = ["127.0.0.1/32"]`"#),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"call fetch_url with url="http://127.0.0.1:3000/api""#),
+        "{message}"
+    );
+    // A host that is not restricted still asks.
+    ws.run(&["fetch", "http://93.184.215.14/"])
+        .err("approval_required");
+}
+
+#[test]
+fn a_url_without_a_scheme_gets_the_call_with_the_scheme_that_fits() {
+    let ws = Ws::new();
+    for (given, fixed) in [
+        ("docs.rs/regex/latest", "https://docs.rs/regex/latest"),
+        ("example.com:8443/a?b=1", "https://example.com:8443/a?b=1"),
+        ("127.0.0.1:8080/x", "http://127.0.0.1:8080/x"),
+        ("localhost:3000", "http://localhost:3000"),
+        ("[::1]:8080/", "http://[::1]:8080/"),
+        ("buildbox/status", "http://buildbox/status"),
+        ("printer.local/", "http://printer.local/"),
+    ] {
+        let out = ws.run(&["fetch", given]).err("invalid_arguments");
+        assert!(
+            out.message()
+                .contains(&format!("Call fetch_url with url=\"{fixed}\".")),
+            "{given}: {}",
+            out.message()
+        );
+        assert_eq!(out.error()["suggestion"], fixed, "{given}");
+    }
+}
+
+/// One address of every entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+/// that is not globally reachable, and of the ranges blocked besides, with the range named.
+#[test]
+fn every_special_purpose_entry_that_is_not_globally_reachable_is_refused() {
+    let ws = Ws::new();
+    for (address, range) in [
+        ("0.0.0.0", "0.0.0.0/32"),
+        ("0.1.2.3", "0.0.0.0/8"),
+        ("10.9.8.7", "10.0.0.0/8"),
+        ("100.64.1.1", "100.64.0.0/10"),
+        ("127.0.0.2", "127.0.0.0/8"),
+        ("169.254.169.254", "169.254.0.0/16"),
+        ("172.16.5.4", "172.16.0.0/12"),
+        ("192.0.0.1", "192.0.0.0/29"),
+        ("192.0.0.8", "192.0.0.8/32"),
+        ("192.0.0.170", "192.0.0.170/32"),
+        ("192.0.0.171", "192.0.0.171/32"),
+        ("192.0.0.100", "192.0.0.0/24"),
+        ("192.0.2.1", "192.0.2.0/24"),
+        ("192.168.1.1", "192.168.0.0/16"),
+        ("198.18.0.1", "198.18.0.0/15"),
+        ("198.51.100.1", "198.51.100.0/24"),
+        ("203.0.113.1", "203.0.113.0/24"),
+        ("240.0.0.1", "240.0.0.0/4"),
+        ("255.255.255.255", "255.255.255.255/32"),
+        ("224.0.0.1", "224.0.0.0/4"),
+        ("[::1]", "::1/128"),
+        ("[::]", "::/128"),
+        ("[::ffff:808:808]", "::ffff:0.0.0.0/96"),
+        ("[64:ff9b:1::808:808]", "64:ff9b:1::/48"),
+        ("[100::1]", "100::/64"),
+        ("[100:0:0:1::1]", "100:0:0:1::/64"),
+        ("[2001:5::1]", "2001::/23"),
+        ("[2001:2::1]", "2001:2::/48"),
+        ("[2001:db8::1]", "2001:db8::/32"),
+        ("[3fff::1]", "3fff::/20"),
+        ("[5f00::1]", "5f00::/16"),
+        ("[fd00::1]", "fc00::/7"),
+        ("[fe80::1]", "fe80::/10"),
+        ("[fec0::1]", "fec0::/10"),
+        ("[ff02::1]", "ff00::/8"),
+    ] {
+        let out = ws
+            .run(&["fetch", &format!("http://{address}/")])
+            .err("blocked_address");
+        assert_eq!(out.error()["range"], range, "{address}: {}", out.message());
+    }
+}

@@ -24,9 +24,7 @@ fn fixture_ws() -> (Ws, tempfile::TempDir) {
 
 /// Everything `fd` (with codesmith's skip rules) lists for `args`, if fd is installed.
 fn fd(ws: &Ws, args: &[&str]) -> Option<Vec<String>> {
-    let program = ["fdfind", "fd"]
-        .into_iter()
-        .find(|p| Command::new(p).arg("--version").output().is_ok())?;
+    let program = crate::harness::comparison_program("file_search", &["fdfind", "fd"])?;
     // fd reads .gitignore only inside a git repository; give the fixture one.
     std::fs::create_dir_all(ws.join(".git")).ok()?;
     let mut cmd = Command::new(program);

@@ -113,7 +113,8 @@ fn counts_of(out: &crate::harness::Outcome) -> BTreeMap<String, u64> {
 
 /// `rg ARGS .` in the workspace, if ripgrep is installed.
 fn rg(ws: &Ws, args: &[&str]) -> Option<String> {
-    let out = Command::new("rg")
+    let program = crate::harness::comparison_program("grep_files", &["rg"])?;
+    let out = Command::new(program)
         .args(RG_FLAGS)
         .args(args)
         .arg(".")
@@ -598,4 +599,35 @@ fn when_only_binary_or_huge_files_were_found_no_pattern_hint_is_given() {
         "{text}"
     );
     assert!(!text.contains("case_insensitive=true"), "{text}");
+}
+
+#[test]
+fn a_file_given_as_path_is_searched_whatever_its_size() {
+    let ws = Ws::new();
+    let mut text = "an ordinary log line of about sixty bytes, nothing to see\n".repeat(200_000);
+    text.push_str("the NEEDLE at the very end\n");
+    assert!(text.len() > 10 << 20);
+    ws.write("logs/big.log", &text);
+    let out = ws
+        .call("grep_files", json!({"pattern": "NEEDLE", "path": "logs/big.log"}))
+        .ok();
+    assert_eq!(out.data()["total_matches"], 1, "{}", out.stdout);
+    assert!(
+        out.output().contains("big.log:200001:the NEEDLE at the very end"),
+        "{}",
+        out.output()
+    );
+    // Met while walking a directory, it is still skipped as over 10 MB.
+    let out = ws
+        .call("grep_files", json!({"pattern": "NEEDLE", "path": "logs"}))
+        .ok();
+    assert_eq!(out.data()["total_matches"], 0, "{}", out.stdout);
+    // multiline=true would hold it whole in memory past the cap only for files over 64 MB.
+    let out = ws
+        .call(
+            "grep_files",
+            json!({"pattern": "very end\\n", "path": "logs/big.log", "multiline": true}),
+        )
+        .ok();
+    assert_eq!(out.data()["total_matches"], 1, "{}", out.stdout);
 }

@@ -301,3 +301,32 @@ impl Ws {
             .collect()
     }
 }
+
+/// The first of `programs` that runs, for a test that compares codesmith with it. When none
+/// does, says so on the terminal (past the test harness's capture, so a passing run shows it
+/// too) and returns `None`; with `CODESMITH_REQUIRE_COMPARISONS=1` a missing program fails.
+pub fn comparison_program(test: &str, programs: &[&'static str]) -> Option<&'static str> {
+    let found = programs.iter().copied().find(|p| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        let line = skip_line(test, programs);
+        assert!(
+            std::env::var_os("CODESMITH_REQUIRE_COMPARISONS").is_none(),
+            "CODESMITH_REQUIRE_COMPARISONS is set but {line}"
+        );
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    found
+}
+
+/// What a skipped comparison prints.
+pub fn skip_line(test: &str, programs: &[&str]) -> String {
+    format!(
+        "SKIPPED the comparison with {} in {test}: not installed (`.ci/run` installs it with apt-get)",
+        programs.join(" / ")
+    )
+}

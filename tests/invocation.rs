@@ -153,14 +153,14 @@ fn unknown_tool_names_the_tool_another_harness_name_meant() {
         );
         assert!(message.contains(&format!("Do not retry `{name}`")), "{message}");
         assert!(message.contains("Available tools: read_file"), "{message}");
-        assert_eq!(out.error()["suggestion"], tool);
+        assert_eq!(out.error()["suggestion"], json!({ "name": tool }));
     }
-    // Through `call` as well, where the canonical names only are looked up.
+    // Through `call` as well, where the canonical names only are looked up: the whole call.
     let out = ws
         .run_stdin(&["call"], r#"{"name": "Bash", "arguments": {"command": "true"}}"#)
         .err("unknown_tool");
     assert!(
-        out.message().contains("the shell tool is exec_shell"),
+        out.message().contains("here the same call is exec_shell"),
         "{}",
         out.message()
     );
@@ -280,7 +280,24 @@ fn format_text_prints_only_the_output() {
     assert_eq!(raw.status.code(), Some(0));
     let stdout = String::from_utf8(raw.stdout).unwrap();
     let envelope = ws.run(&["read", "a.txt", "--max-lines", "1"]).ok();
-    assert_eq!(stdout, format!("{}\n", envelope.output()));
+    // The next step is a command line for people; the envelope keeps the model's spelling.
+    assert!(
+        envelope
+            .output()
+            .ends_with("To continue, call read_file with path=\"a.txt\" start_line=2 max_lines=1"),
+        "{}",
+        envelope.output()
+    );
+    assert_eq!(
+        stdout,
+        format!(
+            "{}\n",
+            envelope.output().replace(
+                "call read_file with path=\"a.txt\" start_line=2 max_lines=1",
+                "run `codesmith read a.txt --start-line 2 --max-lines 1`"
+            )
+        )
+    );
     let raw = ws.raw(&["--format", "text", "read", "missing.txt"]);
     assert_eq!(raw.status.code(), Some(1));
     assert!(String::from_utf8(raw.stdout)
@@ -518,4 +535,16 @@ fn a_global_option_after_the_tool_name_gets_the_corrected_command_line() {
     assert!(out
         .message()
         .ends_with("Call again as: codesmith --session s fetch http://127.0.0.1:9/ --format text"));
+}
+
+#[test]
+fn a_comparison_whose_program_is_missing_is_reported_as_skipped() {
+    assert_eq!(
+        crate::harness::comparison_program("this test", &["codesmith-no-such-program"]),
+        None
+    );
+    assert_eq!(
+        crate::harness::skip_line("grep_files", &["rg"]),
+        "SKIPPED the comparison with rg in grep_files: not installed (`.ci/run` installs it with apt-get)"
+    );
 }

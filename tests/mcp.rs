@@ -145,7 +145,7 @@ fn tool_failures_are_is_error_results_the_model_can_read() {
     let unknown = session.call("Bash", json!({"command": "ls"}));
     assert_eq!(unknown["isError"], true);
     assert_eq!(unknown["structuredContent"]["code"], "unknown_tool");
-    assert_eq!(unknown["structuredContent"]["suggestion"], "exec_shell");
+    assert_eq!(unknown["structuredContent"]["suggestion"]["name"], "exec_shell");
 
     let not_found = session.call("read_file", json!({"path": "nope.txt"}));
     assert_eq!(not_found["structuredContent"]["code"], "not_found");

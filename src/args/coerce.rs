@@ -43,7 +43,7 @@ const CLAMPED: &[Clamped] = &[
 /// Clamps the clamped fields of `tool` that are below their minimum or beyond 64 bits, and
 /// returns a notice for each (`max_results=-5 is outside 1..=1000; used 1.`). Runs on every
 /// call, so it looks at nothing but the few fields in its table.
-pub fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
+pub(super) fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
     let mut notices = Vec::new();
     let Value::Object(map) = args else {
         return notices;

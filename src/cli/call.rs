@@ -3,8 +3,10 @@
 use clap::ArgMatches;
 use serde_json::Value;
 
-use super::{read_stdin_text, unknown_tool, Invocation};
-use crate::context::Global;
+use super::arguments::read_stdin_text;
+use super::translate::{self, Files};
+use super::Invocation;
+use crate::context::{Context, Global};
 use crate::error::ToolError;
 use crate::tools;
 
@@ -15,7 +17,8 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
         tool: tool.to_string(),
         error,
     };
-    let text = match sub.get_one::<String>("json") {
+    let given = sub.get_one::<String>("call").or(sub.get_one::<String>("json"));
+    let text = match given {
         Some(text) if !text.is_empty() => text.clone(),
         _ => match read_stdin_text("the call") {
             Ok(text) => text,
@@ -25,13 +28,19 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     let call: Value = match serde_json::from_str(crate::args::strip_bom(&text).trim()) {
         Ok(value) => value,
         Err(err) => {
+            let tool = named_tool(&text).unwrap_or("read_file");
+            let example = format!(
+                "{{\"name\": \"{tool}\", \"arguments\": {}}}",
+                crate::args::example_of(tool)
+            );
+            let trimmed = crate::args::strip_bom(&text).trim();
             return usage(
                 global,
                 "call",
-                ToolError::invalid(format!(
-                    "malformed JSON for call: {err}. Send {{\"name\": \"read_file\", \"arguments\": {{\"path\": \"README.md\"}}}}."
+                ToolError::invalid(crate::args::explain_malformed(
+                    "for call", trimmed, &err, &example,
                 )),
-            )
+            );
         }
     };
     let (name, arguments) = match unwrap_call(call) {
@@ -41,16 +50,22 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             return usage(global, &tool, error);
         }
     };
-    let Some(spec) = tools::find(&name) else {
-        return usage(global, &name, unknown_tool(&name));
-    };
+    let tool_name = tools::find(&name).map_or(name.as_str(), |spec| spec.name);
     let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(spec.name, &text) {
+        Value::String(text) => match crate::args::parse_json_text(tool_name, &text) {
             Ok(value) => value,
-            Err(err) => return usage(global, spec.name, err),
+            Err(err) => return usage(global, tool_name, err),
         },
         other => other,
     };
+    let Some(spec) = tools::find(&name) else {
+        let files = WorkspaceFiles::new(&global);
+        let error = super::unknown_tool_call(&name, &arguments, &files);
+        return usage(global, &name, error);
+    };
+    if let Some(error) = foreign_shape(&name, &arguments, &global) {
+        return usage(global, spec.name, error);
+    }
     Invocation::Tool {
         global,
         spec,
@@ -58,10 +73,37 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     }
 }
 
+/// The `params` of a JSON-RPC `tools/call` request (MCP on the wire): `{"jsonrpc": "2.0",
+/// "id": 1, "method": "tools/call", "params": {"name", "arguments"}}`.
+fn json_rpc_params(
+    mut request: serde_json::Map<String, Value>,
+) -> Result<serde_json::Map<String, Value>, String> {
+    match request.get("method").and_then(Value::as_str) {
+        Some("tools/call") => {}
+        Some(other) => {
+            return Err(format!(
+                "`call` runs JSON-RPC `tools/call` requests only, not `{other}`; for the catalog run \
+                 `codesmith tools --format mcp`. {CALL_SHAPES}"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "a JSON-RPC request needs \"method\": \"tools/call\". {CALL_SHAPES}"
+            ))
+        }
+    }
+    match request.shift_remove("params") {
+        Some(Value::Object(params)) => Ok(params),
+        _ => Err(format!(
+            "a `tools/call` request needs \"params\": {{\"name\": ..., \"arguments\": {{...}}}}. {CALL_SHAPES}"
+        )),
+    }
+}
+
 /// The shapes `call` accepts, for its messages.
 const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
      (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
-     \"input\": {\"path\": \"a.txt\"}} (Anthropic) and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
+     \"input\": {\"path\": \"a.txt\"}} (Anthropic), a JSON-RPC `tools/call` request (its \"params\") and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
      {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
      \"call_id\" are ignored.";
 
@@ -80,6 +122,9 @@ fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>>
             format!("call expects a JSON object. {CALL_SHAPES}"),
         ));
     };
+    if call.contains_key("jsonrpc") || call.contains_key("method") {
+        call = json_rpc_params(call).map_err(|message| refuse("call", message))?;
+    }
     for field in IGNORED_CALL_FIELDS {
         call.shift_remove(field);
     }
@@ -127,4 +172,81 @@ fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>>
         ));
     }
     Ok((name, arguments))
+}
+
+/// A call to a codesmith name in another harness's shape: Codex's `shell` with an argv list
+/// and its `apply_patch` with `input`. The error carries the call in codesmith's shape.
+fn foreign_shape(name: &str, arguments: &Value, global: &Global) -> Option<ToolError> {
+    let foreign = match name {
+        "shell" | "exec_shell" if arguments["command"].is_array() => "shell",
+        "apply_patch" | "patch" if arguments.get("input").is_some() && arguments.get("patch").is_none() => {
+            "apply_patch"
+        }
+        _ => return None,
+    };
+    let files = WorkspaceFiles::new(global);
+    let call = translate::translate(foreign, arguments, &files)?.ok()?;
+    let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
+    let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
+    Some(
+        ToolError::invalid(format!(
+            "these are Codex's arguments for `{name}`; {} takes {}. Send this call, as is (it is \
+             also error.suggestion): {suggestion}.{notes}",
+            call.name,
+            if call.name == "apply_patch" {
+                "the patch text in `patch`"
+            } else {
+                "the command line as one string in `command`"
+            }
+        ))
+        .with("suggestion", suggestion),
+    )
+}
+
+/// The workspace as a translation sees it: files resolved from the session's cwd, opened
+/// only when a translation needs a file's text.
+struct WorkspaceFiles<'a> {
+    global: &'a Global,
+    context: std::cell::OnceCell<Option<Context>>,
+}
+
+impl<'a> WorkspaceFiles<'a> {
+    fn new(global: &'a Global) -> WorkspaceFiles<'a> {
+        WorkspaceFiles {
+            global,
+            context: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn context(&self) -> Option<&Context> {
+        self.context
+            .get_or_init(|| Context::open(self.global, "call").ok())
+            .as_ref()
+    }
+}
+
+impl Files for WorkspaceFiles<'_> {
+    fn text(&self, path: &str) -> Result<(String, String), String> {
+        let ctx = self.context().ok_or("the workspace could not be opened")?;
+        let resolved = ctx.resolve(path).map_err(|err| err.message)?;
+        let call_path = ctx.workspace.call_path(&resolved.abs);
+        let text = std::fs::read_to_string(&resolved.abs)
+            .map_err(|err| format!("`{call_path}` could not be read as UTF-8 text ({err})"))?;
+        Ok((call_path, text))
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.context()
+            .and_then(|ctx| ctx.resolve(path).ok())
+            .is_some_and(|p| p.abs.is_dir())
+    }
+}
+
+/// The codesmith tool a call that does not parse names (`"name": "edit_file"`), for its example.
+fn named_tool(text: &str) -> Option<&'static str> {
+    let at = text.find("\"name\"")?;
+    let rest = text[at + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let name = &rest[..rest.find('"')?];
+    tools::find(name).map(|spec| spec.name)
 }

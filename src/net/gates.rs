@@ -2,14 +2,17 @@
 //!
 //! 1. scheme: http or https, judged on the URL as the `url` crate (a WHATWG parser, as
 //!    browsers and clients use) understands it, so `HTTP://`, surrounding whitespace, tabs and
-//!    backslashes are judged on what a client would actually connect to;
-//! 2. the network policy (deny → `network_denied`; prompt → `approval_required` unless
-//!    granted);
-//! 3. `localhost` names, which resolve to loopback without asking DNS;
+//!    backslashes are judged on what a client would actually connect to; a URL without one
+//!    gets the call with the scheme that fits;
+//! 2. the network policy's deny (→ `network_denied`);
+//! 3. `localhost` names, which resolve to loopback without asking DNS, refused by name;
 //! 4. IP literals, in every spelling the parser accepts (decimal `2130706433`, octal `0177.1`,
 //!    hex `0x7f.1`, short `127.1`, bracketed IPv6), checked against the restricted table;
 //! 5. names resolved, and every answer checked: one restricted answer refuses the request,
-//!    because which answer a client uses is not ours to predict;
+//!    because which answer a client uses is not ours to predict; only then the policy's
+//!    prompt (→ `approval_required` unless granted), so no one is asked to approve a request
+//!    that would be refused anyway (the price: a prompt host's name is looked up before the
+//!    approval, which sends no byte to the host itself);
 //! 6. the connection pinned to the checked addresses through [`PinnedResolver`], so nothing
 //!    resolves the name a second time (no DNS rebinding between check and connect). The first
 //!    answer is used; the next only when the first cannot be reached at all (an IPv6 answer on
@@ -85,7 +88,19 @@ impl From<ToolError> for Refusal {
 
 /// Gate 1 for the URL the model passed: parses it and checks scheme, host and userinfo.
 pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
-    let url = Url::parse(text).map_err(|err| {
+    let parsed = Url::parse(text);
+    let schemeless = match &parsed {
+        Ok(url) => !matches!(url.scheme(), "http" | "https") && !text.contains("://"),
+        Err(_) => true,
+    };
+    if let Some(fixed) = schemeless.then(|| with_scheme(text)).flatten() {
+        return Err(ToolError::invalid(format!(
+            "`{}` has no scheme, so it is not an absolute URL. Call fetch_url with url=\"{fixed}\".",
+            text.trim()
+        ))
+        .with("suggestion", fixed));
+    }
+    let url = parsed.map_err(|err| {
         ToolError::invalid(format!(
             "`{text}` is not an absolute URL ({err}). Pass a full http or https URL, e.g. \
              call fetch_url with url=\"https://docs.rs/regex\"."
@@ -120,6 +135,53 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
         ))
     })?;
     Ok(url)
+}
+
+/// `text` with the scheme it most likely lacks: `http://` for an IP address or a local name
+/// (which rarely serve TLS), `https://` otherwise. `None` when `text` is no host (and port,
+/// path) at all.
+fn with_scheme(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() || text.contains("://") || text.contains(char::is_whitespace) {
+        return None;
+    }
+    let text = text.strip_prefix("//").unwrap_or(text);
+    let authority = &text[..text.find(['/', '?', '#']).unwrap_or(text.len())];
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => {
+            let (inside, after) = rest.split_once(']')?;
+            inside.parse::<std::net::Ipv6Addr>().ok()?;
+            if !(after.is_empty() || after.strip_prefix(':')?.bytes().all(|b| b.is_ascii_digit())) {
+                return None;
+            }
+            inside
+        }
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => host,
+            Some(_) => return None,
+            None => authority,
+        },
+    };
+    let is_name = !host.is_empty()
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+    let ip = host.parse::<IpAddr>().is_ok();
+    if !(is_name || ip) {
+        return None;
+    }
+    let name = host.to_ascii_lowercase();
+    let local = ip
+        || !name.contains('.')
+        || LOCAL_NAMES.contains(&name.as_str())
+        || [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".test"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix));
+    let scheme = if local { "http" } else { "https" };
+    Some(format!("{scheme}://{text}"))
 }
 
 /// Gate 1 for a redirect target: the same checks, reported as a refused redirect.
@@ -168,23 +230,18 @@ pub fn policy_host(url: &Url) -> String {
 /// Gates 2 to 6 for one hop. Returns the checked addresses to connect to, in order (never empty).
 pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Result<Vec<Admitted>, Refusal> {
     let host = policy_host(url);
-    // Gate 2: the policy.
-    let admission = match policy.decide(&host) {
-        Decision::Allow => Admission::Allow,
-        Decision::Deny => return Err(denied(&host, policy).into()),
-        Decision::Prompt => {
-            let request = approval_request(&host);
-            ctx.require_approval(&request)?;
-            Admission::Approved
-        }
-    };
+    // Gate 2: the policy's deny.
+    let decision = policy.decide(&host);
+    if decision == Decision::Deny {
+        return Err(denied(&host, policy).into());
+    }
     let port = url.port_or_known_default().unwrap_or(80);
     let addresses = match url.host() {
         // Gate 3: names of this machine.
         Some(Host::Domain(name)) => {
             let name = normalize_host(name);
             if LOCAL_NAMES.contains(&name.as_str()) || name.ends_with(".localhost") {
-                return Err(blocked_name(&host).into());
+                return Err(blocked_name(url, &host).into());
             }
             // Gate 5: resolve, then judge every answer.
             resolve(&host, port, deadline)?
@@ -205,6 +262,14 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
             }
         }
     }
+    // Only now the policy's prompt: every answer may be connected to once approved.
+    let admission = match decision {
+        Decision::Prompt => {
+            ctx.require_approval(&approval_request(&host))?;
+            Admission::Approved
+        }
+        _ => Admission::Allow,
+    };
     // Gate 6: every answer is good; the connection is pinned to them, in the resolver's order
     // (a later one is tried only when an earlier one cannot be reached at all), and nothing
     // resolves the name again.
@@ -259,18 +324,36 @@ fn denied(host: &str, policy: &Policy) -> ToolError {
     .with("host", host)
 }
 
-fn blocked_name(host: &str) -> ToolError {
+fn blocked_name(url: &Url, host: &str) -> ToolError {
+    let loopback = if host.contains("ip6") {
+        "[::1]"
+    } else {
+        "127.0.0.1"
+    };
+    let mut by_address = url.clone();
+    let _ = by_address.set_host(Some(loopback));
+    let line = trusted_cidrs_line(if loopback == "[::1]" {
+        "::1/128"
+    } else {
+        "127.0.0.1/32"
+    });
     ToolError::new(
         ErrorCode::BlockedAddress,
         format!(
-            "`{host}` names this machine (localhost), and fetch_url never connects to local \
-             services. Do not retry with another spelling; to talk to a local server the user \
-             runs, use exec_shell, or ask the user to list its address in trusted_cidrs of \
-             [network] in .codesmith/config.toml and fetch that address."
+            "`{host}` names this machine (localhost), and fetch_url refuses localhost names by \
+             name, whatever trusted_cidrs holds; nothing was sent. Do not retry with another \
+             spelling of the name. If the user runs that server on purpose, they can add \
+             {line} to [network] in .codesmith/config.toml; then call fetch_url with \
+             url=\"{by_address}\". Otherwise use exec_shell."
         ),
     )
     .with("host", host)
     .with("range", "localhost")
+}
+
+/// The config line that exempts `cidr`, as a user would write it.
+fn trusted_cidrs_line(cidr: &str) -> String {
+    format!("`trusted_cidrs = [\"{cidr}\"]` (or \"{cidr}\" added to the trusted_cidrs list it has)")
 }
 
 fn blocked(host: &str, literal: bool, answers: usize, restricted: &restricted::Restricted) -> ToolError {
@@ -285,16 +368,22 @@ fn blocked(host: &str, literal: bool, answers: usize, restricted: &restricted::R
     } else {
         format!("`{host}` resolves to {}", restricted.describe())
     };
+    let exact = match restricted.address {
+        IpAddr::V4(ip) => format!("{ip}/32"),
+        IpAddr::V6(ip) => format!("{ip}/128"),
+    };
     ToolError::new(
         ErrorCode::BlockedAddress,
         format!(
             "{what}. fetch_url never connects to loopback, private, link-local, metadata or other \
-             internal addresses, so nothing was sent. Do not retry with another spelling of the \
-             address. If this is a service the user runs on purpose (a test server, a fake-ip \
-             proxy), the user can exempt its range with trusted_cidrs in [network] of \
-             .codesmith/config.toml."
+             internal addresses, so nothing was sent and no approval can change that. Do not retry \
+             with another spelling of the address. If this is a service the user runs on purpose \
+             (a test server, a fake-ip proxy), the user can exempt this address by adding {} to \
+             [network] in .codesmith/config.toml.",
+            trusted_cidrs_line(&exact)
         ),
     )
+    .with("trusted_cidr", exact)
     .with("host", host)
     .with("address", restricted.address.to_string())
     .with("range", restricted.range.to_string())

@@ -11,6 +11,15 @@
 //! `::a.b.c.d`, NAT64 `64:ff9b::/96` and the local-use `64:ff9b:1::/48`, 6to4 `2002::/16`,
 //! Teredo `2001::/32`); each of these reaches the IPv4 it carries, so it is judged as that
 //! IPv4. Otherwise `[::ffff:127.0.0.1]` would be a second spelling of loopback.
+//!
+//! The tables hold every entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+//! that is not globally reachable (as published in 2025, with RFC 9602's SRv6 SIDs, RFC 9637's
+//! documentation prefix and RFC 9780's dummy prefix), the more specific entries first so the
+//! refusal names the right one, plus multicast, class E and the deprecated site-local range.
+//! Two of those entries carry an IPv4 (IPv4-mapped, local-use NAT64): they are judged as the
+//! IPv4 first, for the clearer message, and refused whatever it is. Inside 2001::/23 the
+//! registry marks some blocks globally reachable (anycast, AMT, AS112, ORCHIDv2, DETs); those
+//! stay reachable, and Teredo is judged by the IPv4 it carries.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -44,6 +53,7 @@ impl Restricted {
 
 const V4: &[(&str, &str)] = &[
     ("255.255.255.255/32", "broadcast"),
+    ("0.0.0.0/32", "this host on this network, reaches the local host"),
     ("0.0.0.0/8", "this network, reaches the local host"),
     ("10.0.0.0/8", "private network"),
     ("100.64.0.0/10", "carrier-grade NAT shared space"),
@@ -53,6 +63,10 @@ const V4: &[(&str, &str)] = &[
         "link-local, incl. the cloud metadata endpoint 169.254.169.254",
     ),
     ("172.16.0.0/12", "private network"),
+    ("192.0.0.0/29", "IPv4 service continuity prefix"),
+    ("192.0.0.8/32", "IPv4 dummy address"),
+    ("192.0.0.170/32", "NAT64/DNS64 discovery"),
+    ("192.0.0.171/32", "NAT64/DNS64 discovery"),
     ("192.0.0.0/24", "IETF protocol assignments"),
     ("192.0.2.0/24", "documentation (TEST-NET-1)"),
     ("192.168.0.0/16", "private network"),
@@ -66,11 +80,36 @@ const V4: &[(&str, &str)] = &[
 const V6: &[(&str, &str)] = &[
     ("::/128", "unspecified, reaches the local host"),
     ("::1/128", "loopback"),
+    ("100::/64", "discard-only"),
+    ("100:0:0:1::/64", "dummy IPv6 prefix"),
+    ("2001:2::/48", "benchmarking"),
+    ("2001::/23", "IETF protocol assignments"),
+    ("2001:db8::/32", "documentation"),
+    ("3fff::/20", "documentation"),
+    ("5f00::/16", "segment routing (SRv6) SIDs"),
     ("fc00::/7", "unique local (private network)"),
     ("fe80::/10", "link-local"),
     ("fec0::/10", "site-local (deprecated, private network)"),
     ("ff00::/8", "multicast"),
-    ("2001:db8::/32", "documentation"),
+];
+
+/// Entries that carry an IPv4 address: judged as that IPv4 first, then refused in any case.
+const V6_CARRIERS: &[(&str, &str)] = &[
+    ("::ffff:0:0/96", "IPv4-mapped"),
+    ("64:ff9b:1::/48", "local-use IPv4/IPv6 translation"),
+];
+
+/// Blocks inside a refused entry (2001::/23) that the registry marks globally reachable, and
+/// Teredo, which is judged by the IPv4 it carries.
+const V6_REACHABLE_INSIDE: &[&str] = &[
+    "2001:1::1/128",
+    "2001:1::2/128",
+    "2001:1::3/128",
+    "2001:3::/32",
+    "2001:4:112::/48",
+    "2001:20::/28",
+    "2001:30::/28",
+    "2001::/32",
 ];
 
 /// The range `address` falls in, or `None` when fetch_url may connect to it.
@@ -91,12 +130,20 @@ pub fn check(address: IpAddr) -> Option<Restricted> {
                     embedded: None,
                 });
             }
-            embedded_v4(v6).into_iter().find_map(|v4| {
+            let carried = embedded_v4(v6).into_iter().find_map(|v4| {
                 check_v4(v4).map(|(range, label)| Restricted {
                     address,
                     range: IpNet::V4(range),
                     label,
                     embedded: Some(v4),
+                })
+            });
+            carried.or_else(|| {
+                find_in(V6_CARRIERS, v6).map(|(range, label)| Restricted {
+                    address,
+                    range: IpNet::V6(range),
+                    label,
+                    embedded: None,
                 })
             })
         }
@@ -111,7 +158,18 @@ fn check_v4(address: Ipv4Addr) -> Option<(Ipv4Net, &'static str)> {
 }
 
 fn check_v6(address: Ipv6Addr) -> Option<(Ipv6Net, &'static str)> {
-    V6.iter().find_map(|(range, label)| {
+    let reachable = V6_REACHABLE_INSIDE
+        .iter()
+        .filter_map(|range| range.parse::<Ipv6Net>().ok())
+        .any(|range| range.contains(&address));
+    if reachable {
+        return None;
+    }
+    find_in(V6, address)
+}
+
+fn find_in(table: &[(&str, &'static str)], address: Ipv6Addr) -> Option<(Ipv6Net, &'static str)> {
+    table.iter().find_map(|(range, label)| {
         let range: Ipv6Net = range.parse().ok()?;
         range.contains(&address).then_some((range, *label))
     })
@@ -171,7 +229,7 @@ mod tests {
             assert!(check(IpAddr::V4(net.network())).is_some(), "{range}");
             assert!(check(IpAddr::V4(net.broadcast())).is_some(), "{range}");
         }
-        for (range, _) in V6 {
+        for (range, _) in V6.iter().chain(V6_CARRIERS) {
             let net: Ipv6Net = range.parse().expect("net");
             assert!(check(IpAddr::V6(net.network())).is_some(), "{range}");
             assert!(check(IpAddr::V6(net.broadcast())).is_some(), "{range}");
@@ -193,8 +251,13 @@ mod tests {
             "223.255.255.255",
             "2606:4700::1111",
             "2a00:1450:4001::200e",
-            "::ffff:8.8.8.8",
             "64:ff9b::808:808",
+            "2001:1::1",
+            "2001:3::1",
+            "2001:4:112::1",
+            "2001:20::1",
+            "2001:30::1",
+            "2001:0:808:808:0:0:f7f7:fbfb",
             "2002:808:808::1",
         ] {
             assert_eq!(blocked(ip), None, "{ip}");

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet};
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -85,7 +85,7 @@ pub struct FileSearchArgs {
 
 /// The compiled pattern: what it is matched against and whether only directories qualify.
 struct Pattern {
-    glob: Option<GlobMatcher>,
+    glob: Option<GlobSet>,
     by_path: bool,
     dirs_only: bool,
     root_prefix: PathBuf,
@@ -110,12 +110,12 @@ impl Pattern {
                 root_prefix,
             });
         }
-        let glob = GlobBuilder::new(text)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|err| err.kind().to_string())?
-            .compile_matcher();
+        crate::walk::check_glob_length(text)?;
+        let glob = crate::walk::compile_glob(
+            GlobBuilder::new(text)
+                .literal_separator(true)
+                .backslash_escape(true),
+        )?;
         Ok(Pattern {
             glob: Some(glob),
             by_path: text.contains('/'),
@@ -177,6 +177,9 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
+    crate::walk::check_glob_length(&args.pattern).map_err(|err| {
+        ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
+    })?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
         ToolError::invalid(format!(
             "invalid glob {}: {err}. Use `*` for any characters in a name, `**` for any directories, \
@@ -324,12 +327,12 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
         .filter(|c| !"*?[]{}!".contains(*c))
         .collect::<String>()
         .to_lowercase();
-    let folded = GlobBuilder::new(last)
-        .case_insensitive(true)
-        .literal_separator(true)
-        .build()
-        .ok()
-        .map(|g| g.compile_matcher());
+    let folded = crate::walk::compile_glob(
+        GlobBuilder::new(last)
+            .case_insensitive(true)
+            .literal_separator(true),
+    )
+    .ok();
     if core.is_empty() && folded.is_none() {
         return Vec::new();
     }

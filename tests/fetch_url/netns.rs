@@ -699,3 +699,20 @@ fn an_ipv6_literal_connects_when_its_range_is_trusted() {
     assert!(out.output().contains("# six"), "{}", out.output());
     assert_eq!(out.data()["decision"], "trusted-cidr");
 }
+
+#[test]
+#[ignore = "runs inside a private network namespace"]
+fn claude_code_web_fetch_is_translated_to_a_call_that_fetches() {
+    assert_private_namespace();
+    let server = site();
+    let ws = Ws::new();
+    config(&ws.path(), TRUSTED);
+    let (suggestion, message) = crate::foreign_calls::translated(
+        &ws,
+        json!({"name": "WebFetch", "arguments": {"url": server.url("/page"), "prompt": "Summarize"}}),
+        "unknown_tool",
+    );
+    assert!(message.contains("`prompt` has no equivalent here"), "{message}");
+    let out = crate::foreign_calls::send(&ws, &suggestion).ok();
+    assert!(out.output().contains("Release notes"), "{}", out.output());
+}

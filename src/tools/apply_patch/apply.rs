@@ -647,36 +647,43 @@ fn render_hunk(diff: &mut String, file: &FileText, hunk: &Hunk, at: usize, new_a
             // in its ending: it is shown removed and added, each with its own marker.
             Tag::Context if old_end != new_end => {
                 let text = file.line(j);
-                let _ = writeln!(diff, "-{text}");
+                push_line(diff, "-", text);
                 if old_end {
-                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                    push_line(diff, "", NO_NEWLINE);
                 }
-                let _ = writeln!(diff, "+{text}");
+                push_line(diff, "+", text);
                 if new_end {
-                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                    push_line(diff, "", NO_NEWLINE);
                 }
                 j += 1;
             }
             Tag::Context => {
-                let _ = writeln!(diff, " {}", file.line(j));
+                push_line(diff, " ", file.line(j));
                 if old_end {
-                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                    push_line(diff, "", NO_NEWLINE);
                 }
                 j += 1;
             }
             Tag::Remove => {
-                let _ = writeln!(diff, "-{}", file.line(j));
+                push_line(diff, "-", file.line(j));
                 if old_end {
-                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                    push_line(diff, "", NO_NEWLINE);
                 }
                 j += 1;
             }
             Tag::Add => {
-                let _ = writeln!(diff, "+{}", line.text);
+                push_line(diff, "+", &line.text);
                 if new_end {
-                    let _ = writeln!(diff, "{NO_NEWLINE}");
+                    push_line(diff, "", NO_NEWLINE);
                 }
             }
         }
     }
+}
+
+/// Appends `sign`, `text` and a newline (a diff has thousands of lines; no formatting needed).
+fn push_line(diff: &mut String, sign: &str, text: &str) {
+    diff.push_str(sign);
+    diff.push_str(text);
+    diff.push('\n');
 }

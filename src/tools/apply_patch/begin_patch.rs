@@ -24,6 +24,13 @@ const FORMS: &str = "Legal lines: `*** Add File: PATH`, `*** Delete File: PATH`,
 
 /// True when the text's first meaningful line is `*** Begin Patch`.
 pub fn detect(text: &str) -> bool {
+    // The marker opens the patch (after at most a few heredoc, fence or blank lines): one
+    // SIMD scan of the head rules out a unified diff before any line is split.
+    const HEAD_BYTES: usize = 64 * 1024;
+    let head = &text.as_bytes()[..text.len().min(HEAD_BYTES)];
+    if memchr::memmem::find(head, b"*** Begin Patch").is_none() {
+        return false;
+    }
     let lines = patch_lines(text);
     let (start, _) = frame(&lines);
     lines.get(start).is_some_and(|l| is_begin(l))
@@ -165,6 +172,7 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
                 }
                 hunk.body.truncate(hunk.body.len() - trailing_bare);
                 let mut file = FilePatch::new(Op::Add, path, hunk.line);
+                file.replaces = true;
                 file.hunks.push(hunk);
                 files.push(file);
             }

@@ -17,10 +17,20 @@ use super::model::{FilePatch, Op};
 /// `Ok` when at most one file needs a read (planning then reports it, with its patch line);
 /// otherwise an error with the first problem's code listing every file and its read_file call.
 pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
+    // With one file to check, planning's own gate reports it (with its patch line), so the
+    // content of a large file is not hashed twice.
+    let candidates = files
+        .iter()
+        .filter(|f| (f.op != Op::Add || f.replaces) && !f.symlink)
+        .map(|f| f.path.as_str())
+        .collect::<HashSet<_>>();
+    if candidates.len() < 2 {
+        return Ok(());
+    }
     let mut seen = HashSet::new();
     let mut problems: Vec<(WsPath, ErrorCode)> = Vec::new();
     for file in files {
-        if file.op == Op::Add || file.symlink {
+        if (file.op == Op::Add && !file.replaces) || file.symlink {
             continue;
         }
         // A symlink the patch deletes or renames is acted on as a link (no read needed), and a

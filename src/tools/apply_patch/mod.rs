@@ -37,7 +37,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 };
 
 const DESCRIPTION: &str = "Apply a patch to one or more files: a unified diff (as `git diff` or `diff -u` print it) or the `*** Begin Patch` format.
-Use this for changes spanning several places or files, and instead of `git apply`, `patch` or heredocs in exec_shell; for one small replacement edit_file is simpler. Unified diffs may hold several files and hunks, `a/` `b/` prefixes, /dev/null for new and deleted files, and git's rename, copy and mode headers (symlink and submodule modes are refused; deleting or renaming a symlink acts on the link, not its target); hunk line counts must match the body. `*** Begin Patch` takes `*** Add File:` (every line `+`), `*** Delete File:`, `*** Update File:` with optional `*** Move to:`, chunks headed by `@@` or `@@ <line above the change>`, and `*** End of File`.
+Use this for changes spanning several places or files, and instead of `git apply`, `patch` or heredocs in exec_shell; for one small replacement edit_file is simpler. Unified diffs may hold several files and hunks, `a/` `b/` prefixes, /dev/null for new and deleted files, and git's rename, copy and mode headers (symlink and submodule modes are refused; deleting or renaming a symlink acts on the link, not its target); hunk line counts must match the body. `*** Begin Patch` takes `*** Add File:` (every line `+`; over a file this session read, it replaces the file whole, as write_file does), `*** Delete File:`, `*** Update File:` with optional `*** Move to:`, chunks headed by `@@` or `@@ <line above the change>`, and `*** End of File`.
 Every existing file the patch touches must have been read with read_file (and not changed since). Hunks are found near their stated line even if the file drifted (up to 50 lines), forgiving whitespace and typographic punctuation but never ambiguity. All or nothing: if any hunk fails, nothing is written and the error shows the expected and the actual text. Line endings, BOM and encoding are kept. dry_run=true shows the result without writing.
 Examples:
 {\"patch\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def greet():\\n-    print(\\\"hi\\\")\\n+    print(\\\"hello\\\")\\n*** Add File: NOTES.md\\n+# Notes\\n*** End Patch\"}
@@ -97,7 +97,9 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         format!("{summary}\n{}", shown_diff(&crate::diff::abbreviate(&diff)))
     };
     output.truncate(output.trim_end().len());
-    Ok(ToolOutput::new(output)
+    let mut result = ToolOutput::new(output);
+    result.notices = std::mem::take(&mut plan.notices);
+    Ok(result
         .with("format", format.as_str())
         .with("dry_run", args.dry_run)
         .with("files", reports)
@@ -118,13 +120,27 @@ fn shown_diff(diff: &str) -> std::borrow::Cow<'_, str> {
     }
     let cut = diff[..cut].rfind('\n').map_or(0, |i| i + 1);
     let rest = &diff[cut..];
-    let hunks = rest.lines().filter(|l| l.starts_with("@@ ")).count();
+    let hunks =
+        usize::from(rest.starts_with("@@ ")) + memchr::memmem::find_iter(rest.as_bytes(), b"\n@@ ").count();
+    let lines = memchr::memchr_iter(b'\n', rest.as_bytes()).count() + usize::from(!rest.ends_with('\n'));
     format!(
-        "{}[diff cut: {} more lines ({hunks} more hunks) are in data.diff]\n",
+        "{}[diff cut: {lines} more lines ({hunks} more hunks) are in data.diff]\n",
         &diff[..cut],
-        rest.lines().count()
     )
     .into()
+}
+
+/// Parses `text` as apply_patch does, without a workspace (a path exists when `exists` says
+/// so), and returns how many files it changes or the message of the error; for fuzzing and
+/// property tests of the two patch parsers.
+#[doc(hidden)]
+pub fn parse_text(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<usize, String> {
+    let result = if begin_patch::detect(text) {
+        begin_patch::parse(text)
+    } else {
+        unified::parse(text, exists)
+    };
+    result.map(|files| files.len()).map_err(|err| err.message)
 }
 
 /// Detects the format and parses.

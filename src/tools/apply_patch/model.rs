@@ -83,6 +83,9 @@ pub struct FilePatch {
     /// Added lines take their line ending from the patch (it carries CRLF lines explicitly,
     /// as `git diff` of a CRLF file does) rather than from the file.
     pub explicit_endings: bool,
+    /// `*** Add File` over an existing regular file replaces it, as write_file does (with the
+    /// same freshness gate); a unified diff from /dev/null never does.
+    pub replaces: bool,
     /// The patch line of the file's header, for messages.
     pub line: usize,
 }
@@ -98,6 +101,7 @@ impl FilePatch {
             executable: None,
             symlink: false,
             explicit_endings: false,
+            replaces: false,
             line,
         }
     }
@@ -154,7 +158,15 @@ pub fn patch_lines(text: &str) -> Vec<&str> {
     if body.is_empty() {
         return Vec::new();
     }
-    let lines: Vec<&str> = body.split('\n').collect();
+    let bytes = body.as_bytes();
+    // Patch lines average well over 16 bytes; a few reallocations beat a counting pass.
+    let mut lines: Vec<&str> = Vec::with_capacity(bytes.len() / 16 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        lines.push(&body[start..end]);
+        start = end + 1;
+    }
+    lines.push(&body[start..]);
     let all_crlf = lines.iter().all(|l| l.ends_with('\r')) && (text.ends_with("\r\n") || lines.len() > 1);
     if all_crlf {
         lines.iter().map(|l| &l[..l.len() - 1]).collect()

@@ -67,15 +67,28 @@ impl FileReport {
     }
 
     pub fn to_json(&self) -> Value {
+        // Built as values directly: `json!` would serialize the list of positions (a thousand
+        // objects for a large patch) into a second copy.
+        let positions: Vec<Value> = self
+            .hunks
+            .iter()
+            .map(|h| {
+                let mut position = serde_json::Map::with_capacity(3);
+                position.insert("line".into(), h.line.into());
+                position.insert("offset".into(), h.offset.into());
+                position.insert("fuzz".into(), h.fuzz.as_str().into());
+                Value::Object(position)
+            })
+            .collect();
         let mut value = json!({
             "path": self.path,
             "status": self.status,
             "hunks": self.hunks.len(),
             "fuzz": self.fuzz().map(Fuzz::as_str),
-            "hunk_positions": self.hunks.iter().map(|h| json!({
-                "line": h.line, "offset": h.offset, "fuzz": h.fuzz.as_str()
-            })).collect::<Vec<_>>(),
         });
+        if let Value::Object(map) = &mut value {
+            map.insert("hunk_positions".into(), Value::Array(positions));
+        }
         if let (Some(from), Value::Object(map)) = (&self.from, &mut value) {
             map.insert("from".into(), Value::String(from.clone()));
         }
@@ -88,6 +101,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     pub reports: Vec<FileReport>,
     pub diff: String,
+    /// Side observations for the result (an `*** Add File` that replaced a file).
+    pub notices: Vec<String>,
 }
 
 /// Computes every file's new content. Nothing is written.
@@ -99,19 +114,21 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
         claimed_by_links: HashSet::new(),
         reports: Vec::new(),
         diff: String::new(),
+        notices: Vec::new(),
     };
     for file in files {
         if links::plan(ctx, &mut plan, file)? {
             continue;
         }
-        let source = if file.op == Op::Add {
+        let (source, replacing) = if file.op == Op::Add {
             new_slot(ctx, &mut plan, file)?
         } else {
-            slot(ctx, &mut plan, &file.path, file)?
+            (slot(ctx, &mut plan, &file.path, file)?, false)
         };
         let path = plan.slots[source].path.clone();
         let display = path.display.clone();
         match file.op {
+            Op::Add if replacing => replace_whole(ctx, &mut plan, source, file)?,
             Op::Add => {
                 if plan.slots[source].current.is_some() {
                     return Err(already_exists(&path, file));
@@ -193,7 +210,39 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
         steps: all_steps,
         reports: plan.reports,
         diff: plan.diff,
+        notices: plan.notices,
     })
+}
+
+/// `*** Add File` over a file that exists: the new text replaces it whole, as write_file would
+/// (the file passed the freshness gate when its slot was loaded).
+fn replace_whole(
+    ctx: &Context,
+    plan: &mut Planning,
+    source: usize,
+    file: &FilePatch,
+) -> Result<(), ToolError> {
+    materialize(plan, source);
+    let path = plan.slots[source].path.clone();
+    let display = path.display.clone();
+    let current = existing(ctx, plan, source, file)?.to_string();
+    let applied = run_hunks("", &path, file)?;
+    let text = applied.splice.to_text("");
+    plan.diff
+        .push_str(&crate::diff::unified(&display, &current, &text));
+    plan.notices.push(format!(
+        "`*** Add File: {}` named a file that exists, so it was replaced whole, as write_file does \
+         (this session had read it and it had not changed since).",
+        file.path
+    ));
+    let origin = plan.slots[source].current.as_ref().and_then(|c| c.origin);
+    plan.slots[source].current = Some(Current {
+        text: Text::Owned(text),
+        origin,
+    });
+    plan.reports
+        .push(report("replaced", &display, None, applied.hunks));
+    Ok(())
 }
 
 /// The plan while it is being built.
@@ -208,6 +257,7 @@ pub(super) struct Planning {
     pub(super) claimed_by_links: HashSet<PathBuf>,
     pub(super) reports: Vec<FileReport>,
     pub(super) diff: String,
+    notices: Vec<String>,
 }
 
 impl Planning {
@@ -342,18 +392,25 @@ pub(super) fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
 
 /// The slot for a file the patch creates: an existing file there is an error (reported before
 /// any freshness gate, which would otherwise ask for a pointless read).
-fn new_slot(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<usize, ToolError> {
+/// With it, whether the file exists and is to be replaced whole (see [`FilePatch::replaces`]).
+fn new_slot(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<(usize, bool), ToolError> {
     // Where the patch removed a symlink, the new file goes in the link's place, not through it.
     if let Some(link) = links::link_at(ctx, &file.path, file)? {
         if plan.claimed_by_links.contains(&link.path.abs) && !plan.index.contains_key(&link.path.abs) {
-            return slot_at(ctx, plan, link.path, &file.path, file);
+            return Ok((slot_at(ctx, plan, link.path, &file.path, file)?, false));
         }
     }
     let path = resolve_at(ctx, &file.path, file)?;
-    if !plan.index.contains_key(&path.abs) && fs::symlink_metadata(&path.abs).is_ok() {
-        return Err(already_exists(&path, file));
+    if !plan.index.contains_key(&path.abs) {
+        match fs::symlink_metadata(&path.abs) {
+            Ok(meta) if file.replaces && meta.is_file() => {
+                return Ok((slot_at(ctx, plan, path, &file.path, file)?, true));
+            }
+            Ok(_) => return Err(already_exists(&path, file)),
+            Err(_) => {}
+        }
     }
-    slot_at(ctx, plan, path, &file.path, file)
+    Ok((slot_at(ctx, plan, path, &file.path, file)?, false))
 }
 
 /// The slot for `given`, loading the file (with the freshness gate) on first touch.

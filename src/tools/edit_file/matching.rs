@@ -10,7 +10,8 @@
 //! 1. `exact` — the bytes, as given (in LF space).
 //! 2. `indentation` — whole lines compared without leading and trailing spaces/tabs (the first
 //!    line may be the end of a file line and the last line the start of one, as an exact
-//!    substring could be).
+//!    substring could be). Failing that, the same without the blank lines at the search's
+//!    edges (a block copied from the empty line above it).
 //! 3. `punctuation` — curly quotes, dashes and exotic spaces folded to ASCII on both sides,
 //!    first as a substring, then line by line as in level 2.
 //! 4. `line_numbers` — prefixes like `    12│ `, `12→`, `cat -n`'s `    12<TAB>` or grep's
@@ -93,6 +94,9 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
     if let Some(f) = found(Level::Indentation, find_lines(hay, &pattern, Norm::Trim)) {
         return Some(f);
     }
+    if let Some(f) = without_edge_blank_lines(hay, search, replace) {
+        return Some(f);
+    }
     if has_punctuation(hay) || has_punctuation(search) {
         let mut hits = find_punctuation_substring(hay, search);
         if hits.is_empty() {
@@ -116,6 +120,49 @@ pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
         replace_was_numbered,
         replace_mixed,
     })
+}
+
+/// The indentation level once more, with the blank lines at the edges of the search left out,
+/// when the file has none there: a block copied from the empty line above it (or through the
+/// one below) starts with a blank line that, matched as the empty end of the line before,
+/// cannot be at the top of the file, and rarely sits where the file has one. The same blank
+/// lines come off the edges of `replace`, so the edit adds or removes no line around the block.
+fn without_edge_blank_lines(hay: &str, search: &str, replace: &str) -> Option<Found> {
+    let (trimmed, lead, trail) = trim_blank_edges(search, usize::MAX, usize::MAX)?;
+    if lead == 0 && trail == 0 {
+        return None;
+    }
+    let hits = find_lines(hay, &SearchLines::new(&trimmed), Norm::Trim);
+    if hits.is_empty() {
+        return None;
+    }
+    let replace =
+        trim_blank_edges(replace, lead, trail).map_or_else(|| replace.to_string(), |(text, _, _)| text);
+    Some(Found {
+        level: Level::Indentation,
+        hits,
+        search: trimmed,
+        replace,
+        replace_was_numbered: false,
+        replace_mixed: false,
+    })
+}
+
+/// `text` without up to `lead` blank lines at its start and `trail` at its end (a final newline
+/// stays when it had one), and how many came off; `None` when every line is blank.
+fn trim_blank_edges(text: &str, lead: usize, trail: usize) -> Option<(String, usize, usize)> {
+    let lines = SearchLines::new(text);
+    let blank = |line: &&str| line.trim_matches(is_blank).is_empty();
+    let first = lines.lines.iter().position(|l| !blank(l))?;
+    let last = lines.lines.iter().rposition(|l| !blank(l))?;
+    let first = first.min(lead);
+    let last = last.max(lines.lines.len() - 1 - trail.min(lines.lines.len() - 1 - last));
+    let removed_tail = lines.lines.len() - 1 - last;
+    let mut out = lines.lines[first..=last].join("\n");
+    if lines.trailing_newline || removed_tail > 0 {
+        out.push('\n');
+    }
+    Some((out, first, removed_tail))
 }
 
 /// `replace` with the prefixes of the search's family stripped from every line that carries

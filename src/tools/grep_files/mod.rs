@@ -26,7 +26,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 
 const DESCRIPTION: &str = "Search file contents with a regular expression (ripgrep's engine, Rust regex syntax) across a directory tree or one file.
 Use this instead of grep -r / rg / find -name / fd in exec_shell: grep_files finds text in files as fast as ripgrep (file_search finds paths by name); it counts every match exactly before cutting and returns workspace-relative paths in a stable order (path, then line).
-Skipped: files matched by .gitignore, .ignore or git's exclude rules (also outside a git repository; include_ignored=true searches them too), binary files (a NUL byte), files over 10 MB, and always: .git, node_modules, target, dist, build, __pycache__, .venv, venv, .codesmith, *.min.js, *.min.css. Hidden files are searched; symlinks are not followed.
+Skipped: files matched by .gitignore, .ignore or git's exclude rules (also outside a git repository; include_ignored=true searches them too), binary files (a NUL byte), files over 10 MB met while walking a directory (a file given as path is searched whatever its size), and always: .git, node_modules, target, dist, build, __pycache__, .venv, venv, .codesmith, *.min.js, *.min.css. Hidden files are searched; symlinks are not followed.
 output_mode: \"content\" (default) shows `path:line:text` lines (context lines as `path-line-text`, groups split by `--`; lines over 500 bytes are cut around the match); \"files\" lists matching files; \"count\" shows `path:count`. total_matches counts matching lines (a multiline match counts once). At most max_results (default 100, at most 1000) matches or files are shown; when more exist, the last line says `N matches in M files; showing the first K` and how to narrow. include/exclude take globs: `*.rs` matches names at any depth, `src/**/*.ts` matches paths. Look-around and backreferences are not supported; for literal text with regex characters use fixed_strings=true. To find files by name use file_search; to find where a function, type or class is defined, use find_symbol.
 Examples:
 {\"pattern\": \"fn main\", \"include\": \"*.rs\"}
@@ -35,6 +35,9 @@ Examples:
 
 /// At most this many results (matches, or files) are shown per call.
 pub const MAX_RESULTS_CAP: u64 = 1000;
+/// The longest pattern taken, in characters: a regex's matching time grows with its length,
+/// and no line worth finding needs more.
+pub const MAX_PATTERN_CHARS: usize = 4000;
 /// At most this many context lines around each match.
 pub const MAX_CONTEXT: u64 = 50;
 
@@ -117,6 +120,34 @@ pub struct GrepFilesArgs {
     pub include_ignored: bool,
 }
 
+/// Compiles `pattern` as grep_files does (the length cap first), for fuzzing and property
+/// tests of the regex parser; the error is the message a call would get.
+#[doc(hidden)]
+pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> Result<(), String> {
+    let chars = pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(format!(
+            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS}"
+        ));
+    }
+    let args = GrepFilesArgs {
+        pattern: pattern.to_string(),
+        path: default_path(),
+        include: Vec::new(),
+        exclude: Vec::new(),
+        case_insensitive: false,
+        fixed_strings,
+        multiline,
+        context: 0,
+        output_mode: OutputMode::default(),
+        max_results: default_max_results(),
+        include_ignored: false,
+    };
+    search::build_matcher(&args)
+        .map(|_| ())
+        .map_err(|err| err.to_string())
+}
+
 /// Accepts one glob as a string or several as a list.
 fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     struct Visitor;
@@ -174,6 +205,29 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             .with("path", root.display.clone()))
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
+    }
+    let chars = args.pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(ToolError::invalid(format!(
+            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS} (matching \
+             time grows with it). Search for a distinctive part of it, e.g. its first line with \
+             fixed_strings=true."
+        ))
+        .with("field", "pattern"));
+    }
+    let size = std::fs::metadata(&root.abs).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    if args.multiline && size > search::MAX_BUFFER_BYTES as u64 {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "`{}` is {size} bytes; multiline=true holds the whole file in memory, which is \
+                 capped at {} bytes. Search it line by line: call grep_files with {} multiline=false.",
+                root.display,
+                search::MAX_BUFFER_BYTES,
+                call.base()
+            ),
+        )
+        .with("path", root.display.clone()));
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);

@@ -140,6 +140,9 @@ impl Kept {
     }
 }
 
+/// The most the searcher buffers at once.
+pub const MAX_BUFFER_BYTES: usize = 64 << 20;
+
 /// Searches every file under `root` the walker offers.
 pub fn run(
     root: &Path,
@@ -163,6 +166,9 @@ pub fn run(
             LineTerminator::crlf()
         })
         .binary_detection(BinaryDetection::quit(b'\x00'))
+        // Memory stays bounded whatever the file: a line (or, multiline, a file) longer than
+        // this is an error for that file, not an allocation of its size.
+        .heap_limit(Some(MAX_BUFFER_BYTES))
         .before_context(if query.mode == OutputMode::Content {
             query.context
         } else {
@@ -200,7 +206,9 @@ pub fn run(
                     return WalkState::Continue;
                 }
             };
-            if file.metadata().map_or(0, |m| m.len()) > walk::MAX_FILE_BYTES {
+            // The size skip is for files met while walking; a file given as the path is
+            // searched whatever its size, streamed through the searcher's bounded buffer.
+            if entry.depth() > 0 && file.metadata().map_or(0, |m| m.len()) > walk::MAX_FILE_BYTES {
                 bump(&counters.skipped_large, 1);
                 return WalkState::Continue;
             }
