@@ -131,8 +131,6 @@ pub struct Confinement {
     pub lifted: Lifted,
     /// The private temporary directory (its variables go into the command's environment).
     pub tmpdir: Option<PathBuf>,
-    /// Whether `tmpdir` is removed after a foreground run.
-    pub remove_tmpdir: bool,
     /// Redirections of git's configuration that did not exist before the run (see
     /// [`GIT_REDIRECTS`]); one the command creates is removed after it.
     pub watched: Vec<PathBuf>,
@@ -171,12 +169,6 @@ impl Confinement {
         };
         let dir = dir.to_string_lossy().into_owned();
         vec![("TMPDIR", dir.clone()), ("TMP", dir.clone()), ("TEMP", dir)]
-    }
-
-    pub fn cleanup(&self) {
-        if let Some(dir) = self.tmpdir.as_ref().filter(|_| self.remove_tmpdir) {
-            let _ = std::fs::remove_dir_all(dir);
-        }
     }
 }
 
@@ -226,7 +218,6 @@ pub fn plan(
         },
         lifted,
         tmpdir: None,
-        remove_tmpdir: false,
         watched: Vec::new(),
     };
     if !filesystem {
@@ -237,12 +228,13 @@ pub fn plan(
     ctx.state.ensure_dir().map_err(fail)?;
     let tmpdir = match task_dir {
         Some(dir) => dir.join("tmp"),
-        None => {
-            sweep_stale_tmpdirs(&state_dir.join("tmp"));
-            state_dir.join("tmp").join(format!("sh-{}", std::process::id()))
-        }
+        // One per session, kept between calls: creating and removing a directory per call
+        // costs more than the rest of the sandbox's set-up.
+        None => state_dir.join("tmp").join(ctx.state.session_name()),
     };
-    std::fs::create_dir_all(&tmpdir).map_err(fail)?;
+    if !tmpdir.is_dir() {
+        std::fs::create_dir_all(&tmpdir).map_err(fail)?;
+    }
     let request = &mut confinement.request;
     request.writable.push(ctx.workspace.root().to_path_buf());
     request.writable.extend(ctx.workspace.trusted().iter().cloned());
@@ -275,34 +267,8 @@ pub fn plan(
     if let Some(dir) = task_dir {
         request.reopened.push(dir.join(TASK_STATUS_DIR));
     }
-    confinement.remove_tmpdir = task_dir.is_none();
     confinement.tmpdir = Some(tmpdir);
     Ok(confinement)
-}
-
-/// Removes the `sh-PID` directories of calls that are gone (killed, or left one behind because a
-/// process they started still wrote into it). `remove_dir_all` never follows a link out.
-fn sweep_stale_tmpdirs(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("sh-"))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        // SAFETY: signal 0 sends nothing; ESRCH means no such process.
-        let gone = pid > 0
-            && unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 /// The session's memo of layers found missing here (so a later call does not retry them).

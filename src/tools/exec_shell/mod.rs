@@ -149,7 +149,6 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             timeout,
         )
     });
-    confinement.cleanup();
     let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
