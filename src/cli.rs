@@ -532,7 +532,10 @@ fn tool_arguments(spec: &ToolSpec, schema: Option<&Value>, sub: &ArgMatches) -> 
         };
         object.insert(name.clone(), value);
     }
-    if let (Some(positional), Some(value)) = (spec.positional, sub.get_one::<String>("__positional")) {
+    let positional = spec
+        .positional
+        .and_then(|name| sub.get_one::<String>("__positional").map(|value| (name, value)));
+    if let Some((positional, value)) = positional {
         let kind = properties.get(positional).map_or(FlagKind::Str, flag_kind);
         object.insert(positional.to_string(), typed_flag_value(kind, value.clone()));
     }

@@ -21,6 +21,7 @@ pub mod envelope;
 pub mod error;
 pub mod file_change;
 pub mod freshness;
+pub mod history;
 pub mod generate;
 pub mod journal;
 pub mod line_endings;

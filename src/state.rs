@@ -63,11 +63,27 @@ pub struct PendingApproval {
 pub struct State {
     dir: PathBuf,
     session: String,
+    /// The tool of the call, for the checkpoints it records.
+    tool: &'static str,
 }
 
 impl State {
     pub fn new(dir: PathBuf, session: String) -> State {
-        State { dir, session }
+        State {
+            dir,
+            session,
+            tool: "",
+        }
+    }
+
+    /// The same state, for a call of `tool`.
+    pub fn with_tool(mut self, tool: &'static str) -> State {
+        self.tool = tool;
+        self
+    }
+
+    pub fn tool(&self) -> &'static str {
+        self.tool
     }
 
     pub fn dir(&self) -> &Path {

@@ -16,9 +16,11 @@ pub mod exec_shell;
 pub mod fetch_url;
 pub mod file_search;
 pub mod grep_files;
+pub mod history;
 pub mod list_dir;
 pub mod read_file;
 pub mod tasks;
+pub mod undo;
 pub mod write_file;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
@@ -123,6 +125,8 @@ pub const REGISTRY: &[ToolSpec] = &[
     tasks::task_output::SPEC,
     tasks::task_wait::SPEC,
     tasks::task_cancel::SPEC,
+    history::SPEC,
+    undo::SPEC,
     fetch_url::SPEC,
 ];
 
