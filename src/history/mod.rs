@@ -17,6 +17,7 @@
 pub mod blobs;
 pub mod restore;
 pub mod retention;
+pub mod shell;
 
 use std::fs;
 use std::path::PathBuf;
