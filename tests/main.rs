@@ -33,5 +33,6 @@ mod state_files;
 mod syntax_gate;
 mod tasks;
 mod trust;
+mod undo;
 mod workspace_boundary;
 mod write_file;

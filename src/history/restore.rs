@@ -34,6 +34,9 @@ pub struct Target {
     pub abs: PathBuf,
     pub expect: Option<Side>,
     pub restore: Option<Side>,
+    /// Every state the checkpoints gave the path (before and after each): the path holding
+    /// one of them is still codesmith's doing, e.g. half way through an undo that was killed.
+    pub known: Vec<Option<Side>>,
 }
 
 /// What the revert of one path found.
@@ -52,13 +55,18 @@ pub fn targets(ctx: &Context, checkpoints: &[Checkpoint]) -> Result<Vec<Target>,
     let mut targets: Vec<Target> = Vec::new();
     for checkpoint in checkpoints {
         for entry in &checkpoint.entries {
+            let known = [entry.before.clone(), entry.after.clone()];
             match targets.iter_mut().find(|t| t.path == entry.path) {
-                Some(target) => target.restore = entry.before.clone(),
+                Some(target) => {
+                    target.restore = entry.before.clone();
+                    target.known.extend(known);
+                }
                 None => targets.push(Target {
                     abs: checked_path(ctx, &entry.path)?,
                     path: entry.path.clone(),
                     expect: entry.after.clone(),
                     restore: entry.before.clone(),
+                    known: known.to_vec(),
                 }),
             }
         }
@@ -137,11 +145,11 @@ pub fn inspect(target: &Target) -> Found {
         Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
     };
     let side = disk.as_ref().map(|d| &d.side);
-    if same(side, target.expect.as_ref()) {
-        return Found::AsLeft(disk);
-    }
     if same(side, target.restore.as_ref()) {
         return Found::AlreadyRestored;
+    }
+    if target.known.iter().any(|known| same(side, known.as_ref())) {
+        return Found::AsLeft(disk);
     }
     let what = match (side, target.expect.as_ref()) {
         (None, _) => "it was deleted since".to_string(),
