@@ -34,5 +34,6 @@ mod syntax_gate;
 mod tasks;
 mod trust;
 mod undo;
+mod undo_shell;
 mod workspace_boundary;
 mod write_file;
