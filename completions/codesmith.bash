@@ -55,6 +55,9 @@ _codesmith() {
             codesmith,help)
                 cmd="codesmith__subcmd__help"
                 ;;
+            codesmith,history)
+                cmd="codesmith__subcmd__history"
+                ;;
             codesmith,list_dir)
                 cmd="codesmith__subcmd__ls"
                 ;;
@@ -91,6 +94,9 @@ _codesmith() {
             codesmith,trust)
                 cmd="codesmith__subcmd__trust"
                 ;;
+            codesmith,undo)
+                cmd="codesmith__subcmd__undo"
+                ;;
             codesmith,write)
                 cmd="codesmith__subcmd__write"
                 ;;
@@ -117,6 +123,9 @@ _codesmith() {
                 ;;
             codesmith__subcmd__help,help)
                 cmd="codesmith__subcmd__help__subcmd__help"
+                ;;
+            codesmith__subcmd__help,history)
+                cmd="codesmith__subcmd__help__subcmd__history"
                 ;;
             codesmith__subcmd__help,ls)
                 cmd="codesmith__subcmd__help__subcmd__ls"
@@ -148,6 +157,9 @@ _codesmith() {
             codesmith__subcmd__help,trust)
                 cmd="codesmith__subcmd__help__subcmd__trust"
                 ;;
+            codesmith__subcmd__help,undo)
+                cmd="codesmith__subcmd__help__subcmd__undo"
+                ;;
             codesmith__subcmd__help,write)
                 cmd="codesmith__subcmd__help__subcmd__write"
                 ;;
@@ -158,7 +170,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve mcp help"
+            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -408,7 +420,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find ls shell task_output task_wait task_cancel fetch call tools trust approve mcp help"
+            opts="read edit write patch grep find ls shell task_output task_wait task_cancel history undo fetch call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -506,6 +518,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -659,6 +685,20 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -666,6 +706,28 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__history)
+            opts="-h --json --limit --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -898,6 +960,36 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__undo)
+            opts="-h --json --id --to --force --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --force)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

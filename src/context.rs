@@ -88,7 +88,9 @@ impl Context {
         &mut self,
         result: Result<ToolOutput, ToolError>,
     ) -> Result<ToolOutput, ToolError> {
-        crate::tools::with_notices(result, self.opening_notices.take())
+        let mut notices = self.opening_notices.take();
+        notices.extend(self.state.take_notices());
+        crate::tools::with_notices(result, notices)
     }
 
     /// Spills `text` (see [`crate::state::State::spill`]) and names the file as a call takes it

@@ -445,7 +445,7 @@ impl Prepared {
             crate::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
-            recorded.discard();
+            recorded.map(crate::history::Recorded::discard);
             let mut error = ToolError::io(&self.path.display, "write", &err);
             error.message.push_str(if self.created {
                 "; nothing was created."
@@ -461,7 +461,7 @@ impl Prepared {
 
     /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
     /// anything is written.
-    fn record_checkpoint(&self, state: &State) -> Result<crate::history::Recorded, ToolError> {
+    fn record_checkpoint(&self, state: &State) -> Result<Option<crate::history::Recorded>, ToolError> {
         use std::os::unix::fs::PermissionsExt;
         let before = match fs::metadata(&self.path.abs) {
             Ok(meta) => Some((
@@ -481,7 +481,7 @@ impl Prepared {
             after: Some(crate::history::Content::file(&self.bytes, after_mode)),
         };
         let summary = format!("{} {}", state.tool(), self.path.display);
-        crate::history::record(state, state.tool(), &summary, &[change], Vec::new())
+        Ok(crate::history::record_or_notice(state, state.tool(), &summary, &[change]))
     }
 }
 

@@ -65,6 +65,8 @@ pub struct State {
     session: String,
     /// The tool of the call, for the checkpoints it records.
     tool: &'static str,
+    /// Notices raised deep inside a call (a checkpoint that could not be recorded), for its result.
+    notices: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
 }
 
 impl State {
@@ -73,6 +75,7 @@ impl State {
             dir,
             session,
             tool: "",
+            notices: Default::default(),
         }
     }
 
@@ -84,6 +87,16 @@ impl State {
 
     pub fn tool(&self) -> &'static str {
         self.tool
+    }
+
+    /// Adds a notice to the call's result.
+    pub fn add_notice(&self, notice: String) {
+        self.notices.borrow_mut().push(notice);
+    }
+
+    /// The notices added so far, taken.
+    pub fn take_notices(&self) -> Vec<String> {
+        self.notices.take()
     }
 
     pub fn dir(&self) -> &Path {

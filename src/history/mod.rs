@@ -112,6 +112,21 @@ fn record_path(state: &State, id: u64, session: &str) -> PathBuf {
     checkpoints_dir(state).join(format!("{id:010}.{session}.json"))
 }
 
+/// Records a file tool's change like [`record`], but a history that cannot be written does not
+/// stop the change: the call proceeds, and its result says that undo cannot take it back.
+pub fn record_or_notice(state: &State, tool: &str, summary: &str, changes: &[Change]) -> Option<Recorded> {
+    match record(state, tool, summary, changes, Vec::new()) {
+        Ok(recorded) => Some(recorded),
+        Err(err) => {
+            state.add_notice(format!(
+                "This change was not recorded as a checkpoint, so undo cannot take it back: {}",
+                err.message
+            ));
+            None
+        }
+    }
+}
+
 /// A stored checkpoint whose change may still fail: [`Recorded::discard`] removes it.
 pub struct Recorded {
     pub id: u64,

@@ -99,7 +99,7 @@ const WRITE: WriteOptions = WriteOptions {
 /// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
 /// reverse order. Refreshes the session's fingerprints of every file written.
 pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
-    let recorded = record_checkpoint(ctx, &steps)?;
+    let recorded = record_checkpoint(ctx, &steps);
     let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         match perform(ctx, step) {
@@ -128,7 +128,7 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
                 let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
                 let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
                 if unrestored.is_empty() {
-                    recorded.discard();
+                    recorded.map(crate::history::Recorded::discard);
                 }
                 return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
             }
@@ -150,7 +150,7 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
 
 /// Records the checkpoint of the whole patch (every path's bytes and mode before and after)
 /// before the first step is taken.
-fn record_checkpoint(ctx: &Context, steps: &[Step]) -> Result<crate::history::Recorded, ToolError> {
+fn record_checkpoint(ctx: &Context, steps: &[Step]) -> Option<crate::history::Recorded> {
     use crate::history::{Change, Content};
     use std::os::unix::ffi::OsStrExt;
     fn link(target: &Path) -> Content<'_> {
@@ -217,7 +217,7 @@ fn record_checkpoint(ctx: &Context, steps: &[Step]) -> Result<crate::history::Re
         names.push("…");
     }
     let summary = format!("apply_patch {}", names.join(", "));
-    crate::history::record(&ctx.state, "apply_patch", &summary, &changes, Vec::new())
+    crate::history::record_or_notice(&ctx.state, "apply_patch", &summary, &changes)
 }
 
 /// Directories that writing `path` would create, deepest first.
