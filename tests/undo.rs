@@ -306,3 +306,29 @@ fn sigkill_during_undo_leaves_each_file_old_or_new() {
         assert_eq!(ws.read(&format!("f{i}.txt")), old(i).as_bytes());
     }
 }
+
+#[test]
+fn a_history_that_cannot_be_written_does_not_stop_an_edit() {
+    let ws = Ws::new();
+    ws.write(".codesmith/history", "a file where the directory goes\n");
+    let out = ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
+    assert!(
+        out.notices().iter().any(|n| n.contains("not recorded as a checkpoint, so undo cannot take it back")),
+        "{:?}",
+        out.notices()
+    );
+    assert_eq!(ws.read("a.txt"), b"a\n");
+}
+
+#[test]
+fn a_checkpoint_naming_a_path_outside_is_refused() {
+    let ws = Ws::new();
+    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
+    let dir = ws.join(".codesmith/history/checkpoints");
+    let name = std::fs::read_dir(&dir).expect("dir").next().expect("one").expect("entry").path();
+    let text = std::fs::read_to_string(&name).expect("record").replace("\"a.txt\"", "\"../a.txt\"");
+    std::fs::write(&name, text).expect("write");
+    let out = ws.run(&["undo"]).err("outside_workspace");
+    assert!(out.message().starts_with("path escapes workspace"), "{}", out.message());
+    assert!(ws.exists("a.txt"));
+}

@@ -306,3 +306,15 @@ impl Settings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_are_one_line() {
+        assert_eq!(one_line("edit_file a.txt"), "edit_file a.txt");
+        assert_eq!(one_line("make\nmake test"), "make…");
+        assert_eq!(one_line(&"x".repeat(200)).chars().count(), 121);
+    }
+}

@@ -149,6 +149,22 @@ impl Shadow {
     }
 }
 
+/// Drops the shadow's objects that its index no longer uses (older versions of changed files,
+/// whose content the checkpoints hold in their own blobs). Objects younger than an hour are
+/// kept: a snapshot running in parallel may not have put them in the index yet.
+pub fn prune_shadow(state: &State) {
+    let Some(root) = state.dir().parent() else { return };
+    let git_dir = super::history_dir(state).join("shadow");
+    if !git_dir.join("HEAD").exists() {
+        return;
+    }
+    let shadow = Shadow {
+        git_dir,
+        root: root.to_path_buf(),
+    };
+    let _ = shadow.run(&["prune", "--expire=1.hour.ago"]);
+}
+
 /// Whether exec_shell snapshots are on (`[history] shell`).
 pub fn enabled(ctx: &Context) -> bool {
     ctx.config()
@@ -354,5 +370,21 @@ impl Shadow {
             rest = &rest[size + 1..];
         }
         Ok(blobs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_diff_tree_output_is_parsed() {
+        let raw = b":100644 100755 aaaa bbbb M\0dir/a b.txt\0:000000 120000 0000 cccc A\0link\0";
+        let diffs = parse_raw(raw);
+        assert_eq!(diffs.len(), 2);
+        assert_eq!(diffs[0].path, "dir/a b.txt");
+        assert_eq!(diffs[0].new_mode, "100755");
+        assert!(is_null(&diffs[1].old_id));
+        assert_eq!(diffs[1].new_id, "cccc");
     }
 }
