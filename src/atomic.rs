@@ -42,7 +42,12 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
 
 /// Like [`write_atomically`], giving the file exactly `mode` before it is renamed into place, so
 /// no reader (and no crash) ever sees the new bytes with the old permissions.
-pub fn write_atomically_in_mode(path: &Path, bytes: &[u8], options: WriteOptions, mode: u32) -> io::Result<()> {
+pub fn write_atomically_in_mode(
+    path: &Path,
+    bytes: &[u8],
+    options: WriteOptions,
+    mode: u32,
+) -> io::Result<()> {
     write_parts_in_mode(path, &[bytes], options, Some(mode & 0o7777))
 }
 

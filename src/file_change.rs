@@ -445,7 +445,9 @@ impl Prepared {
             crate::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
-            recorded.map(crate::history::Recorded::discard);
+            if let Some(recorded) = recorded {
+                recorded.discard();
+            }
             let mut error = ToolError::io(&self.path.display, "write", &err);
             error.message.push_str(if self.created {
                 "; nothing was created."
@@ -481,7 +483,12 @@ impl Prepared {
             after: Some(crate::history::Content::file(&self.bytes, after_mode)),
         };
         let summary = format!("{} {}", state.tool(), self.path.display);
-        Ok(crate::history::record_or_notice(state, state.tool(), &summary, &[change]))
+        Ok(crate::history::record_or_notice(
+            state,
+            state.tool(),
+            &summary,
+            &[change],
+        ))
     }
 }
 

@@ -8,7 +8,11 @@ use serde_json::json;
 use crate::harness::{symlink, Outcome, Ws};
 
 fn mode(ws: &Ws, rel: &str) -> u32 {
-    std::fs::metadata(ws.join(rel)).expect("stat").permissions().mode() & 0o7777
+    std::fs::metadata(ws.join(rel))
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o7777
 }
 
 fn set_mode(ws: &Ws, rel: &str, mode: u32) {
@@ -29,7 +33,10 @@ fn ids(ws: &Ws) -> Vec<u64> {
 }
 
 fn edit(ws: &Ws, path: &str, search: &str, replace: &str) -> Outcome {
-    ws.call("edit_file", json!({"path": path, "search": search, "replace": replace}))
+    ws.call(
+        "edit_file",
+        json!({"path": path, "search": search, "replace": replace}),
+    )
 }
 
 #[test]
@@ -64,16 +71,23 @@ fn undo_of_an_edit_restores_a_legacy_encoding() {
 #[test]
 fn undo_of_write_file_removes_a_created_file_and_restores_a_replaced_one() {
     let ws = Ws::new();
-    ws.call("write_file", json!({"path": "new/dir/n.txt", "content": "fresh\n"})).ok();
+    ws.call(
+        "write_file",
+        json!({"path": "new/dir/n.txt", "content": "fresh\n"}),
+    )
+    .ok();
     ws.write("old.txt", "old\n");
     set_mode(&ws, "old.txt", 0o755);
     ws.read_via_tool("old.txt");
-    ws.call("write_file", json!({"path": "old.txt", "content": "replaced\n"})).ok();
+    ws.call("write_file", json!({"path": "old.txt", "content": "replaced\n"}))
+        .ok();
     ws.run(&["undo"]).ok().contains("`old.txt`: restored");
     assert_eq!(ws.read("old.txt"), b"old\n");
     assert_eq!(mode(&ws, "old.txt"), 0o755);
     let first = ids(&ws).last().copied().expect("an id").to_string();
-    ws.run(&["undo", &first]).ok().contains("`new/dir/n.txt`: removed");
+    ws.run(&["undo", &first])
+        .ok()
+        .contains("`new/dir/n.txt`: removed");
     assert!(!ws.exists("new/dir/n.txt"));
 }
 
@@ -109,7 +123,10 @@ fn a_deleted_symlink_comes_back_as_a_symlink() {
     ws.run(&["undo"]).ok();
     let meta = std::fs::symlink_metadata(ws.join("link.txt")).expect("link");
     assert!(meta.file_type().is_symlink());
-    assert_eq!(std::fs::read_link(ws.join("link.txt")).expect("readlink"), std::path::PathBuf::from("target.txt"));
+    assert_eq!(
+        std::fs::read_link(ws.join("link.txt")).expect("readlink"),
+        std::path::PathBuf::from("target.txt")
+    );
     assert_eq!(ws.read("target.txt"), b"t\n");
 }
 
@@ -121,8 +138,17 @@ fn a_path_changed_since_is_refused_and_left_alone_until_forced() {
     edit(&ws, "a.txt", "one", "two").ok();
     ws.write("a.txt", "someone else\n");
     let out = ws.run(&["undo"]).err("stale");
-    assert!(out.message().contains("`a.txt`: its content changed since"), "{}", out.message());
-    assert!(out.message().contains("call undo with {\"id\": \"1\", \"force\": true}"), "{}", out.message());
+    assert!(
+        out.message().contains("`a.txt`: its content changed since"),
+        "{}",
+        out.message()
+    );
+    assert!(
+        out.message()
+            .contains("call undo with {\"id\": \"1\", \"force\": true}"),
+        "{}",
+        out.message()
+    );
     assert_eq!(out.error()["conflicts"][0]["path"], "a.txt");
     assert_eq!(ws.read("a.txt"), b"someone else\n");
     ws.run(&["undo", "1", "--force"]).ok().contains("overwritten");
@@ -154,7 +180,8 @@ fn to_rewinds_several_checkpoints_all_or_nothing() {
     edit(&ws, "a.txt", "1", "2").ok();
     edit(&ws, "b.txt", "x", "y").ok();
     edit(&ws, "a.txt", "2", "3").ok();
-    ws.call("write_file", json!({"path": "c.txt", "content": "c\n"})).ok();
+    ws.call("write_file", json!({"path": "c.txt", "content": "c\n"}))
+        .ok();
     // Someone changes b.txt: the whole rewind is refused, nothing moves.
     ws.write("b.txt", "mine\n");
     let out = ws.run(&["undo", "--to", "1"]).err("stale");
@@ -189,19 +216,34 @@ fn undo_of_an_undo_redoes_the_change() {
     ws.run(&["undo", "1"]).ok();
     assert_eq!(ws.read("a.txt"), b"one\n");
     let out = ws.run(&["undo", "1"]).err("not_found");
-    assert!(out.message().contains("already as it was before"), "{}", out.message());
+    assert!(
+        out.message().contains("already as it was before"),
+        "{}",
+        out.message()
+    );
 }
 
 #[test]
 fn history_lists_the_session_newest_first() {
     let mut ws = Ws::new();
-    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
-    ws.call("write_file", json!({"path": "b.txt", "content": "b\n"})).ok();
+    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"}))
+        .ok();
+    ws.call("write_file", json!({"path": "b.txt", "content": "b\n"}))
+        .ok();
     let out = history(&ws);
-    assert!(out.output().contains("2  write_file  write_file b.txt\n    created b.txt\n1  write_file"), "{}", out.output());
+    assert!(
+        out.output()
+            .contains("2  write_file  write_file b.txt\n    created b.txt\n1  write_file"),
+        "{}",
+        out.output()
+    );
     assert_eq!(ids(&ws), vec![2, 1]);
     let out = ws.run(&["history", "--limit", "1"]).ok();
-    assert!(out.output().contains("1 older checkpoints not shown"), "{}", out.output());
+    assert!(
+        out.output().contains("1 older checkpoints not shown"),
+        "{}",
+        out.output()
+    );
     ws.session = Some("other".into());
     assert!(ids(&ws).is_empty());
     let out = ws.run(&["undo"]).err("not_found");
@@ -214,8 +256,13 @@ fn calls_that_change_nothing_record_nothing() {
     let ws = Ws::new();
     ws.write("a.txt", "one\n");
     ws.read_via_tool("a.txt");
-    ws.call("write_file", json!({"path": "a.txt", "content": "one\n"})).ok();
-    ws.call("edit_file", json!({"path": "a.txt", "search": "one", "replace": "two", "dry_run": true})).ok();
+    ws.call("write_file", json!({"path": "a.txt", "content": "one\n"}))
+        .ok();
+    ws.call(
+        "edit_file",
+        json!({"path": "a.txt", "search": "one", "replace": "two", "dry_run": true}),
+    )
+    .ok();
     edit(&ws, "a.txt", "nothing here", "x").err("no_match");
     assert!(ids(&ws).is_empty());
     assert!(!ws.exists(".codesmith/history"));
@@ -224,7 +271,8 @@ fn calls_that_change_nothing_record_nothing() {
 #[test]
 fn bad_ids_are_refused_with_the_way_out() {
     let ws = Ws::new();
-    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
+    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"}))
+        .ok();
     let out = ws.run(&["undo", "abc"]).err("invalid_arguments");
     assert!(out.message().contains("Call history"), "{}", out.message());
     let out = ws.run(&["undo", "99"]).err("not_found");
@@ -237,8 +285,11 @@ fn bad_ids_are_refused_with_the_way_out() {
 #[test]
 fn the_undo_tool_works_through_call() {
     let ws = Ws::new();
-    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
-    let out = ws.run_stdin(&["call"], r#"{"name": "undo", "arguments": {}}"#).ok();
+    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"}))
+        .ok();
+    let out = ws
+        .run_stdin(&["call"], r#"{"name": "undo", "arguments": {}}"#)
+        .ok();
     assert_eq!(out.data()["undone"], json!([1]));
     assert!(!ws.exists("a.txt"));
 }
@@ -248,7 +299,11 @@ fn retention_prunes_the_oldest_checkpoints() {
     let ws = Ws::new();
     ws.write(".codesmith/config.toml", "[history]\nmax_checkpoints = 3\n");
     for i in 0..8 {
-        ws.call("write_file", json!({"path": format!("f{i}.txt"), "content": format!("{i}\n")})).ok();
+        ws.call(
+            "write_file",
+            json!({"path": format!("f{i}.txt"), "content": format!("{i}\n")}),
+        )
+        .ok();
     }
     let kept = ids(&ws);
     assert!(kept.len() <= 3, "{kept:?}");
@@ -265,7 +320,11 @@ fn retention_by_bytes() {
     ws.write(".codesmith/config.toml", "[history]\nmax_bytes = 20000\n");
     for i in 0..6 {
         let content = format!("{i}{}\n", "x".repeat(6000));
-        ws.call("write_file", json!({"path": format!("f{i}.txt"), "content": content})).ok();
+        ws.call(
+            "write_file",
+            json!({"path": format!("f{i}.txt"), "content": content}),
+        )
+        .ok();
     }
     let kept = ids(&ws);
     assert!(kept.len() < 6 && !kept.is_empty(), "{kept:?}");
@@ -284,12 +343,20 @@ fn sigkill_during_undo_leaves_each_file_old_or_new() {
     for i in 0..count {
         ws.write(&format!("f{i}.txt"), old(i));
         ws.read_via_tool(&format!("f{i}.txt"));
-        ws.call("write_file", json!({"path": format!("f{i}.txt"), "content": new(i)})).ok();
+        ws.call(
+            "write_file",
+            json!({"path": format!("f{i}.txt"), "content": new(i)}),
+        )
+        .ok();
     }
     // Each round rewinds everything again, the killed undos included: a path a killed undo
     // left in either state is still codesmith's, not someone else's.
     for kill_after_ms in [5u64, 30, 80] {
-        let mut child = ws.command(&["undo", "--to", "1"]).stdout(std::process::Stdio::null()).spawn().expect("spawn");
+        let mut child = ws
+            .command(&["undo", "--to", "1"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
         std::thread::sleep(std::time::Duration::from_millis(kill_after_ms));
         let _ = child.kill();
         let _ = child.wait();
@@ -311,9 +378,13 @@ fn sigkill_during_undo_leaves_each_file_old_or_new() {
 fn a_history_that_cannot_be_written_does_not_stop_an_edit() {
     let ws = Ws::new();
     ws.write(".codesmith/history", "a file where the directory goes\n");
-    let out = ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
+    let out = ws
+        .call("write_file", json!({"path": "a.txt", "content": "a\n"}))
+        .ok();
     assert!(
-        out.notices().iter().any(|n| n.contains("not recorded as a checkpoint, so undo cannot take it back")),
+        out.notices()
+            .iter()
+            .any(|n| n.contains("not recorded as a checkpoint, so undo cannot take it back")),
         "{:?}",
         out.notices()
     );
@@ -323,12 +394,24 @@ fn a_history_that_cannot_be_written_does_not_stop_an_edit() {
 #[test]
 fn a_checkpoint_naming_a_path_outside_is_refused() {
     let ws = Ws::new();
-    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"})).ok();
+    ws.call("write_file", json!({"path": "a.txt", "content": "a\n"}))
+        .ok();
     let dir = ws.join(".codesmith/history/checkpoints");
-    let name = std::fs::read_dir(&dir).expect("dir").next().expect("one").expect("entry").path();
-    let text = std::fs::read_to_string(&name).expect("record").replace("\"a.txt\"", "\"../a.txt\"");
+    let name = std::fs::read_dir(&dir)
+        .expect("dir")
+        .next()
+        .expect("one")
+        .expect("entry")
+        .path();
+    let text = std::fs::read_to_string(&name)
+        .expect("record")
+        .replace("\"a.txt\"", "\"../a.txt\"");
     std::fs::write(&name, text).expect("write");
     let out = ws.run(&["undo"]).err("outside_workspace");
-    assert!(out.message().starts_with("path escapes workspace"), "{}", out.message());
+    assert!(
+        out.message().starts_with("path escapes workspace"),
+        "{}",
+        out.message()
+    );
     assert!(ws.exists("a.txt"));
 }

@@ -20,7 +20,11 @@ fn checkpoints(ws: &Ws) -> Vec<serde_json::Value> {
 }
 
 fn mode(ws: &Ws, rel: &str) -> u32 {
-    std::fs::metadata(ws.join(rel)).expect("stat").permissions().mode() & 0o7777
+    std::fs::metadata(ws.join(rel))
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o7777
 }
 
 fn git(ws: &Ws, args: &[&str]) {
@@ -60,7 +64,12 @@ fn a_command_in_a_plain_directory_is_undone_exactly() {
     let listed = checkpoints(&ws);
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["tool"], "exec_shell");
-    assert_eq!(listed[0]["paths"].as_array().map(Vec::len), Some(6), "{}", listed[0]);
+    assert_eq!(
+        listed[0]["paths"].as_array().map(Vec::len),
+        Some(6),
+        "{}",
+        listed[0]
+    );
     ws.run(&["undo"]).ok();
     assert_seeded(&ws);
 }
@@ -86,12 +95,20 @@ fn a_command_in_a_git_checkout_is_undone_exactly() {
         .iter()
         .filter_map(|p| p["path"].as_str())
         .collect();
-    assert!(!paths.iter().any(|p| p.starts_with("ignored/") || p.starts_with(".git/")), "{paths:?}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("ignored/") || p.starts_with(".git/")),
+        "{paths:?}"
+    );
     assert!(paths.contains(&"untracked.txt"), "{paths:?}");
     ws.run(&["undo"]).ok();
     assert_seeded(&ws);
     assert_eq!(ws.read("untracked.txt"), b"mine\n");
-    assert!(ws.exists("ignored/out.txt"), "ignored files are not recorded, so not undone");
+    assert!(
+        ws.exists("ignored/out.txt"),
+        "ignored files are not recorded, so not undone"
+    );
     // The workspace's own .git holds nothing of codesmith's.
     let refs = Command::new("git")
         .args(["for-each-ref"])
@@ -118,7 +135,8 @@ fn shell_snapshots_can_be_turned_off() {
     shell(&ws, "rm gone.txt");
     assert!(checkpoints(&ws).is_empty());
     // The file tools still record.
-    ws.call("write_file", json!({"path": "n.txt", "content": "n\n"})).ok();
+    ws.call("write_file", json!({"path": "n.txt", "content": "n\n"}))
+        .ok();
     assert_eq!(checkpoints(&ws).len(), 1);
 }
 
@@ -139,13 +157,20 @@ fn a_background_task_is_recorded_when_it_is_seen_finished() {
     let ws = Ws::new();
     seed(&ws);
     let started = ws
-        .call("exec_shell", json!({"command": "echo late > edit.txt && rm gone.txt", "background": true}))
+        .call(
+            "exec_shell",
+            json!({"command": "echo late > edit.txt && rm gone.txt", "background": true}),
+        )
         .ok();
     let id = started.data()["task_id"].as_str().expect("task id").to_string();
-    ws.call("task_wait", json!({"task_id": id, "timeout_ms": 10000})).ok();
+    ws.call("task_wait", json!({"task_id": id, "timeout_ms": 10000}))
+        .ok();
     let listed = checkpoints(&ws);
     assert_eq!(listed.len(), 1, "{listed:?}");
-    assert!(listed[0]["summary"].as_str().unwrap_or("").ends_with("(background)"));
+    assert!(listed[0]["summary"]
+        .as_str()
+        .unwrap_or("")
+        .ends_with("(background)"));
     // Seen finished again: recorded once.
     ws.call("task_output", json!({"task_id": id})).ok();
     assert_eq!(checkpoints(&ws).len(), 1);
@@ -158,9 +183,14 @@ fn file_tool_and_shell_checkpoints_rewind_together() {
     let ws = Ws::new();
     seed(&ws);
     ws.read_via_tool("edit.txt");
-    ws.call("edit_file", json!({"path": "edit.txt", "search": "one", "replace": "uno"})).ok();
+    ws.call(
+        "edit_file",
+        json!({"path": "edit.txt", "search": "one", "replace": "uno"}),
+    )
+    .ok();
     shell(&ws, "sed -i 's/two/dos/' edit.txt && rm gone.txt");
-    ws.call("write_file", json!({"path": "touched.txt", "content": "t\n"})).ok();
+    ws.call("write_file", json!({"path": "touched.txt", "content": "t\n"}))
+        .ok();
     ws.run(&["undo", "--to", "1"]).ok();
     assert_seeded(&ws);
 }

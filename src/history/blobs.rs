@@ -30,7 +30,11 @@ pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
     let path = blob_path(state, &hash);
     let mut added = 0;
     if fs::symlink_metadata(&path).is_err() {
-        crate::atomic::write_atomically_parts(&path, &content.parts, crate::atomic::WriteOptions::STATE_FILE)?;
+        crate::atomic::write_atomically_parts(
+            &path,
+            &content.parts,
+            crate::atomic::WriteOptions::STATE_FILE,
+        )?;
         added = size;
     }
     let side = Side {

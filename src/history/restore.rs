@@ -96,10 +96,17 @@ fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
         return Err(refuse("which is inside .codesmith/"));
     }
     let parent = abs.parent().unwrap_or(ctx.workspace.root());
-    let existing = parent.ancestors().find(|a| a.exists()).unwrap_or(ctx.workspace.root());
-    let real = existing.canonicalize().map_err(|err| ToolError::io(path, "inspect", &err))?;
+    let existing = parent
+        .ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(ctx.workspace.root());
+    let real = existing
+        .canonicalize()
+        .map_err(|err| ToolError::io(path, "inspect", &err))?;
     if !real.starts_with(ctx.workspace.root()) {
-        return Err(refuse("whose directory leads outside the workspace through a symlink"));
+        return Err(refuse(
+            "whose directory leads outside the workspace through a symlink",
+        ));
     }
     Ok(abs)
 }
@@ -120,7 +127,11 @@ pub fn on_disk(abs: &Path) -> std::io::Result<Option<OnDisk>> {
     };
     let side = Side {
         blob: blobs::hash_parts(&[&bytes]),
-        mode: if symlink { 0o777 } else { meta.permissions().mode() & 0o7777 },
+        mode: if symlink {
+            0o777
+        } else {
+            meta.permissions().mode() & 0o7777
+        },
         size: bytes.len() as u64,
         symlink,
     };
@@ -131,9 +142,7 @@ pub fn on_disk(abs: &Path) -> std::io::Result<Option<OnDisk>> {
 pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
     match (disk, recorded) {
         (None, None) => true,
-        (Some(d), Some(r)) => {
-            d.blob == r.blob && d.symlink == r.symlink && (d.symlink || d.mode == r.mode)
-        }
+        (Some(d), Some(r)) => d.blob == r.blob && d.symlink == r.symlink && (d.symlink || d.mode == r.mode),
         _ => false,
     }
 }
@@ -230,7 +239,10 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
             let after = if unrestored.is_empty() {
                 "the paths already restored were put back, so the tree is as it was".to_string()
             } else {
-                format!("putting back failed for {}; check those files", unrestored.join(", "))
+                format!(
+                    "putting back failed for {}; check those files",
+                    unrestored.join(", ")
+                )
             };
             return Err(ToolError::new(
                 ErrorCode::IoError,

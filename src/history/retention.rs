@@ -141,7 +141,9 @@ fn collect_garbage(state: &State, refs: &HashMap<String, (u64, u64)>) {
     };
     for head in heads.flatten() {
         let head_name = head.file_name().to_string_lossy().into_owned();
-        let Ok(files) = fs::read_dir(head.path()) else { continue };
+        let Ok(files) = fs::read_dir(head.path()) else {
+            continue;
+        };
         for file in files.flatten() {
             let hash = format!("{head_name}{}", file.file_name().to_string_lossy());
             // A blob written in the last minute may belong to a record still being written.

@@ -175,8 +175,12 @@ pub fn enabled(ctx: &Context) -> bool {
 /// Takes the snapshot before a command; `Err` is a notice saying why it could not be.
 pub fn before(ctx: &Context) -> Result<Before, String> {
     let _lock = lock(&ctx.state)?;
-    let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| not_recorded(&err.to_string()))?;
-    shadow.snapshot().map(|tree| Before { tree }).map_err(|err| not_recorded(&err))
+    let shadow =
+        Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| not_recorded(&err.to_string()))?;
+    shadow
+        .snapshot()
+        .map(|tree| Before { tree })
+        .map_err(|err| not_recorded(&err))
 }
 
 fn lock(state: &State) -> Result<crate::state::Lock, String> {
@@ -215,7 +219,11 @@ fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Re
             diffs.len()
         )]);
     }
-    let olds: Vec<&str> = diffs.iter().filter(|d| !is_null(&d.old_id)).map(|d| d.old_id.as_str()).collect();
+    let olds: Vec<&str> = diffs
+        .iter()
+        .filter(|d| !is_null(&d.old_id))
+        .map(|d| d.old_id.as_str())
+        .collect();
     let old_blobs = shadow.cat_blobs(&olds)?;
     let mut notices = Vec::new();
     let mut afters = Vec::new();
@@ -228,7 +236,10 @@ fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Re
             continue;
         }
         if !is_null(&diff.old_id) && !old_blobs.contains_key(&diff.old_id) {
-            notices.push(format!("the old content of `{}` could not be read; it was not recorded.", diff.path));
+            notices.push(format!(
+                "the old content of `{}` could not be read; it was not recorded.",
+                diff.path
+            ));
             continue;
         }
         let before = (!is_null(&diff.old_id)).then(|| {
@@ -248,7 +259,10 @@ fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Re
             mode: *mode,
             symlink: diff.new_mode == "120000",
         });
-        if before.as_ref().is_some_and(|b| b.parts[0].len() as u64 > MAX_FILE_BYTES) {
+        if before
+            .as_ref()
+            .is_some_and(|b| b.parts[0].len() as u64 > MAX_FILE_BYTES)
+        {
             notices.push(format!(
                 "`{}` is over {MAX_FILE_BYTES} bytes; its old content was not recorded.",
                 diff.path
@@ -356,7 +370,9 @@ impl Shadow {
         let _ = writer.join();
         let mut rest = output.stdout.as_slice();
         for id in ids {
-            let Some(newline) = rest.iter().position(|&b| b == b'\n') else { break };
+            let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
+                break;
+            };
             let header = String::from_utf8_lossy(&rest[..newline]).into_owned();
             rest = &rest[newline + 1..];
             let size: usize = match header.split(' ').nth(2).and_then(|s| s.parse().ok()) {

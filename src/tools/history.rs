@@ -51,12 +51,18 @@ pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         let Some(checkpoint) = history::load(path) else {
             continue;
         };
-        lines.push(format!("{}  {}  {}", checkpoint.id, checkpoint.tool, checkpoint.summary));
+        lines.push(format!(
+            "{}  {}  {}",
+            checkpoint.id, checkpoint.tool, checkpoint.summary
+        ));
         for entry in checkpoint.entries.iter().take(PATHS_SHOWN) {
             lines.push(format!("    {} {}", entry.kind(), entry.path));
         }
         if checkpoint.entries.len() > PATHS_SHOWN {
-            lines.push(format!("    … and {} more paths", checkpoint.entries.len() - PATHS_SHOWN));
+            lines.push(format!(
+                "    … and {} more paths",
+                checkpoint.entries.len() - PATHS_SHOWN
+            ));
         }
         for notice in &checkpoint.notices {
             lines.push(format!("    note: {notice}"));
@@ -75,7 +81,10 @@ pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     } else {
         let more = ids.len().saturating_sub(limit);
         if more > 0 {
-            lines.push(format!("{more} older checkpoints not shown; call history with limit={}.", ids.len().min(1000)));
+            lines.push(format!(
+                "{more} older checkpoints not shown; call history with limit={}.",
+                ids.len().min(1000)
+            ));
         }
         format!(
             "Checkpoints of session `{session}`, newest first (undo id=ID reverts one, to=ID rewinds to before it):\n{}",

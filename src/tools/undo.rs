@@ -131,7 +131,9 @@ fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> 
         )),
         (Some(id), None) => {
             let id = parse_id("id", id)?;
-            history::find(&ctx.state, id).map(|c| vec![c]).ok_or_else(|| unknown(id))
+            history::find(&ctx.state, id)
+                .map(|c| vec![c])
+                .ok_or_else(|| unknown(id))
         }
         (None, Some(to)) => {
             let to = parse_id("to", to)?;
@@ -188,12 +190,21 @@ fn unknown(id: u64) -> ToolError {
 fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
     let lines: Vec<String> = conflicts
         .iter()
-        .map(|c| format!("- `{}`: {}", c["path"].as_str().unwrap_or(""), c["change"].as_str().unwrap_or("")))
+        .map(|c| {
+            format!(
+                "- `{}`: {}",
+                c["path"].as_str().unwrap_or(""),
+                c["change"].as_str().unwrap_or("")
+            )
+        })
         .collect();
     let retry = match (&args.id, &args.to) {
         (_, Some(to)) => format!("{{\"to\": \"{to}\", \"force\": true}}"),
         (Some(id), _) => format!("{{\"id\": \"{id}\", \"force\": true}}"),
-        _ => format!("{{\"id\": \"{}\", \"force\": true}}", ids.first().copied().unwrap_or(0)),
+        _ => format!(
+            "{{\"id\": \"{}\", \"force\": true}}",
+            ids.first().copied().unwrap_or(0)
+        ),
     };
     ToolError::new(
         ErrorCode::Stale,

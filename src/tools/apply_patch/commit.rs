@@ -128,7 +128,9 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
                 let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
                 let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
                 if unrestored.is_empty() {
-                    recorded.map(crate::history::Recorded::discard);
+                    if let Some(recorded) = recorded {
+                        recorded.discard();
+                    }
                 }
                 return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
             }
