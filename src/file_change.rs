@@ -445,7 +445,7 @@ impl Prepared {
             crate::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
-            if let Some(recorded) = recorded {
+            if let Some(recorded) = &recorded {
                 recorded.discard();
             }
             let mut error = ToolError::io(&self.path.display, "write", &err);
@@ -456,6 +456,17 @@ impl Prepared {
             });
             error
         })?;
+        if recorded.is_some() {
+            let after = crate::history::Content::file(&self.bytes, 0);
+            crate::history::store_afters(
+                state,
+                &[crate::history::Change {
+                    path: self.path.display.clone(),
+                    before: None,
+                    after: Some(after),
+                }],
+            );
+        }
         let meta =
             fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))

@@ -22,6 +22,16 @@ pub fn hash_parts(parts: &[&[u8]]) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The side `content` is recorded as, without storing it.
+pub fn describe(content: &Content) -> Side {
+    Side {
+        blob: hash_parts(&content.parts),
+        mode: content.mode & 0o7777,
+        size: content.parts.iter().map(|p| p.len() as u64).sum(),
+        symlink: content.symlink,
+    }
+}
+
 /// Stores `content` (unless a blob of that hash is there already); returns its side and the
 /// number of bytes newly stored.
 pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
@@ -29,13 +39,22 @@ pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
     let size: u64 = content.parts.iter().map(|p| p.len() as u64).sum();
     let path = blob_path(state, &hash);
     let mut added = 0;
-    if fs::symlink_metadata(&path).is_err() {
-        crate::atomic::write_atomically_parts(
-            &path,
-            &content.parts,
-            crate::atomic::WriteOptions::STATE_FILE,
-        )?;
-        added = size;
+    // A blob of the right size is the content (its name is its hash; reads check it). One cut
+    // short by a crash is rewritten, through a temp file; a new one is written in place.
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.len() == size => {}
+        Ok(_) => {
+            crate::atomic::write_atomically_parts(
+                &path,
+                &content.parts,
+                crate::atomic::WriteOptions::STATE_FILE,
+            )?;
+            added = size;
+        }
+        Err(_) => {
+            write_in_place(&path, &content.parts)?;
+            added = size;
+        }
     }
     let side = Side {
         blob: hash,
@@ -44,6 +63,27 @@ pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
         symlink: content.symlink,
     };
     Ok((side, added))
+}
+
+fn write_in_place(path: &std::path::Path, parts: &[&[u8]]) -> io::Result<()> {
+    use std::io::Write;
+    let open = || fs::OpenOptions::new().write(true).create_new(true).open(path);
+    let mut file = match open() {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            open()?
+        }
+        // Written by a parallel call meanwhile.
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(err) => return Err(err),
+    };
+    for part in parts {
+        file.write_all(part)?;
+    }
+    Ok(())
 }
 
 /// The bytes of a stored blob, checked against its hash.

@@ -6,8 +6,8 @@
 //!   counter, so file names sort oldest first and a session's records are found by name alone.
 //! - `blobs/<aa>/<rest>`: file contents, named by their SHA-256, so a content stored twice
 //!   (the "after" of one call is the "before" of the next) is stored once.
-//! - `state.json`: the next id, and the count and bytes the retention limits are checked on.
-//! - `lock`: serializes id allocation and pruning.
+//! - `state`: the next id, and the count and bytes the retention limits are checked on; its
+//!   `flock` serializes id allocation and pruning.
 //! - `shadow/`: the private git directory of the exec_shell snapshots (see [`shell`]).
 //!
 //! A record is written before the change it describes (and removed again if the change fails),
@@ -135,7 +135,7 @@ pub struct Recorded {
 
 impl Recorded {
     /// Removes the record of a change that did not happen (its blobs go at the next prune).
-    pub fn discard(self) {
+    pub fn discard(&self) {
         let _ = fs::remove_file(&self.path);
     }
 }
@@ -176,7 +176,12 @@ pub fn record_undo(
             Ok(Some(side))
         };
         let before = side(&change.before)?;
-        let after = side(&change.after)?;
+        // The "after" is described now and stored by [`store_afters`] once the change is made:
+        // nothing reads it before then, and written before, it would ride on the fsync of the
+        // user's file.
+        let after = change.after.as_ref().map(blobs::describe);
+        // Counted as new (an overestimate when it is stored already; pruning counts exactly).
+        added += after.as_ref().map_or(0, |a| a.size);
         entries.push(Entry {
             path: change.path.clone(),
             before,
@@ -196,6 +201,14 @@ pub fn record_undo(
     store_checkpoint(state, &mut checkpoint, added)
 }
 
+/// Stores the "after" contents of a recorded change, once it is made. A failure only costs a
+/// blob nothing reads (undo restores "before" contents; the "after" hash is what it checks).
+pub fn store_afters(state: &State, changes: &[Change]) {
+    for content in changes.iter().filter_map(|c| c.after.as_ref()) {
+        let _ = blobs::store(state, content);
+    }
+}
+
 /// Allocates an id for `checkpoint`, writes it, and prunes past the limits.
 pub fn store_checkpoint(
     state: &State,
@@ -204,21 +217,31 @@ pub fn store_checkpoint(
 ) -> Result<Recorded, ToolError> {
     let fail = |err: std::io::Error| io_error(state, &err);
     fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
-    let _lock = crate::state::Lock::exclusive(&history_dir(state).join("lock")).map_err(fail)?;
-    let mut usage = retention::Usage::load(state);
+    let mut file = retention::UsageFile::open(state).map_err(fail)?;
+    let usage = &mut file.usage;
     checkpoint.id = usage.next;
     let bytes = serde_json::to_vec(checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
     let path = record_path(state, checkpoint.id, &checkpoint.session);
-    crate::atomic::write_atomically(&path, &bytes, crate::atomic::WriteOptions::STATE_FILE).map_err(fail)?;
+    // Created under its final name (the id is fresh and the lock held): a record cut short by a
+    // crash does not parse and is skipped, like one never written.
+    write_new(&path, &bytes).map_err(fail)?;
     usage.next += 1;
     usage.count += 1;
     usage.bytes += added_bytes + bytes.len() as u64;
-    retention::enforce(state, &mut usage, checkpoint.id);
-    usage.save(state).map_err(fail)?;
+    let id = checkpoint.id;
+    retention::enforce(state, usage, id);
+    file.save().map_err(fail)?;
     Ok(Recorded {
         id: checkpoint.id,
         path,
     })
+}
+
+/// Creates `path` with `bytes`; fails if it exists.
+pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)
 }
 
 fn now_secs() -> u64 {

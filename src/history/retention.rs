@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::Settings;
 use crate::state::State;
 
-/// The counters kept in `history/state.json` (rewritten under the history lock).
+/// The counters kept in `history/state` (see [`UsageFile`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Usage {
     pub next: u64,
@@ -19,26 +19,46 @@ pub struct Usage {
     pub bytes: u64,
 }
 
-impl Usage {
-    pub fn load(state: &State) -> Usage {
-        let path = super::history_dir(state).join("state.json");
-        fs::read(path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_else(|| recount(state))
+/// `history/state`: the counters, rewritten in place under an exclusive `flock` on the file
+/// itself. In place, not by temp file and rename: every changing call updates it, and an fsync
+/// of the user's file right after pays for every directory change made before it. A torn or
+/// unreadable file is rebuilt from the records.
+pub struct UsageFile {
+    file: fs::File,
+    pub usage: Usage,
+}
+
+impl UsageFile {
+    pub fn open(state: &State) -> std::io::Result<UsageFile> {
+        use std::io::Read;
+        use std::os::unix::io::AsRawFd;
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(super::history_dir(state).join("state"))?;
+        // SAFETY: flock on a descriptor we own; released when the file is closed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let usage = serde_json::from_slice(&bytes).unwrap_or_else(|_| recount(state));
+        Ok(UsageFile { file, usage })
     }
 
-    pub fn save(&self, state: &State) -> std::io::Result<()> {
-        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        crate::atomic::write_atomically(
-            &super::history_dir(state).join("state.json"),
-            &bytes,
-            crate::atomic::WriteOptions::STATE_FILE,
-        )
+    /// Writes the counters back (the lock is released when this is dropped).
+    pub fn save(&self) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = serde_json::to_vec(&self.usage).map_err(std::io::Error::other)?;
+        // Padded to a fixed width, so a shorter record never leaves a tail to truncate.
+        bytes.resize(bytes.len().max(96), b' ');
+        self.file.write_all_at(&bytes, 0)
     }
 }
 
-/// Counters rebuilt from the files (a missing or broken `state.json`).
+/// Counters rebuilt from the files (a missing or broken `state`).
 fn recount(state: &State) -> Usage {
     let ids = super::list_ids(state, None);
     let next = ids.last().map_or(1, |(id, _, _)| id + 1);

@@ -99,7 +99,8 @@ const WRITE: WriteOptions = WriteOptions {
 /// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
 /// reverse order. Refreshes the session's fingerprints of every file written.
 pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
-    let recorded = record_checkpoint(ctx, &steps);
+    let changes = checkpoint_changes(&steps);
+    let recorded = record_checkpoint(ctx, &changes);
     let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         match perform(ctx, step) {
@@ -136,6 +137,9 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
             }
         }
     }
+    if recorded.is_some() {
+        crate::history::store_afters(&ctx.state, &changes);
+    }
     for step in &steps {
         match step {
             Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
@@ -150,9 +154,8 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Records the checkpoint of the whole patch (every path's bytes and mode before and after)
-/// before the first step is taken.
-fn record_checkpoint(ctx: &Context, steps: &[Step]) -> Option<crate::history::Recorded> {
+/// Every path's bytes and mode before and after the patch, for its checkpoint.
+fn checkpoint_changes(steps: &[Step]) -> Vec<crate::history::Change<'_>> {
     use crate::history::{Change, Content};
     use std::os::unix::ffi::OsStrExt;
     fn link(target: &Path) -> Content<'_> {
@@ -214,12 +217,17 @@ fn record_checkpoint(ctx: &Context, steps: &[Step]) -> Option<crate::history::Re
             }),
         }
     }
+    changes
+}
+
+/// Records the checkpoint of the whole patch before the first step is taken.
+fn record_checkpoint(ctx: &Context, changes: &[crate::history::Change]) -> Option<crate::history::Recorded> {
     let mut names: Vec<&str> = changes.iter().map(|c| c.path.as_str()).take(4).collect();
     if changes.len() > 4 {
         names.push("…");
     }
     let summary = format!("apply_patch {}", names.join(", "));
-    crate::history::record_or_notice(&ctx.state, "apply_patch", &summary, &changes)
+    crate::history::record_or_notice(&ctx.state, "apply_patch", &summary, changes)
 }
 
 /// Directories that writing `path` would create, deepest first.
