@@ -415,3 +415,21 @@ fn a_checkpoint_naming_a_path_outside_is_refused() {
     );
     assert!(ws.exists("a.txt"));
 }
+
+#[test]
+fn undo_of_an_older_checkpoint_names_the_later_one_that_changed_the_path() {
+    let ws = Ws::new();
+    ws.write("a.txt", "1\n");
+    ws.read_via_tool("a.txt");
+    edit(&ws, "a.txt", "1", "2").ok();
+    edit(&ws, "a.txt", "2", "3").ok();
+    let out = ws.run(&["undo", "1"]).err("stale");
+    assert!(out.message().contains("by checkpoint 2"), "{}", out.message());
+    assert!(
+        out.message().contains("call undo with {\"to\": \"1\"}"),
+        "{}",
+        out.message()
+    );
+    assert_eq!(out.error()["conflicts"][0]["changed_by"]["id"], 2);
+    assert_eq!(ws.read("a.txt"), b"3\n");
+}

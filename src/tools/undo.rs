@@ -69,6 +69,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     }
     let ids: Vec<u64> = chosen.iter().map(|c| c.id).collect();
     if !conflicts.is_empty() && !args.force {
+        name_later_changes(ctx, &ids, &mut conflicts);
         return Err(clobber_error(&args, &ids, &conflicts));
     }
     if steps.is_empty() {
@@ -115,6 +116,32 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
         return Err(err);
     }
     Ok(report(&steps, &already, &ids, id, !conflicts.is_empty()))
+}
+
+/// Adds to each conflict the later checkpoint that changed the path, if one did: then the way
+/// out is to revert that one too, not to force.
+fn name_later_changes(ctx: &Context, ids: &[u64], conflicts: &mut [serde_json::Value]) {
+    let newest = ids.iter().copied().max().unwrap_or(0);
+    let later: Vec<Checkpoint> = history::list_ids(&ctx.state, None)
+        .iter()
+        .filter(|(id, _, _)| *id > newest)
+        .filter_map(|(_, _, path)| history::load(path))
+        .collect();
+    for conflict in conflicts.iter_mut() {
+        let path = conflict["path"].as_str().unwrap_or("").to_string();
+        if let Some(by) = later
+            .iter()
+            .rev()
+            .find(|c| c.entries.iter().any(|e| e.path == path))
+        {
+            conflict["changed_by"] = json!({"id": by.id, "session": by.session, "tool": by.tool});
+            let change = conflict["change"].as_str().unwrap_or("").to_string();
+            conflict["change"] = json!(format!(
+                "{change}, by checkpoint {} ({}, session `{}`)",
+                by.id, by.summary, by.session
+            ));
+        }
+    }
 }
 
 fn list(ids: &[u64]) -> String {
@@ -206,12 +233,24 @@ fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) 
             ids.first().copied().unwrap_or(0)
         ),
     };
+    let later_ids: Vec<u64> = conflicts
+        .iter()
+        .filter_map(|c| c["changed_by"]["id"].as_u64())
+        .collect();
+    let later = match (later_ids.is_empty(), ids.iter().min()) {
+        (false, Some(first)) => format!(
+            "A later checkpoint changed {}: to take it back as well, call undo with \
+             {{\"to\": \"{first}\"}} (it rewinds this session's checkpoints from {first} on). ",
+            if later_ids.len() == 1 { "it" } else { "them" }
+        ),
+        _ => String::new(),
+    };
     ToolError::new(
         ErrorCode::Stale,
         format!(
             "undo refused: {} path{} changed since checkpoint {} left {}, and restoring would destroy \
-             that work; nothing was restored.\n{}\nLook at the current content with read_file. If the \
-             user agrees to lose those changes, call undo with {retry}.",
+             that work; nothing was restored.\n{}\n{later}Look at the current content with read_file. \
+             If the user agrees to lose those changes, call undo with {retry}.",
             conflicts.len(),
             if conflicts.len() == 1 { "" } else { "s" },
             list(ids),
