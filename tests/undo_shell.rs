@@ -194,3 +194,51 @@ fn file_tool_and_shell_checkpoints_rewind_together() {
     ws.run(&["undo", "--to", "1"]).ok();
     assert_seeded(&ws);
 }
+
+#[test]
+fn a_tree_too_large_to_copy_is_not_snapshotted_and_the_call_says_so() {
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[history]\nmax_bytes = 1000\n");
+    seed(&ws);
+    ws.write("big.txt", "x".repeat(5000));
+    let out = shell(&ws, "rm gone.txt");
+    assert!(
+        out.notices()
+            .iter()
+            .any(|n| n.contains("not recorded") && n.contains("max_bytes")),
+        "{:?}",
+        out.notices()
+    );
+    assert!(checkpoints(&ws).is_empty());
+    assert!(!ws.exists("gone.txt"), "the command still ran");
+}
+
+#[test]
+fn without_git_the_command_runs_and_the_call_says_it_was_not_recorded() {
+    let ws = Ws::new();
+    seed(&ws);
+    let bin = tempfile::tempdir().expect("tempdir");
+    for tool in ["sh", "rm"] {
+        let found = ["/bin", "/usr/bin"]
+            .iter()
+            .map(|dir| std::path::Path::new(dir).join(tool))
+            .find(|p| p.exists())
+            .expect("tool");
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).expect("symlink");
+    }
+    let text = json!({"command": "rm gone.txt"}).to_string();
+    let out = Outcome::of({
+        let mut cmd = ws.command(&["exec_shell", "--json", &text]);
+        cmd.env("PATH", bin.path());
+        cmd
+    })
+    .ok();
+    assert!(
+        out.notices()
+            .iter()
+            .any(|n| n.contains("not recorded") && n.contains("git")),
+        "{:?}",
+        out.notices()
+    );
+    assert!(!ws.exists("gone.txt"));
+}

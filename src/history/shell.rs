@@ -24,6 +24,7 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -35,6 +36,10 @@ use crate::state::State;
 pub const MAX_PATHS: usize = 10_000;
 /// Files larger than this are not recorded.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// A tree with more files than this outside git is not snapshotted at all.
+pub const MAX_FIRST_FILES: usize = 1_000_000;
+/// The marker of a tree too large to snapshot (its text says why).
+const TOO_LARGE: &str = "too-large";
 
 /// The tree git computes for an empty directory (known to git without being stored).
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -58,8 +63,37 @@ impl Shadow {
         };
         if !shadow.git_dir.join("HEAD").exists() {
             shadow.create()?;
+            shadow.measure(super::Settings::load(state).max_bytes)?;
         }
         Ok(shadow)
+    }
+
+    /// Before the first snapshot, which copies every file the shadow does not know yet (all of
+    /// a plain tree, the untracked files of a checkout): refuses a tree whose copy would exceed
+    /// the history's byte limit or [`MAX_FIRST_FILES`], leaving a marker that says why (the
+    /// snapshots stay off until `.codesmith/history/shadow` is removed).
+    fn measure(&self, max_bytes: u64) -> std::io::Result<()> {
+        let Ok(listed) = self.run(&["ls-files", "-z", "-o", "--exclude-standard"]) else {
+            return Ok(());
+        };
+        let (mut count, mut bytes) = (0usize, 0u64);
+        for path in listed.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+            count += 1;
+            let path = std::ffi::OsStr::from_bytes(path);
+            bytes += fs::symlink_metadata(self.root.join(path)).map_or(0, |m| m.len());
+        }
+        if count > MAX_FIRST_FILES || bytes > max_bytes {
+            fs::write(
+                self.git_dir.join(TOO_LARGE),
+                format!(
+                    "the workspace holds {count} files ({bytes} bytes) that are not in git, more than a \
+                     snapshot copies (at most {MAX_FIRST_FILES} files and [history] max_bytes = \
+                     {max_bytes}). Ignore build output in .gitignore or raise max_bytes, then ask the \
+                     user to remove .codesmith/history/shadow; or set [history] shell = false."
+                ),
+            )?;
+        }
+        Ok(())
     }
 
     /// A minimal git directory (what `git init` makes that git needs), borrowing the
@@ -177,6 +211,9 @@ pub fn before(ctx: &Context) -> Result<Before, String> {
     let _lock = lock(&ctx.state)?;
     let shadow =
         Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| not_recorded(&err.to_string()))?;
+    if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
+        return Err(not_recorded(&why));
+    }
     shadow
         .snapshot()
         .map(|tree| Before { tree })
