@@ -433,3 +433,18 @@ fn undo_of_an_older_checkpoint_names_the_later_one_that_changed_the_path() {
     assert_eq!(out.error()["conflicts"][0]["changed_by"]["id"], 2);
     assert_eq!(ws.read("a.txt"), b"3\n");
 }
+
+#[test]
+fn undo_of_a_rename_puts_the_file_back_under_its_old_name() {
+    let ws = Ws::new();
+    ws.write("old/name.txt", "content\n");
+    set_mode(&ws, "old/name.txt", 0o600);
+    ws.read_via_tool("old/name.txt");
+    let patch = "*** Begin Patch\n*** Update File: old/name.txt\n*** Move to: new/name.txt\n@@\n-content\n+changed\n*** End Patch\n";
+    ws.call("apply_patch", json!({"patch": patch})).ok();
+    assert!(!ws.exists("old/name.txt"));
+    ws.run(&["undo"]).ok();
+    assert_eq!(ws.read("old/name.txt"), b"content\n");
+    assert_eq!(mode(&ws, "old/name.txt"), 0o600);
+    assert!(!ws.exists("new/name.txt"));
+}
