@@ -3,9 +3,10 @@
 //! The workspace is snapshotted before and after the command into a private git directory,
 //! `.codesmith/history/shadow/`, whose index is a stat cache of the tree: `git add -A` re-reads
 //! only files whose size, mtime or inode changed since the last snapshot, and `git write-tree`
-//! turns the index into a tree. The trees before and after are compared (`git diff-tree`), and
-//! only the paths that differ are copied into the history's blobs. This works the same in a
-//! plain directory and in a git checkout; in a checkout, the shadow borrows the repository's
+//! turns the index into a tree. The tree before the command is compared with the index after it
+//! (`git diff-index --cached`), and only the paths that differ are copied into the history's
+//! blobs. This works the same in a plain directory and in a git checkout; in a checkout, the
+//! shadow borrows the repository's
 //! objects (an alternate, read only) and starts from a copy of its index, so the first snapshot
 //! does not hash every tracked file again. Nothing is ever written to the workspace's own `.git`.
 //!
@@ -170,14 +171,20 @@ impl Shadow {
         Ok(output.stdout)
     }
 
-    /// Snapshots the working tree into a tree id.
-    fn snapshot(&self) -> Result<String, String> {
+    /// Brings the index up to date with the working tree.
+    fn add_all(&self) -> Result<(), String> {
         if let Err(first) = self.run(&["add", "-A", "--ignore-errors", "--", "."]) {
             // A borrowed index git cannot use: start over from an empty one.
             let _ = fs::remove_file(self.git_dir.join("index"));
             self.run(&["add", "-A", "--ignore-errors", "--", "."])
                 .map_err(|_| first)?;
         }
+        Ok(())
+    }
+
+    /// Snapshots the working tree into a tree id.
+    fn snapshot(&self) -> Result<String, String> {
+        self.add_all()?;
         let tree = self.run(&["write-tree"])?;
         Ok(String::from_utf8_lossy(&tree).trim().to_string())
     }
@@ -243,12 +250,14 @@ pub fn after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Vec<S
 fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
     let _lock = lock(&ctx.state)?;
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
-    let after = shadow.snapshot()?;
-    if after == before.tree {
+    // The index after the command is compared with the tree before it directly: no tree is
+    // written for the "after" (the next command's "before" writes one).
+    shadow.add_all()?;
+    let raw = shadow.run(&["diff-index", "--cached", "-z", "--no-renames", &before.tree])?;
+    let diffs = parse_raw(&raw);
+    if diffs.is_empty() {
         return Ok(Vec::new());
     }
-    let raw = shadow.run(&["diff-tree", "-r", "-z", "--no-renames", &before.tree, &after])?;
-    let diffs = parse_raw(&raw);
     if diffs.len() > MAX_PATHS {
         return Ok(vec![format!(
             "The command changed {} paths, more than the {MAX_PATHS} a checkpoint records, so its \
@@ -363,7 +372,7 @@ struct Diff {
     path: String,
 }
 
-/// Parses `git diff-tree -r -z` raw output: `:old new oldid newid S\0path\0`.
+/// Parses `git diff-index -z` (or `diff-tree -r -z`) raw output: `:old new oldid newid S\0path\0`.
 fn parse_raw(raw: &[u8]) -> Vec<Diff> {
     let mut diffs = Vec::new();
     let mut fields = raw.split(|&b| b == 0);
