@@ -46,6 +46,21 @@ pub struct UndoArgs {
 pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let chosen = choose(ctx, &args)?;
     let targets = restore::targets(ctx, &chosen)?;
+    // Every path is locked in sorted order, as apply_patch does, before it is inspected, so no
+    // edit through codesmith runs between the check and the restore.
+    let mut paths: Vec<crate::workspace::WsPath> = targets
+        .iter()
+        .map(|t| crate::workspace::WsPath {
+            abs: t.abs.clone(),
+            display: t.path.clone(),
+            call: String::new(),
+        })
+        .collect();
+    paths.sort_by(|a, b| a.abs.cmp(&b.abs));
+    let _locks = paths
+        .iter()
+        .map(|p| crate::file_change::lock(&ctx.state, p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut steps = Vec::new();
     let mut conflicts = Vec::new();
     let mut already = Vec::new();
@@ -82,20 +97,6 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
             ),
         ));
     }
-    // Every path is locked in sorted order, as apply_patch does, so no edit runs in between.
-    let mut paths: Vec<crate::workspace::WsPath> = steps
-        .iter()
-        .map(|s| crate::workspace::WsPath {
-            abs: s.target.abs.clone(),
-            display: s.target.path.clone(),
-            call: String::new(),
-        })
-        .collect();
-    paths.sort_by(|a, b| a.abs.cmp(&b.abs));
-    let _locks = paths
-        .iter()
-        .map(|p| crate::file_change::lock(&ctx.state, p))
-        .collect::<Result<Vec<_>, _>>()?;
     restore::load_blobs(ctx, &mut steps)?;
     let summary = match (&args.to, ids.as_slice()) {
         (Some(_), _) => format!("undo --to {}", ids.last().copied().unwrap_or(0)),
