@@ -153,6 +153,10 @@ impl Shadow {
                 "gc.auto=0",
                 "-c",
                 "core.quotepath=false",
+                // The shadow index is rewritten whenever a file changed: hashing all of it
+                // each time costs more than anything else in a snapshot of a large tree.
+                "-c",
+                "index.skipHash=true",
             ])
             .stdin(Stdio::null());
         command
