@@ -58,6 +58,9 @@ _codesmith() {
             codesmith,help)
                 cmd="codesmith__subcmd__help"
                 ;;
+            codesmith,history)
+                cmd="codesmith__subcmd__history"
+                ;;
             codesmith,list_dir)
                 cmd="codesmith__subcmd__ls"
                 ;;
@@ -100,6 +103,9 @@ _codesmith() {
             codesmith,trust)
                 cmd="codesmith__subcmd__trust"
                 ;;
+            codesmith,undo)
+                cmd="codesmith__subcmd__undo"
+                ;;
             codesmith,write)
                 cmd="codesmith__subcmd__write"
                 ;;
@@ -126,6 +132,9 @@ _codesmith() {
                 ;;
             codesmith__subcmd__help,help)
                 cmd="codesmith__subcmd__help__subcmd__help"
+                ;;
+            codesmith__subcmd__help,history)
+                cmd="codesmith__subcmd__help__subcmd__history"
                 ;;
             codesmith__subcmd__help,ls)
                 cmd="codesmith__subcmd__help__subcmd__ls"
@@ -163,6 +172,9 @@ _codesmith() {
             codesmith__subcmd__help,trust)
                 cmd="codesmith__subcmd__help__subcmd__trust"
                 ;;
+            codesmith__subcmd__help,undo)
+                cmd="codesmith__subcmd__help__subcmd__undo"
+                ;;
             codesmith__subcmd__help,write)
                 cmd="codesmith__subcmd__help__subcmd__write"
                 ;;
@@ -173,7 +185,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel fetch fetch_url call tools trust approve mcp help"
+            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,7 +435,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel fetch call tools trust approve mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch call tools trust approve mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -521,6 +533,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -702,6 +728,20 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -709,6 +749,28 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__history)
+            opts="-h --json --limit --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1005,6 +1067,36 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__undo)
+            opts="-h --json --id --to --force --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --force)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

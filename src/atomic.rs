@@ -42,6 +42,26 @@ pub fn write_atomically(path: &Path, bytes: &[u8], options: WriteOptions) -> io:
 /// Like [`write_atomically`], with the content given as consecutive parts (a spliced file:
 /// untouched stretches of the old content and new lines), so it is never copied whole.
 pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOptions) -> io::Result<()> {
+    write_parts_in_mode(path, parts, options, None)
+}
+
+/// Like [`write_atomically`], giving the file exactly `mode` before it is renamed into place, so
+/// no reader (and no crash) ever sees the new bytes with the old permissions.
+pub fn write_atomically_in_mode(
+    path: &Path,
+    bytes: &[u8],
+    options: WriteOptions,
+    mode: u32,
+) -> io::Result<()> {
+    write_parts_in_mode(path, &[bytes], options, Some(mode & 0o7777))
+}
+
+fn write_parts_in_mode(
+    path: &Path,
+    parts: &[&[u8]],
+    options: WriteOptions,
+    mode: Option<u32>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -49,7 +69,7 @@ pub fn write_atomically_parts(path: &Path, parts: &[&[u8]], options: WriteOption
     if options.create_parents {
         fs::create_dir_all(dir)?;
     }
-    let existing_mode = fs::metadata(path).ok().map(|m| m.permissions().mode());
+    let existing_mode = mode.or_else(|| fs::metadata(path).ok().map(|m| m.permissions().mode()));
     let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
     let mut temp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
     {
@@ -154,7 +174,7 @@ fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn current_umask() -> u32 {
+pub fn current_umask() -> u32 {
     // SAFETY: umask only swaps the process mask; it is set straight back. codesmith is
     // single-threaded where it writes files.
     unsafe {

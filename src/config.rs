@@ -9,11 +9,12 @@ use std::path::Path;
 
 use crate::error::{ErrorCode, ToolError};
 
-/// The sections and the settings their readers take: `[network]` (`net::policy`) and
-/// `[shell]` (exec_shell's sandbox).
-const SECTIONS: [(&str, &[&str]); 3] = [
+/// The sections and the settings their readers take: `[network]` (`net::policy`),
+/// `[shell]` (exec_shell's sandbox) and `[history]` (checkpoints, `history::Settings`).
+const SECTIONS: [(&str, &[&str]); 4] = [
     ("network", &["default", "allow", "deny", "trusted_cidrs"]),
     ("shell", &["sandbox", "writable"]),
+    ("history", &["max_checkpoints", "max_bytes", "shell"]),
     // Checked by `profile::config_problems`.
     ("tools", &[]),
 ];

@@ -44,7 +44,7 @@ impl Context {
         check_session_name(&global.session)?;
         let root = workspace_root(global)?;
         crate::state::check_state_dir(&root.join(".codesmith"))?;
-        let state = State::new(root.join(".codesmith"), global.session.clone());
+        let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool);
         let mut opening_notices = Vec::new();
         let trusted = crate::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
             opening_notices.push(crate::trust::corrupt_notice(&parse_error));
@@ -92,7 +92,9 @@ impl Context {
         &mut self,
         result: Result<ToolOutput, ToolError>,
     ) -> Result<ToolOutput, ToolError> {
-        crate::tools::with_notices(result, self.opening_notices.take())
+        let mut notices = self.opening_notices.take();
+        notices.extend(self.state.take_notices());
+        crate::tools::with_notices(result, notices)
     }
 
     /// Spills `text` (see [`crate::state::State::spill`]) and names the file as a call takes it

@@ -438,12 +438,16 @@ impl Prepared {
     /// in this session, so the next edit needs no re-read. On failure the original file is
     /// untouched.
     pub fn commit(&self, state: &State) -> Result<(), ToolError> {
+        let recorded = self.record_checkpoint(state)?;
         crate::atomic::write_atomically(
             &self.path.abs,
             &self.bytes,
             crate::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
+            if let Some(recorded) = &recorded {
+                recorded.discard();
+            }
             let mut error = ToolError::io(&self.path.display, "write", &err);
             error.message.push_str(if self.created {
                 "; nothing was created."
@@ -452,9 +456,50 @@ impl Prepared {
             });
             error
         })?;
+        if recorded.is_some() {
+            let after = crate::history::Content::file(&self.bytes, 0);
+            crate::history::store_afters(
+                state,
+                &[crate::history::Change {
+                    path: self.path.display.clone(),
+                    before: None,
+                    after: Some(after),
+                }],
+            );
+        }
         let meta =
             fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
+    }
+
+    /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
+    /// anything is written.
+    fn record_checkpoint(&self, state: &State) -> Result<Option<crate::history::Recorded>, ToolError> {
+        use std::os::unix::fs::PermissionsExt;
+        let before = match fs::metadata(&self.path.abs) {
+            Ok(meta) => Some((
+                fs::read(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
+                meta.permissions().mode(),
+            )),
+            Err(_) => None,
+        };
+        let after_mode = before
+            .as_ref()
+            .map_or(0o666 & !crate::atomic::current_umask(), |(_, mode)| *mode);
+        let change = crate::history::Change {
+            path: self.path.display.clone(),
+            before: before
+                .as_ref()
+                .map(|(bytes, mode)| crate::history::Content::file(bytes, *mode)),
+            after: Some(crate::history::Content::file(&self.bytes, after_mode)),
+        };
+        let summary = format!("{} {}", state.tool(), self.path.display);
+        Ok(crate::history::record_or_notice(
+            state,
+            state.tool(),
+            &summary,
+            &[change],
+        ))
     }
 }
 

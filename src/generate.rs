@@ -350,7 +350,18 @@ fn files(roff: &mut Roff) {
          approved host to allow, keeping the rest of the file. The [shell] section: sandbox = \
          \"auto\"|\"required\"|\"off\" (exec_shell's kernel sandbox; an unknown value means required); \
          writable, a list of absolute directories commands may write besides the workspace, the \
-         trusted roots and their TMPDIR.",
+         trusted roots and their TMPDIR. The [history] section: max_checkpoints (default 1000) and \
+         max_bytes (default 536870912) bound the checkpoints kept, oldest pruned first; shell = false \
+         turns off the exec_shell snapshots.",
+    );
+    item(
+        roff,
+        [bold(".codesmith/history/")],
+        "Checkpoints of every call that changed files (write_file, edit_file, apply_patch, exec_shell \
+         commands not classified read-only, undo): checkpoints/ID.SESSION.json records each path's \
+         content and mode before and after, as content-addressed blobs under blobs/; shadow/ is the \
+         private git directory whose index is the stat cache of the exec_shell snapshots. Listed by \
+         history, reverted by undo, which refuses a path changed since unless forced.",
     );
     item(
         roff,

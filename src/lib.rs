@@ -22,6 +22,7 @@ pub mod error;
 pub mod file_change;
 pub mod freshness;
 pub mod generate;
+pub mod history;
 pub mod human;
 pub mod journal;
 pub mod line_endings;

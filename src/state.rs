@@ -63,11 +63,40 @@ pub struct PendingApproval {
 pub struct State {
     dir: PathBuf,
     session: String,
+    /// The tool of the call, for the checkpoints it records.
+    tool: &'static str,
+    /// Notices raised deep inside a call (a checkpoint that could not be recorded), for its result.
+    notices: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
 }
 
 impl State {
     pub fn new(dir: PathBuf, session: String) -> State {
-        State { dir, session }
+        State {
+            dir,
+            session,
+            tool: "",
+            notices: Default::default(),
+        }
+    }
+
+    /// The same state, for a call of `tool`.
+    pub fn with_tool(mut self, tool: &'static str) -> State {
+        self.tool = tool;
+        self
+    }
+
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// Adds a notice to the call's result.
+    pub fn add_notice(&self, notice: String) {
+        self.notices.borrow_mut().push(notice);
+    }
+
+    /// The notices added so far, taken.
+    pub fn take_notices(&self) -> Vec<String> {
+        self.notices.take()
     }
 
     pub fn dir(&self) -> &Path {

@@ -286,7 +286,8 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
             "outline",
             "list_dir",
             "task_output",
-            "task_wait"
+            "task_wait",
+            "history"
         ]
     );
     let openai: Value = serde_json::from_str(&run(&[

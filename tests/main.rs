@@ -42,5 +42,7 @@ mod symbol_index;
 mod syntax_gate;
 mod tasks;
 mod trust;
+mod undo;
+mod undo_shell;
 mod workspace_boundary;
 mod write_file;

@@ -99,6 +99,8 @@ pub fn title(spec: &ToolSpec) -> &'static str {
         "task_output" => "Read background task output",
         "task_wait" => "Wait for background task",
         "task_cancel" => "Cancel background task",
+        "history" => "List checkpoints",
+        "undo" => "Undo a change",
         "fetch_url" => "Fetch URL",
         "find_symbol" => "Find symbol definitions",
         "outline" => "Outline definitions in a file",

@@ -43,7 +43,10 @@ pub(super) fn tool_arguments(
         };
         object.insert(name.clone(), value);
     }
-    if let (Some(positional), Some(value)) = (spec.positional, sub.get_one::<String>("__positional")) {
+    let positional = spec
+        .positional
+        .and_then(|name| sub.get_one::<String>("__positional").map(|value| (name, value)));
+    if let Some((positional, value)) = positional {
         let kind = properties.get(positional).map_or(FlagKind::Str, flag_kind);
         let value = match raw_text_file(spec, value) {
             Some(text) => Value::String(text?),

@@ -17,10 +17,12 @@ pub mod fetch_url;
 pub mod file_search;
 pub mod find_symbol;
 pub mod grep_files;
+pub mod history;
 pub mod list_dir;
 pub mod outline;
 pub mod read_file;
 pub mod tasks;
+pub mod undo;
 pub mod write_file;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
@@ -127,6 +129,8 @@ pub const REGISTRY: &[ToolSpec] = &[
     tasks::task_output::SPEC,
     tasks::task_wait::SPEC,
     tasks::task_cancel::SPEC,
+    history::SPEC,
+    undo::SPEC,
     fetch_url::SPEC,
 ];
 

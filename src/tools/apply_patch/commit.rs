@@ -99,6 +99,8 @@ const WRITE: WriteOptions = WriteOptions {
 /// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
 /// reverse order. Refreshes the session's fingerprints of every file written.
 pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
+    let changes = checkpoint_changes(&steps);
+    let recorded = record_checkpoint(ctx, &changes);
     let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         match perform(ctx, step) {
@@ -126,9 +128,17 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
                 let head = err.message.trim_end();
                 let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
                 let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
+                if unrestored.is_empty() {
+                    if let Some(recorded) = recorded {
+                        recorded.discard();
+                    }
+                }
                 return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
             }
         }
+    }
+    if recorded.is_some() {
+        crate::history::store_afters(&ctx.state, &changes);
     }
     for step in &steps {
         match step {
@@ -142,6 +152,82 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
         }
     }
     Ok(())
+}
+
+/// Every path's bytes and mode before and after the patch, for its checkpoint.
+fn checkpoint_changes(steps: &[Step]) -> Vec<crate::history::Change<'_>> {
+    use crate::history::{Change, Content};
+    use std::os::unix::ffi::OsStrExt;
+    fn link(target: &Path) -> Content<'_> {
+        Content {
+            parts: vec![target.as_os_str().as_bytes()],
+            mode: 0o777,
+            symlink: true,
+        }
+    }
+    let new_mode = 0o666 & !crate::atomic::current_umask();
+    let mut changes = Vec::new();
+    for step in steps {
+        match step {
+            Step::Link(LinkStep::Remove(l)) => changes.push(Change {
+                path: l.path.display.clone(),
+                before: Some(link(&l.target)),
+                after: None,
+            }),
+            Step::Link(LinkStep::Move { link: l, to }) => {
+                changes.push(Change {
+                    path: l.path.display.clone(),
+                    before: Some(link(&l.target)),
+                    after: None,
+                });
+                changes.push(Change {
+                    path: to.display.clone(),
+                    before: None,
+                    after: Some(link(&l.target)),
+                });
+            }
+            Step::Create { path, bytes, mode } => changes.push(Change {
+                path: path.display.clone(),
+                before: None,
+                after: Some(Content {
+                    parts: bytes.parts(),
+                    mode: mode.unwrap_or(new_mode) & 0o7777,
+                    symlink: false,
+                }),
+            }),
+            Step::Replace {
+                path,
+                bytes,
+                mode,
+                old,
+                old_mode,
+            } => changes.push(Change {
+                path: path.display.clone(),
+                before: Some(Content::file(old, *old_mode)),
+                after: Some(Content {
+                    parts: bytes.parts(),
+                    mode: mode.unwrap_or(*old_mode) & 0o7777,
+                    symlink: false,
+                }),
+            }),
+            Step::Delete { path, old, old_mode } => changes.push(Change {
+                path: path.display.clone(),
+                before: Some(Content::file(old, *old_mode)),
+                after: None,
+            }),
+        }
+    }
+    changes
+}
+
+/// Records the checkpoint of the whole patch before the first step is taken.
+fn record_checkpoint(ctx: &Context, changes: &[crate::history::Change]) -> Option<crate::history::Recorded> {
+    let mut names: Vec<&str> = changes.iter().map(|c| c.path.as_str()).take(4).collect();
+    if changes.len() > 4 {
+        names.push("…");
+    }
+    let summary = format!("apply_patch {}", names.join(", "));
+    crate::history::record_or_notice(&ctx.state, "apply_patch", &summary, changes)
 }
 
 /// Directories that writing `path` would create, deepest first.

@@ -130,6 +130,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         return crate::tools::with_notices(started, policy_notes);
     }
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
+    let snapshot = snapshot_before(ctx, classification.class);
     let sentinel = Sentinel::new();
     let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
@@ -149,10 +150,12 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             timeout,
         )
     });
+    let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
 
     let mut notices = policy_notes;
+    notices.extend(history_notes);
     let mut cwd_line = None;
     if let Some(dir) = reported_cwd.filter(|_| !finished.timed_out) {
         match dir.canonicalize() {
@@ -238,6 +241,28 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .insert("cwd".into(), ctx.workspace.display(ctx.workspace.cwd()).into());
     out.notices = notices;
     Ok(out)
+}
+
+/// The snapshot a checkpoint of the command starts from: none for a read-only command or with
+/// `[history] shell = false`; `Err` holds the notice for a snapshot that could not be taken.
+pub fn snapshot_before(ctx: &Context, class: Class) -> Option<Result<crate::history::shell::Before, String>> {
+    if class == Class::ReadOnly || !crate::history::shell::enabled(ctx) {
+        return None;
+    }
+    Some(crate::history::shell::before(ctx))
+}
+
+/// Records what the command changed since `snapshot`; the notices for the call.
+fn snapshot_after(
+    ctx: &Context,
+    snapshot: Option<Result<crate::history::shell::Before, String>>,
+    command: &str,
+) -> Vec<String> {
+    match snapshot {
+        None => Vec::new(),
+        Some(Err(notice)) => vec![notice],
+        Some(Ok(before)) => crate::history::shell::after(ctx, &before, "exec_shell", command),
+    }
 }
 
 /// The policy and approvals in front of a run.

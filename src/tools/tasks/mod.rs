@@ -97,6 +97,12 @@ pub fn start(
     let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
     let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
     let confinement = confine::plan(ctx, settings, command, network, Some(&dir))?;
+    let mut snapshot_notes = Vec::new();
+    match crate::tools::exec_shell::snapshot_before(ctx, class) {
+        Some(Ok(before)) => fs::write(dir.join("snapshot"), before.tree).map_err(fail)?,
+        Some(Err(notice)) => snapshot_notes.push(notice),
+        None => {}
+    }
     let env = confinement.env();
     let status_dir = dir.join(confine::TASK_STATUS_DIR);
     fs::create_dir_all(&status_dir).map_err(fail)?;
@@ -135,7 +141,9 @@ pub fn start(
          Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
          wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
     );
-    Ok(ToolOutput::new(text)
+    let mut out = ToolOutput::new(text);
+    out.notices = snapshot_notes;
+    Ok(out
         .with("task_id", id.as_str())
         .with("status", "running")
         .with("class", class.as_str())
@@ -367,6 +375,23 @@ struct Cursor {
     stderr: u64,
 }
 
+/// Records the checkpoint of a finished task, once: the first call to see it ended claims the
+/// snapshot taken when it started (by renaming it) and compares the workspace with it now.
+pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
+    let claimed = dir.join("snapshot.taken");
+    if fs::rename(dir.join("snapshot"), &claimed).is_err() {
+        return Vec::new();
+    }
+    let Ok(tree) = fs::read_to_string(&claimed) else {
+        return Vec::new();
+    };
+    let command = fs::read_to_string(dir.join("command")).unwrap_or_default();
+    let before = crate::history::shell::Before {
+        tree: tree.trim().to_string(),
+    };
+    crate::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
+}
+
 /// Reads what the task wrote since the last call, moves the cursor, and renders the report.
 pub fn report(
     ctx: &Context,
@@ -440,6 +465,9 @@ pub fn report(
         result = result.with("approval", approval);
     }
     if status.finished() {
+        for notice in record_finished(ctx, dir) {
+            result = result.notice(notice);
+        }
         if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
             result = result.notice(notice);
         }

@@ -58,6 +58,7 @@ pub fn run(args: TaskCancelArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     };
     let mut lines = Vec::new();
     let mut cancelled = Vec::new();
+    let mut notices = Vec::new();
     for id in &ids {
         let dir = super::task_dir(ctx, id)?;
         let pgid = super::pgid(&dir);
@@ -76,11 +77,16 @@ pub fn run(args: TaskCancelArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
                 super::status(&dir).as_str()
             ));
         }
+        if super::status(&dir).finished() {
+            notices.extend(super::record_finished(ctx, &dir));
+        }
     }
     if lines.is_empty() {
         lines.push("no task was running".to_string());
     }
-    Ok(ToolOutput::new(format!("{}\n", lines.join("\n"))).with("cancelled", cancelled))
+    let mut out = ToolOutput::new(format!("{}\n", lines.join("\n"))).with("cancelled", cancelled);
+    out.notices = notices;
+    Ok(out)
 }
 
 /// SIGTERM, a grace period, then SIGKILL for whatever is left.

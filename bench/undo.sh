@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What checkpoints cost.
+#
+# 1. edit_file of a small source file with its checkpoint, against the same edit by a binary
+#    without checkpoints (BASE_BIN, e.g. a release build of the commit before them). Each run
+#    starts from the original file with a unique last line, freshly read (prepare, not timed),
+#    so both of its blobs are new: the worst case (in a session, the "before" of an edit is
+#    usually the "after" of the one before, already stored). Bar: at most 1.1x.
+# 2. The exec_shell snapshot, per call, in a clean 100,000-file git checkout and in a plain tree
+#    of the same size: `codesmith shell 'touch t.txt'` with `[history] shell = true` minus the
+#    same call with `shell = false`, against `git status --porcelain` on the checkout. Bar: at
+#    most 1.5x. The first snapshot of a tree (the shadow index is built) is timed once, apart.
+#
+# BASE_BIN is required for part 1 (skipped without it); PARTS (default "edit shell") picks the
+# parts; FILES (default 100000) and RUNS tune the effort.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+build_release
+enter_scratch
+
+parts=${PARTS:-edit shell}
+if [[ -n ${BASE_BIN:-} && $parts == *edit* ]]; then
+    echo "== edit_file with its checkpoint vs without (before checkpoints existed)"
+    mkdir a b
+    awk 'BEGIN { for (i = 1; i <= 200; i++) printf "fn f_%d() -> u32 { %d }\n", i, i }' >orig.rs
+    edit='{"path": "src.rs", "search": "fn f_150() -> u32 { 150 }", "replace": "fn f_150() -> u32 { 151 }"}'
+    PREPARE_A="sh -c 'cp orig.rs a/src.rs && date +%N >>a/src.rs && $BIN --workspace a read src.rs --max-lines 1 >/dev/null'"
+    PREPARE_B="sh -c 'cp orig.rs b/src.rs && date +%N >>b/src.rs && $BASE_BIN --workspace b read src.rs --max-lines 1 >/dev/null'"
+    compare "with checkpoint" "$BIN --workspace a edit --json '$edit'" \
+        "without" "$BASE_BIN --workspace b edit --json '$edit'"
+    unset PREPARE_A PREPARE_B
+    verdict "$RATIO" 1.1
+fi
+
+[[ $parts == *shell* ]] || exit 0
+files=${FILES:-100000}
+make_tree() {
+    python3 - "$1" "$files" <<'EOF'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, f"d{i // 100:04d}")
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"f{i:06d}.txt"), "w") as f:
+        f.write(f"file {i}\n" * 8)
+EOF
+    echo t >"$1/t.txt"
+}
+
+echo "== exec_shell snapshot of a $files-file tree, per call, vs git status --porcelain"
+make_tree repo
+(cd repo && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm tree)
+make_tree plain
+for tree in repo plain; do
+    mkdir -p "$tree/.codesmith"
+    printf '[history]\nshell = true\n' >"$tree/.codesmith/config.toml"
+    start=$(date +%s%N)
+    "$BIN" --workspace "$tree" shell 'touch t.txt' >/dev/null
+    echo "$tree: first call (builds the shadow index): $(( ($(date +%s%N) - start) / 1000000 )) ms"
+done
+runs=${RUNS:-20}
+for tree in repo plain; do
+    json=$(mktemp)
+    on="printf '[history]\\nshell = true\\n' > $tree/.codesmith/config.toml"
+    off="printf '[history]\\nshell = false\\n' > $tree/.codesmith/config.toml"
+    hyperfine -N --warmup 3 --runs "$runs" --style none --export-json "$json" \
+        --prepare "sh -c \"$on\"" --prepare "sh -c \"$off\"" --prepare "true" \
+        -n "snapshots on" "$BIN --workspace $tree shell 'touch t.txt'" \
+        -n "snapshots off" "$BIN --workspace $tree shell 'touch t.txt'" \
+        -n "git status" "git -C repo status --porcelain" >/dev/null 2>&1 ||
+        fail "$BIN --workspace $tree shell 'touch t.txt'" "git -C repo status --porcelain"
+    python3 - "$json" "$tree" <<'EOF'
+import json, sys
+r = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+on, off, status = r["snapshots on"], r["snapshots off"], r["git status"]
+cost = on - off
+print(f"{sys.argv[2]}: call with snapshots {on:.1f} ms, without {off:.1f} ms, snapshot cost {cost:.1f} ms; "
+      f"git status --porcelain {status:.1f} ms; ratio {cost / status:.2f} (bar <= 1.5): "
+      + ("holds" if cost / status <= 1.5 else "DOES NOT HOLD"))
+EOF
+    rm -f "$json"
+done

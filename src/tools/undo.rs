@@ -1,0 +1,296 @@
+//! undo: revert the newest checkpoint of the session, a given one, or every one back to a given
+//! one, without clobbering changes made since (see `history::restore`).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::history::restore::{self, Found, Step};
+use crate::history::{self, Checkpoint};
+use crate::tools::{Capability, ToolOutput, ToolSpec};
+
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "undo",
+    alias: "undo",
+    positional: Some("id"),
+    capability: Capability::WritesFiles,
+    description: DESCRIPTION,
+    schema: crate::tools::schema_of::<UndoArgs>,
+    run: |args, ctx| run(crate::tools::parse("undo", args, SPEC.schema)?, ctx),
+};
+
+const DESCRIPTION: &str = "Take back a change made through codesmith: by default the newest checkpoint of this session.
+Every call that changes files records a checkpoint first: write_file, edit_file, apply_patch, exec_shell commands that are not read-only (background tasks when they end) and undo itself. A checkpoint holds each changed path's content and permissions before and after; a created file is removed by undo and a deleted one comes back. Use this instead of reverting by hand with edit_file or git checkout. List checkpoints with history.
+Undo never clobbers: every path must still be exactly as the checkpoint left it. If someone changed a path since, nothing is restored and the error names each path and what changed; then ask the user, and only on their word pass force=true, which overwrites those changes. A path already back in its old state is left alone. Restores are atomic per file and all or nothing, and refresh this session's read records, so the files can be edited at once. Undo is itself a checkpoint: calling undo again right after an undo redoes the change. Checkpoints are kept up to [history] max_checkpoints (default 1000) and max_bytes (default 512 MiB); the oldest go first.
+Examples:
+{}
+{\"id\": \"12\"}
+{\"to\": \"9\"}";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoArgs {
+    /// The checkpoint to revert (from history); default: the newest of this session.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Rewind the session to just before this checkpoint, reverting it and every later one of the session, all or nothing.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Restore even paths someone changed since the checkpoint, overwriting those changes.
+    #[serde(default)]
+    pub force: bool,
+}
+
+pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let chosen = choose(ctx, &args)?;
+    let targets = restore::targets(ctx, &chosen)?;
+    // Every path is locked in sorted order, as apply_patch does, before it is inspected, so no
+    // edit through codesmith runs between the check and the restore.
+    let mut paths: Vec<crate::workspace::WsPath> = targets
+        .iter()
+        .map(|t| crate::workspace::WsPath {
+            abs: t.abs.clone(),
+            display: t.path.clone(),
+            call: String::new(),
+        })
+        .collect();
+    paths.sort_by(|a, b| a.abs.cmp(&b.abs));
+    let _locks = paths
+        .iter()
+        .map(|p| crate::file_change::lock(&ctx.state, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut steps = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut already = Vec::new();
+    for target in targets {
+        match restore::inspect(&target) {
+            Found::AsLeft(current) => steps.push(Step {
+                target,
+                current,
+                bytes: None,
+            }),
+            Found::AlreadyRestored => already.push(target.path),
+            Found::Changed(current, what) => {
+                conflicts.push(json!({"path": target.path, "change": what}));
+                steps.push(Step {
+                    target,
+                    current,
+                    bytes: None,
+                });
+            }
+        }
+    }
+    let ids: Vec<u64> = chosen.iter().map(|c| c.id).collect();
+    if !conflicts.is_empty() && !args.force {
+        name_later_changes(ctx, &ids, &mut conflicts);
+        return Err(clobber_error(&args, &ids, &conflicts));
+    }
+    if steps.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "nothing to undo: every path of checkpoint {} is already as it was before. Call history \
+                 to see the checkpoints.",
+                list(&ids)
+            ),
+        ));
+    }
+    restore::load_blobs(ctx, &mut steps)?;
+    let summary = match (&args.to, ids.as_slice()) {
+        (Some(_), _) => format!("undo --to {}", ids.last().copied().unwrap_or(0)),
+        (None, [id]) => format!("undo {id}: {}", chosen[0].summary),
+        _ => format!("undo {}", list(&ids)),
+    };
+    let recorded = history::record_undo(
+        &ctx.state,
+        "undo",
+        &summary,
+        &restore::changes(&steps),
+        Vec::new(),
+        ids.clone(),
+    )?;
+    let id = recorded.id;
+    if let Err(err) = restore::apply(ctx, &steps) {
+        recorded.discard();
+        return Err(err);
+    }
+    Ok(report(&steps, &already, &ids, id, !conflicts.is_empty()))
+}
+
+/// Adds to each conflict the later checkpoint that changed the path, if one did: then the way
+/// out is to revert that one too, not to force.
+fn name_later_changes(ctx: &Context, ids: &[u64], conflicts: &mut [serde_json::Value]) {
+    let newest = ids.iter().copied().max().unwrap_or(0);
+    let later: Vec<Checkpoint> = history::list_ids(&ctx.state, None)
+        .iter()
+        .filter(|(id, _, _)| *id > newest)
+        .filter_map(|(_, _, path)| history::load(path))
+        .collect();
+    for conflict in conflicts.iter_mut() {
+        let path = conflict["path"].as_str().unwrap_or("").to_string();
+        if let Some(by) = later
+            .iter()
+            .rev()
+            .find(|c| c.entries.iter().any(|e| e.path == path))
+        {
+            conflict["changed_by"] = json!({"id": by.id, "session": by.session, "tool": by.tool});
+            let change = conflict["change"].as_str().unwrap_or("").to_string();
+            conflict["change"] = json!(format!(
+                "{change}, by checkpoint {} ({}, session `{}`)",
+                by.id, by.summary, by.session
+            ));
+        }
+    }
+}
+
+fn list(ids: &[u64]) -> String {
+    ids.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The checkpoints to revert, newest first.
+fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> {
+    let session = ctx.state.session_name();
+    match (&args.id, &args.to) {
+        (Some(_), Some(_)) => Err(ToolError::invalid(
+            "pass id (revert that one checkpoint) or to (revert it and every later one of the session), \
+             not both.",
+        )),
+        (Some(id), None) => {
+            let id = parse_id("id", id)?;
+            history::find(&ctx.state, id)
+                .map(|c| vec![c])
+                .ok_or_else(|| unknown(id))
+        }
+        (None, Some(to)) => {
+            let to = parse_id("to", to)?;
+            let ids = history::list_ids(&ctx.state, Some(session));
+            if !ids.iter().any(|(id, _, _)| *id == to) {
+                return Err(unknown(to).with("session", session));
+            }
+            let mut chosen: Vec<Checkpoint> = ids
+                .iter()
+                .filter(|(id, _, _)| *id >= to)
+                .filter_map(|(_, _, path)| history::load(path))
+                .collect();
+            chosen.reverse();
+            Ok(chosen)
+        }
+        (None, None) => history::list_ids(&ctx.state, Some(session))
+            .last()
+            .and_then(|(_, _, path)| history::load(path))
+            .map(|c| vec![c])
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "session `{session}` has no checkpoint to undo: no call of this session changed \
+                         files through codesmith (or its checkpoints were pruned). Call history to list \
+                         the checkpoints of this session."
+                    ),
+                )
+            }),
+    }
+}
+
+fn parse_id(field: &str, text: &str) -> Result<u64, ToolError> {
+    text.trim().trim_start_matches('#').parse().map_err(|_| {
+        ToolError::invalid(format!(
+            "{field} must be a checkpoint id, a number as history lists it (got `{text}`). Call history \
+             to see the ids."
+        ))
+        .with("field", field)
+    })
+}
+
+fn unknown(id: u64) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotFound,
+        format!(
+            "there is no checkpoint {id} (never recorded, of another session, or pruned by the retention \
+             limits). Call history to list the checkpoints."
+        ),
+    )
+    .with("id", id)
+}
+
+fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
+    let lines: Vec<String> = conflicts
+        .iter()
+        .map(|c| {
+            format!(
+                "- `{}`: {}",
+                c["path"].as_str().unwrap_or(""),
+                c["change"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let retry = match (&args.id, &args.to) {
+        (_, Some(to)) => format!("{{\"to\": \"{to}\", \"force\": true}}"),
+        (Some(id), _) => format!("{{\"id\": \"{id}\", \"force\": true}}"),
+        _ => format!(
+            "{{\"id\": \"{}\", \"force\": true}}",
+            ids.first().copied().unwrap_or(0)
+        ),
+    };
+    let later_ids: Vec<u64> = conflicts
+        .iter()
+        .filter_map(|c| c["changed_by"]["id"].as_u64())
+        .collect();
+    let later = match (later_ids.is_empty(), ids.iter().min()) {
+        (false, Some(first)) => format!(
+            "A later checkpoint changed {}: to take it back as well, call undo with \
+             {{\"to\": \"{first}\"}} (it rewinds this session's checkpoints from {first} on). ",
+            if later_ids.len() == 1 { "it" } else { "them" }
+        ),
+        _ => String::new(),
+    };
+    ToolError::new(
+        ErrorCode::Stale,
+        format!(
+            "undo refused: {} path{} changed since checkpoint {} left {}, and restoring would destroy \
+             that work; nothing was restored.\n{}\n{later}Look at the current content with read_file. \
+             If the user agrees to lose those changes, call undo with {retry}.",
+            conflicts.len(),
+            if conflicts.len() == 1 { "" } else { "s" },
+            list(ids),
+            if conflicts.len() == 1 { "it" } else { "them" },
+            lines.join("\n")
+        ),
+    )
+    .with("conflicts", conflicts.to_vec())
+    .with("undone", ids.to_vec())
+}
+
+fn report(steps: &[Step], already: &[String], ids: &[u64], checkpoint: u64, forced: bool) -> ToolOutput {
+    let mut lines = vec![format!(
+        "Undid checkpoint{} {}: {} path{} restored.",
+        if ids.len() == 1 { "" } else { "s" },
+        list(ids),
+        steps.len(),
+        if steps.len() == 1 { "" } else { "s" }
+    )];
+    let mut paths = Vec::new();
+    for step in steps {
+        let action = match (&step.current, &step.target.restore) {
+            (_, None) => "removed",
+            (None, Some(_)) => "recreated",
+            (Some(_), Some(_)) => "restored",
+        };
+        lines.push(format!("- `{}`: {action}", step.target.path));
+        paths.push(json!({"path": step.target.path, "action": action}));
+    }
+    for path in already {
+        lines.push(format!("- `{path}`: already as before, left alone"));
+    }
+    if forced {
+        lines.push("Changes made since the checkpoint were overwritten (force).".to_string());
+    }
+    lines.push("This undo is a checkpoint too: call undo again to redo the change.".to_string());
+    ToolOutput::new(lines.join("\n"))
+        .with("undone", ids.to_vec())
+        .with("checkpoint", checkpoint)
+        .with("paths", paths)
+        .with("unchanged", already.to_vec())
+}
