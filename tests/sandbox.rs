@@ -30,6 +30,19 @@ fn sandbox_here(ws: &Ws) -> bool {
     whole
 }
 
+/// Makes the workspace a git repository; false (with a word) where git is not installed.
+fn git_init(ws: &Ws) -> bool {
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.path())
+        .status();
+    let made = git.map(|s| s.success()).unwrap_or(false);
+    if !made {
+        eprintln!("skipped: git is not installed");
+    }
+    made
+}
+
 /// A directory outside the workspace that the test owns.
 fn scratch() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("scratch dir");
@@ -234,12 +247,7 @@ fn a_script_cannot_grant_itself_anything() {
     if !sandbox_here(&ws) {
         return;
     }
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(ws.path())
-        .status();
-    if !git.map(|s| s.success()).unwrap_or(false) {
-        eprintln!("skipped: git is not installed");
+    if !git_init(&ws) {
         return;
     }
     ws.write(".codesmith/config.toml", "[network]\ndefault = \"prompt\"\n");
@@ -572,12 +580,7 @@ fn a_planted_git_redirection_is_removed_after_the_command() {
     if !sandbox_here(&ws) {
         return;
     }
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(ws.path())
-        .status();
-    if !git.map(|s| s.success()).unwrap_or(false) {
-        eprintln!("skipped: git is not installed");
+    if !git_init(&ws) {
         return;
     }
     let out = shell(

@@ -396,29 +396,11 @@ fn render(
     Rendered { text, data }
 }
 
-/// The text by which a command shows the network is blocked, if it does.
+/// The text by which a command shows the network is blocked, if it does: the symptoms the
+/// sandbox's hint reads, and a refused connection (a blocked proxy or firewall).
 fn blocked_network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
-    const SYMPTOMS: &[&str] = &[
-        "Could not resolve host",
-        "Couldn't resolve host",
-        "Temporary failure in name resolution",
-        "Name or service not known",
-        "Network is unreachable",
-        "No route to host",
-        "unable to resolve host",
-        "getaddrinfo",
-        "EAI_AGAIN",
-        "ENOTFOUND",
-        "ENETUNREACH",
-        "nodename nor servname",
-        "Failed to establish a new connection",
-        "Could not resolve",
-        "Failed to connect to",
-        "Connection refused",
-    ];
-    SYMPTOMS
-        .iter()
-        .find(|s| stderr.contains(**s) || stdout.contains(**s))
-        .copied()
-        .or_else(|| (stdout.trim() == "000").then_some("curl's HTTP status 000"))
+    stopped::network_symptom(stdout, stderr).or_else(|| {
+        let refused = "Connection refused";
+        (stderr.contains(refused) || stdout.contains(refused)).then_some(refused)
+    })
 }

@@ -145,7 +145,8 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
     denial_without_path.then_some(Stop::UnnamedPath)
 }
 
-fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
+/// The way the output shows a refused socket or an unreachable resolver, if it does.
+pub fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
     let text = |needle: &str| stderr.contains(needle) || stdout.contains(needle);
     if let Some(symptom) = NETWORK_SYMPTOMS.iter().find(|s| text(s)) {
         return Some(symptom);
