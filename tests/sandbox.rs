@@ -639,3 +639,52 @@ fn a_refusal_after_a_cd_inside_the_command_still_gets_a_hint() {
     assert!(!out_dir.join("relative").exists());
     assert!(out.output().starts_with("Sandbox: "), "{}", out.output());
 }
+
+#[test]
+fn a_git_redirection_planted_by_a_lingering_process_is_removed_by_the_next_command() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) || !git_init(&ws) {
+        return;
+    }
+    let first = shell(
+        &ws,
+        "(sleep 1; python3 -c 'open(\".git/commondir\", \"w\").write(\"../evil\")') >/dev/null 2>&1 & echo left",
+    )
+    .ok();
+    assert!(!first.output().contains("Sandbox:"), "{}", first.output());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ws.exists(".git/commondir") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let next = shell(&ws, "true").ok();
+    assert!(!ws.exists(".git/commondir"), "{}", next.output());
+    assert!(
+        next.output().starts_with("Sandbox: an earlier command"),
+        "{}",
+        next.output()
+    );
+}
+
+#[test]
+fn a_relative_name_in_a_refusal_is_read_from_where_the_command_ended() {
+    let ws = Ws::new();
+    if !sandbox_here(&ws) {
+        return;
+    }
+    let (_keep, out_dir) = scratch();
+    ws.mkdir("a/b");
+    // From a/b, `../../..` is the workspace's parent; the name leads into the scratch dir.
+    let rel = format!("../../../{}/rel", out_dir.file_name().unwrap().to_str().unwrap());
+    let sibling = ws.path().parent().unwrap().join(out_dir.file_name().unwrap());
+    if sibling != out_dir {
+        eprintln!("skipped: the scratch dir is not a sibling of the workspace");
+        return;
+    }
+    let out = shell(&ws, &format!("cd a/b && touch {rel}")).ok();
+    assert!(!out_dir.join("rel").exists());
+    assert!(
+        out.output().contains(&out_dir.join("rel").display().to_string()),
+        "{}",
+        out.output()
+    );
+}

@@ -134,6 +134,8 @@ pub struct Confinement {
     /// Redirections of git's configuration that did not exist before the run (see
     /// [`GIT_REDIRECTS`]); one the command creates is removed after it.
     pub watched: Vec<PathBuf>,
+    /// The line saying a `.git/commondir` found before the run was removed.
+    pub removed_before: Option<String>,
 }
 
 /// Files inside `.git` that would point git at a configuration and hooks elsewhere: a command
@@ -143,8 +145,18 @@ pub struct Confinement {
 /// the run, with a line saying so.
 pub const GIT_REDIRECTS: [&str; 2] = ["commondir", "config.worktree"];
 
+/// `commondir` belongs in the git directory of a linked worktree (`.git/worktrees/NAME/`), never
+/// in a workspace's own `.git` directory: one found there was planted — by a process a command
+/// left running, which the check after that command could not see — and is removed before every
+/// command, not only after the one that made it.
+const NEVER_IN_A_WORKSPACE: &str = "commondir";
+
 /// Removes the watched redirections the command created; returns the line that says so.
 pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<String> {
+    remove_redirections(watched, root, "the command created")
+}
+
+fn remove_redirections(watched: &[PathBuf], root: &Path, how: &str) -> Option<String> {
     let planted: Vec<String> = watched
         .iter()
         .filter(|path| std::fs::symlink_metadata(path).is_ok())
@@ -153,9 +165,9 @@ pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<String> {
         .collect();
     (!planted.is_empty()).then(|| {
         format!(
-            "Sandbox: the command created `{}`, which would point git at another configuration and \
-             hooks, so it was removed. Commands may not change the workspace's git configuration; \
-             ask the user to make that change.\n",
+            "Sandbox: {how} `{}`, which would point git at another configuration and hooks, so it \
+             was removed. Commands may not change the workspace's git configuration; ask the user \
+             to make that change.\n",
             planted.join("`, `")
         )
     })
@@ -219,6 +231,7 @@ pub fn plan(
         lifted,
         tmpdir: None,
         watched: Vec::new(),
+        removed_before: None,
     };
     if !filesystem {
         return Ok(confinement);
@@ -246,6 +259,12 @@ pub fn plan(
     let git = ctx.workspace.root().join(".git");
     match std::fs::symlink_metadata(&git) {
         Ok(meta) if meta.is_dir() => {
+            let commondir = git.join(NEVER_IN_A_WORKSPACE);
+            confinement.removed_before = remove_redirections(
+                std::slice::from_ref(&commondir),
+                ctx.workspace.root(),
+                "an earlier command (through a process it left running) created",
+            );
             request.pinned.push(git.clone());
             for inside in ["config", "hooks"].iter().chain(GIT_REDIRECTS.iter()) {
                 let path = git.join(inside);

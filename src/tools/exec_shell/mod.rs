@@ -153,6 +153,11 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
+    // Relative names in the command's messages are most likely relative to where it ended.
+    let messages_cwd = reported_cwd
+        .as_ref()
+        .and_then(|dir| dir.canonicalize().ok())
+        .unwrap_or_else(|| cwd_before.clone());
 
     let mut notices = policy_notes;
     notices.extend(history_notes);
@@ -194,11 +199,16 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let stop = stopped::detect(
         &String::from_utf8_lossy(&finished.stdout),
         &String::from_utf8_lossy(&finished.stderr),
-        &cwd_before,
+        &messages_cwd,
         &held,
     );
     let mut hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), &args.command, &scope));
-    if let Some(line) = confine::remove_planted(&confinement.watched, ctx.workspace.root()) {
+    let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());
+    if let Some(line) = planted
+        .into_iter()
+        .chain(confinement.removed_before.clone())
+        .reduce(|a, b| b + &a)
+    {
         let hint = hint.get_or_insert_with(|| stopped::Hint {
             line: String::new(),
             approval: None,

@@ -143,6 +143,9 @@ pub fn start(
     );
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
+    if let Some(line) = &confinement.removed_before {
+        out.notices.push(line.trim_end().to_string());
+    }
     Ok(out
         .with("task_id", id.as_str())
         .with("status", "running")
