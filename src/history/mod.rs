@@ -222,15 +222,18 @@ pub fn store_checkpoint(
     checkpoint.id = usage.next;
     let bytes = serde_json::to_vec(checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
     let path = record_path(state, checkpoint.id, &checkpoint.session);
-    // Created under its final name (the id is fresh and the lock held): a record cut short by a
-    // crash does not parse and is skipped, like one never written.
-    write_new(&path, &bytes).map_err(fail)?;
+    // The id is taken (the counters saved) before the record is written, so a call killed in
+    // between leaves a gap, never an id the next call would take again.
     usage.next += 1;
     usage.count += 1;
     usage.bytes += added_bytes + bytes.len() as u64;
-    let id = checkpoint.id;
-    retention::enforce(state, usage, id);
     file.save().map_err(fail)?;
+    // Created under its final name (the id is fresh and the lock held): a record cut short by a
+    // crash does not parse and is skipped, like one never written.
+    write_new(&path, &bytes).map_err(fail)?;
+    if retention::enforce(state, &mut file.usage, checkpoint.id) {
+        file.save().map_err(fail)?;
+    }
     Ok(Recorded {
         id: checkpoint.id,
         path,

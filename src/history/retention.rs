@@ -96,12 +96,13 @@ fn sides(checkpoint: &super::Checkpoint) -> Vec<super::Side> {
 }
 
 /// Prunes when `usage` is over a limit; never the checkpoint `keep`.
-pub fn enforce(state: &State, usage: &mut Usage, keep: u64) {
+pub fn enforce(state: &State, usage: &mut Usage, keep: u64) -> bool {
     let settings = Settings::load(state);
     if usage.count <= settings.max_checkpoints && usage.bytes <= settings.max_bytes {
-        return;
+        return false;
     }
     prune(state, usage, &settings, keep);
+    true
 }
 
 fn prune(state: &State, usage: &mut Usage, settings: &Settings, keep: u64) {
