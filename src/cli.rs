@@ -217,15 +217,7 @@ fn tools_command() -> Command {
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser([
-                    "json",
-                    "openai",
-                    "openai-responses",
-                    "anthropic",
-                    "mcp",
-                    "markdown",
-                    "prompt",
-                ])
+                .value_parser(crate::catalog::FORMATS)
                 .default_value("json")
                 .help("The catalog's shape"),
         )

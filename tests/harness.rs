@@ -111,6 +111,16 @@ impl Ws {
             .collect()
     }
 
+    /// The permission bits of a file in the workspace.
+    pub fn mode(&self, rel: &str) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(self.join(rel))
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+
     pub fn exists(&self, rel: &str) -> bool {
         self.join(rel).symlink_metadata().is_ok()
     }

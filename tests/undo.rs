@@ -7,14 +7,6 @@ use serde_json::json;
 
 use crate::harness::{symlink, Outcome, Ws};
 
-fn mode(ws: &Ws, rel: &str) -> u32 {
-    std::fs::metadata(ws.join(rel))
-        .expect("stat")
-        .permissions()
-        .mode()
-        & 0o7777
-}
-
 fn set_mode(ws: &Ws, rel: &str, mode: u32) {
     std::fs::set_permissions(ws.join(rel), std::fs::Permissions::from_mode(mode)).expect("chmod");
 }
@@ -51,7 +43,7 @@ fn undo_of_an_edit_restores_crlf_bom_bytes_and_mode() {
     let out = ws.run(&["undo"]).ok().contains("`a.txt`: restored");
     assert_eq!(out.data()["undone"], json!([1]));
     assert_eq!(ws.read("a.txt"), original);
-    assert_eq!(mode(&ws, "a.txt"), 0o640);
+    assert_eq!(ws.mode("a.txt"), 0o640);
     // The restore refreshed the session's record: the next edit needs no read.
     edit(&ws, "a.txt", "one", "ONE").ok();
 }
@@ -83,7 +75,7 @@ fn undo_of_write_file_removes_a_created_file_and_restores_a_replaced_one() {
         .ok();
     ws.run(&["undo"]).ok().contains("`old.txt`: restored");
     assert_eq!(ws.read("old.txt"), b"old\n");
-    assert_eq!(mode(&ws, "old.txt"), 0o755);
+    assert_eq!(ws.mode("old.txt"), 0o755);
     let first = ids(&ws).last().copied().expect("an id").to_string();
     ws.run(&["undo", &first])
         .ok()
@@ -108,7 +100,7 @@ fn undo_of_a_patch_restores_every_file_and_brings_a_deleted_one_back() {
     ws.run(&["undo"]).ok();
     assert_eq!(ws.read("keep.txt"), b"a\nb\n");
     assert_eq!(ws.read("gone.sh"), b"#!/bin/sh\necho hi\n");
-    assert_eq!(mode(&ws, "gone.sh"), 0o750);
+    assert_eq!(ws.mode("gone.sh"), 0o750);
     assert!(!ws.exists("added.txt"));
 }
 
@@ -445,6 +437,6 @@ fn undo_of_a_rename_puts_the_file_back_under_its_old_name() {
     assert!(!ws.exists("old/name.txt"));
     ws.run(&["undo"]).ok();
     assert_eq!(ws.read("old/name.txt"), b"content\n");
-    assert_eq!(mode(&ws, "old/name.txt"), 0o600);
+    assert_eq!(ws.mode("old/name.txt"), 0o600);
     assert!(!ws.exists("new/name.txt"));
 }

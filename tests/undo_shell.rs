@@ -19,14 +19,6 @@ fn checkpoints(ws: &Ws) -> Vec<serde_json::Value> {
         .unwrap_or_default()
 }
 
-fn mode(ws: &Ws, rel: &str) -> u32 {
-    std::fs::metadata(ws.join(rel))
-        .expect("stat")
-        .permissions()
-        .mode()
-        & 0o7777
-}
-
 fn git(ws: &Ws, args: &[&str]) {
     let status = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
@@ -51,7 +43,7 @@ fn assert_seeded(ws: &Ws) {
     assert_eq!(ws.read("gone.txt"), b"bye\n");
     assert_eq!(ws.read("moved.txt"), b"moving\n");
     assert_eq!(ws.read("tool.sh"), b"#!/bin/sh\n");
-    assert_eq!(mode(ws, "tool.sh"), 0o750);
+    assert_eq!(ws.mode("tool.sh"), 0o750);
     assert!(!ws.exists("touched.txt"));
     assert!(!ws.exists("renamed.txt"));
 }

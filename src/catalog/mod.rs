@@ -85,6 +85,17 @@ fn anthropic(spec: &ToolSpec) -> Value {
     json!({"name": spec.name, "description": spec.description, "input_schema": (spec.schema)()})
 }
 
+/// The shapes `codesmith tools --format` prints the catalog in.
+pub const FORMATS: [&str; 7] = [
+    "json",
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "mcp",
+    "markdown",
+    "prompt",
+];
+
 /// A person's name for each tool, for MCP clients' menus and approval prompts.
 pub fn title(spec: &ToolSpec) -> &'static str {
     match spec.name {

@@ -127,6 +127,8 @@ pub fn lifting_requests(command: &str, scope: &str) -> [ApprovalRequest; 2] {
 /// One command's sandbox, planned.
 pub struct Confinement {
     pub mode: Mode,
+    /// The network policy's decision for the command (under `deny` no approval lifts a stop).
+    pub network: Decision,
     pub request: Request,
     pub lifted: Lifted,
     /// The private temporary directory (its variables go into the command's environment).
@@ -196,31 +198,11 @@ pub fn plan(
     network: Decision,
     task_dir: Option<&Path>,
 ) -> Result<Confinement, ToolError> {
-    let scope = ctx.workspace.display(ctx.workspace.cwd());
-    let [write_outside, network_request] = lifting_requests(command, &scope);
-    let mut lifted = Lifted::default();
-    if ctx.is_approved(&write_outside) {
-        lifted.filesystem = Some(format!(
-            "lifted for this command by approval {}",
-            write_outside.id()
-        ));
-    }
-    // Deny wins: under `deny` no approval (not even --yolo) opens a socket.
-    match network {
-        Decision::Allow => {
-            lifted.network = Some("the workspace's network policy allows the network".to_string())
-        }
-        Decision::Prompt if ctx.is_approved(&network_request) => {
-            lifted.network = Some(format!(
-                "lifted for this command by approval {}",
-                network_request.id()
-            ))
-        }
-        _ => {}
-    }
+    let lifted = lifted(ctx, command, network);
     let on = settings.mode != Mode::Off;
     let filesystem = on && lifted.filesystem.is_none();
     let mut confinement = Confinement {
+        network,
         mode: settings.mode,
         request: Request {
             filesystem,
@@ -256,29 +238,8 @@ pub fn plan(
         .writable
         .extend(["/dev/shm"].iter().map(PathBuf::from).filter(|p| p.is_dir()));
     request.protected.push(state_dir.to_path_buf());
-    let git = ctx.workspace.root().join(".git");
-    match std::fs::symlink_metadata(&git) {
-        Ok(meta) if meta.is_dir() => {
-            let commondir = git.join(NEVER_IN_A_WORKSPACE);
-            confinement.removed_before = remove_redirections(
-                std::slice::from_ref(&commondir),
-                ctx.workspace.root(),
-                "an earlier command (through a process it left running) created",
-            );
-            request.pinned.push(git.clone());
-            for inside in ["config", "hooks"].iter().chain(GIT_REDIRECTS.iter()) {
-                let path = git.join(inside);
-                if std::fs::symlink_metadata(&path).is_ok() {
-                    request.protected.push(path);
-                } else if GIT_REDIRECTS.contains(inside) {
-                    confinement.watched.push(path);
-                }
-            }
-        }
-        // A `.git` file points at the repository elsewhere: keep the pointer itself.
-        Ok(_) => request.protected.push(git),
-        Err(_) => {}
-    }
+    protect_git(ctx, &mut confinement);
+    let request = &mut confinement.request;
     // A task's own records (pgid, cursor, command) stay out of its reach: only its TMPDIR and
     // the directory its supervising shell writes the exit status into are reopened, and
     // codesmith never follows a link in either.
@@ -288,6 +249,61 @@ pub fn plan(
     }
     confinement.tmpdir = Some(tmpdir);
     Ok(confinement)
+}
+
+/// What a grant or the policy lifts for `command` run from the session cwd.
+fn lifted(ctx: &Context, command: &str, network: Decision) -> Lifted {
+    let scope = ctx.workspace.display(ctx.workspace.cwd());
+    let [write_outside, network_request] = lifting_requests(command, &scope);
+    let mut lifted = Lifted::default();
+    if ctx.is_approved(&write_outside) {
+        lifted.filesystem = Some(format!(
+            "lifted for this command by approval {}",
+            write_outside.id()
+        ));
+    }
+    // Deny wins: under `deny` no approval (not even --yolo) opens a socket.
+    match network {
+        Decision::Allow => {
+            lifted.network = Some("the workspace's network policy allows the network".to_string())
+        }
+        Decision::Prompt if ctx.is_approved(&network_request) => {
+            lifted.network = Some(format!(
+                "lifted for this command by approval {}",
+                network_request.id()
+            ))
+        }
+        _ => {}
+    }
+    lifted
+}
+
+/// The workspace's `.git`: pinned as a mount point, its config, hooks and redirections kept
+/// read-only, a planted `commondir` removed, and the redirections that do not exist yet watched.
+fn protect_git(ctx: &Context, confinement: &mut Confinement) {
+    let git = ctx.workspace.root().join(".git");
+    match std::fs::symlink_metadata(&git) {
+        Ok(meta) if meta.is_dir() => {
+            let commondir = git.join(NEVER_IN_A_WORKSPACE);
+            confinement.removed_before = remove_redirections(
+                std::slice::from_ref(&commondir),
+                ctx.workspace.root(),
+                "an earlier command (through a process it left running) created",
+            );
+            confinement.request.pinned.push(git.clone());
+            for inside in ["config", "hooks"].iter().chain(GIT_REDIRECTS.iter()) {
+                let path = git.join(inside);
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    confinement.request.protected.push(path);
+                } else if GIT_REDIRECTS.contains(inside) {
+                    confinement.watched.push(path);
+                }
+            }
+        }
+        // A `.git` file points at the repository elsewhere: keep the pointer itself.
+        Ok(_) => confinement.request.protected.push(git),
+        Err(_) => {}
+    }
 }
 
 /// The session's memo of layers found missing here (so a later call does not retry them).

@@ -20,6 +20,7 @@ pub mod stopped;
 pub mod wrappers;
 pub mod writes;
 
+use std::path::Path;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -78,47 +79,9 @@ pub struct ExecShellArgs {
 }
 
 pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    if args.command.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
-        ));
-    }
-    if args.command.contains('\0') {
-        return Err(ToolError::invalid(
-            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
-        ));
-    }
-    if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be 1 to {MAX_TIMEOUT_MS} (got {}). For work that takes longer, call \
-             exec_shell with background=true and follow it with task_wait.",
-            args.timeout_ms
-        ))
-        .with("field", "timeout_ms"));
-    }
+    validate(&args)?;
     let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
-    let needs_network = classification.reasons(Class::Network).is_some();
-    // A command that needs the network must have the policy right; any other reads it (for the
-    // sandbox's sockets) without letting a broken config.toml stop `ls`: a file that does not
-    // parse grants nothing.
-    let config = if needs_network {
-        Some(ctx.config()?.clone())
-    } else {
-        ctx.config().ok().cloned()
-    };
-    let policy = config.as_ref().map(Policy::load).unwrap_or_default();
-    let settings = confine::ShellSettings::load(config.as_ref(), ctx.workspace.root());
-    let policy_notes: Vec<String> = policy
-        .problems()
-        .iter()
-        .filter(|_| needs_network)
-        .map(|problem| {
-            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
-        })
-        .chain(settings.problems.iter().map(|problem| {
-            format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")
-        }))
-        .collect();
+    let (policy, settings, policy_notes) = read_settings(ctx, &classification)?;
     if let Err(err) = gate(ctx, &args.command, &classification, &policy) {
         // A refusal is where a misread policy matters most: say so in the message.
         return crate::tools::with_notices(Err(err), policy_notes);
@@ -161,60 +124,18 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
 
     let mut notices = policy_notes;
     notices.extend(history_notes);
-    let mut cwd_line = None;
-    if let Some(dir) = reported_cwd.filter(|_| !finished.timed_out) {
-        match dir.canonicalize() {
-            Ok(canonical) if canonical.is_dir() && ctx.workspace.is_inside(&canonical) => {
-                if canonical != cwd_before {
-                    // The command has run: a state that cannot be saved must not turn its
-                    // result into a failure (the model would run it again).
-                    match ctx.set_cwd(&canonical) {
-                        Ok(()) => {
-                            cwd_line = Some(format!("cwd is now {}", ctx.workspace.display(&canonical)))
-                        }
-                        Err(err) => {
-                            ctx.workspace.set_cwd(&cwd_before);
-                            notices.push(format!(
-                                "The command ran and ended in `{}`, but the session's cwd could not be \
-                             saved, so the next call starts in `{}` again: {}",
-                                ctx.workspace.display(&canonical),
-                                ctx.workspace.display(&cwd_before),
-                                err.message
-                            ))
-                        }
-                    }
-                }
-            }
-            _ => notices.push(format!(
-                "The command ended in `{}`, outside the workspace, so the session's cwd stays `{}`. \
-                 Run work elsewhere with `cd DIR && ...` inside one command.",
-                dir.display(),
-                ctx.workspace.display(&cwd_before)
-            )),
-        }
-    }
-
-    let scope = ctx.workspace.display(&cwd_before);
-    let held = confine::held(&confinement.request, &report);
-    let stop = stopped::detect(
-        &String::from_utf8_lossy(&finished.stdout),
-        &String::from_utf8_lossy(&finished.stderr),
+    let cwd_line = reported_cwd
+        .filter(|_| !finished.timed_out)
+        .and_then(|dir| fold_cwd(ctx, &dir, &cwd_before, &mut notices));
+    let hint = sandbox_hint(
+        ctx,
+        &args.command,
+        &finished,
+        &confinement,
+        &report,
         &messages_cwd,
-        &held,
+        &cwd_before,
     );
-    let mut hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), &args.command, &scope));
-    let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());
-    if let Some(line) = planted
-        .into_iter()
-        .chain(confinement.removed_before.clone())
-        .reduce(|a, b| b + &a)
-    {
-        let hint = hint.get_or_insert_with(|| stopped::Hint {
-            line: String::new(),
-            approval: None,
-        });
-        hint.line.insert_str(0, &line);
-    }
     let mut rendered = render(
         ctx,
         &finished,
@@ -251,6 +172,123 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         .insert("cwd".into(), ctx.workspace.display(ctx.workspace.cwd()).into());
     out.notices = notices;
     Ok(out)
+}
+
+/// Refuses a command no shell can run, and a timeout out of range.
+fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::invalid(
+            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
+        ));
+    }
+    if args.command.contains('\0') {
+        return Err(ToolError::invalid(
+            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
+        ));
+    }
+    if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
+        return Err(ToolError::invalid(format!(
+            "timeout_ms must be 1 to {MAX_TIMEOUT_MS} (got {}). For work that takes longer, call \
+             exec_shell with background=true and follow it with task_wait.",
+            args.timeout_ms
+        ))
+        .with("field", "timeout_ms"));
+    }
+    Ok(())
+}
+
+/// The network policy and the `[shell]` settings, with the notices for what was read narrowly.
+/// A command that needs the network must have the policy right; any other reads it (for the
+/// sandbox's sockets) without letting a broken config.toml stop `ls`: a file that does not
+/// parse grants nothing.
+fn read_settings(
+    ctx: &Context,
+    classification: &Classification,
+) -> Result<(Policy, confine::ShellSettings, Vec<String>), ToolError> {
+    let needs_network = classification.reasons(Class::Network).is_some();
+    let config = if needs_network {
+        Some(ctx.config()?.clone())
+    } else {
+        ctx.config().ok().cloned()
+    };
+    let policy = config.as_ref().map(Policy::load).unwrap_or_default();
+    let settings = confine::ShellSettings::load(config.as_ref(), ctx.workspace.root());
+    let notes = policy
+        .problems()
+        .iter()
+        .filter(|_| needs_network)
+        .map(|problem| {
+            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
+        })
+        .chain(settings.problems.iter().map(|problem| {
+            format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")
+        }))
+        .collect();
+    Ok((policy, settings, notes))
+}
+
+/// Adopts the directory the command ended in as the session's cwd, when it lies inside; returns
+/// the `cwd is now` line, and says in `notices` why a directory was not adopted.
+fn fold_cwd(ctx: &mut Context, dir: &Path, cwd_before: &Path, notices: &mut Vec<String>) -> Option<String> {
+    match dir.canonicalize() {
+        Ok(canonical) if canonical.is_dir() && ctx.workspace.is_inside(&canonical) => {
+            if canonical == cwd_before {
+                return None;
+            }
+            // The command has run: a state that cannot be saved must not turn its result into a
+            // failure (the model would run it again).
+            match ctx.set_cwd(&canonical) {
+                Ok(()) => Some(format!("cwd is now {}", ctx.workspace.display(&canonical))),
+                Err(err) => {
+                    ctx.workspace.set_cwd(cwd_before);
+                    notices.push(format!(
+                        "The command ran and ended in `{}`, but the session's cwd could not be \
+                         saved, so the next call starts in `{}` again: {}",
+                        ctx.workspace.display(&canonical),
+                        ctx.workspace.display(cwd_before),
+                        err.message
+                    ));
+                    None
+                }
+            }
+        }
+        _ => {
+            notices.push(format!(
+                "The command ended in `{}`, outside the workspace, so the session's cwd stays `{}`. \
+                 Run work elsewhere with `cd DIR && ...` inside one command.",
+                dir.display(),
+                ctx.workspace.display(cwd_before)
+            ));
+            None
+        }
+    }
+}
+
+/// The `Sandbox:` lines for what the sandbox stopped and the git redirections removed.
+fn sandbox_hint(
+    ctx: &Context,
+    command: &str,
+    finished: &run::Finished,
+    confinement: &confine::Confinement,
+    report: &crate::sandbox::Report,
+    messages_cwd: &Path,
+    cwd_before: &Path,
+) -> Option<stopped::Hint> {
+    let scope = ctx.workspace.display(cwd_before);
+    let stop = stopped::detect(
+        &String::from_utf8_lossy(&finished.stdout),
+        &String::from_utf8_lossy(&finished.stderr),
+        messages_cwd,
+        &confine::held(&confinement.request, report),
+    );
+    let network = confinement.network;
+    let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), command, &scope));
+    let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());
+    let removed = planted
+        .into_iter()
+        .chain(confinement.removed_before.clone())
+        .reduce(|a, b| b + &a);
+    stopped::Hint::with_line_first(hint, removed)
 }
 
 /// The snapshot a checkpoint of the command starts from: none for a read-only command or with

@@ -273,6 +273,22 @@ pub struct Hint {
     pub approval: Option<serde_json::Value>,
 }
 
+impl Hint {
+    /// `hint` with `line` (if any) put before its own line; a hint of that line alone when
+    /// there was none.
+    pub fn with_line_first(hint: Option<Hint>, line: Option<String>) -> Option<Hint> {
+        let Some(line) = line else {
+            return hint;
+        };
+        let mut hint = hint.unwrap_or(Hint {
+            line: String::new(),
+            approval: None,
+        });
+        hint.line.insert_str(0, &line);
+        Some(hint)
+    }
+}
+
 /// Builds the hint for `stop` of `command`, run from the cwd `scope`.
 pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
     if let Stop::Syscall = stop {

@@ -184,15 +184,7 @@ fn stop_hint(
         .then(|| confine::remove_planted(&record.watched, ctx.workspace.root()))
         .flatten();
     let command = fs::read_to_string(dir.join("command")).ok()?;
-    let mut hint = stop_hint_of(ctx, &record, &command, stdout, stderr);
-    if let Some(line) = planted {
-        let hint = hint.get_or_insert_with(|| stopped::Hint {
-            line: String::new(),
-            approval: None,
-        });
-        hint.line.insert_str(0, &line);
-    }
-    hint
+    stopped::Hint::with_line_first(stop_hint_of(ctx, &record, &command, stdout, stderr), planted)
 }
 
 fn stop_hint_of(
