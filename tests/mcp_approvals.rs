@@ -160,7 +160,9 @@ fn stateless_approval_is_an_input_required_result_answered_by_a_retry() {
 
     // A tampered state is not trusted: the person is asked again and nothing runs.
     let accept = json!({"approval": {"action": "accept", "content": {"approve": true}}});
-    let forged = format!("{}0", &state[..state.len() - 1]);
+    let last = if state.ends_with('0') { '1' } else { '0' };
+    let forged = format!("{}{last}", &state[..state.len() - 1]);
+    assert_ne!(forged, state);
     let tampered = modern_call(
         &mut session,
         &victim,
