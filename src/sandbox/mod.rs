@@ -187,4 +187,45 @@ impl SetupFailure {
             std::io::Error::from_raw_os_error(self.errno)
         )
     }
+
+    /// Whether the failure says something about this machine that the next call would meet
+    /// again (the kernel lacks the feature or forbids it), rather than a passing shortage
+    /// (memory, descriptors, a namespace limit reached for the moment) that a later call
+    /// should try again.
+    pub fn is_lasting(&self) -> bool {
+        !matches!(
+            self.errno,
+            libc::ENOMEM
+                | libc::EAGAIN
+                | libc::ENOSPC
+                | libc::EMFILE
+                | libc::ENFILE
+                | libc::EBUSY
+                | libc::EINTR
+                | libc::EUSERS
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(errno: i32) -> SetupFailure {
+        SetupFailure {
+            layer: Layer::Mounts,
+            step: "entering a mount namespace",
+            errno,
+        }
+    }
+
+    #[test]
+    fn a_missing_feature_is_lasting_and_a_shortage_is_not() {
+        for errno in [libc::ENOSYS, libc::EPERM, libc::EACCES, libc::EINVAL, libc::EOPNOTSUPP] {
+            assert!(failure(errno).is_lasting(), "{errno}");
+        }
+        for errno in [libc::ENOMEM, libc::EAGAIN, libc::ENOSPC, libc::EMFILE, libc::EUSERS] {
+            assert!(!failure(errno).is_lasting(), "{errno}");
+        }
+    }
 }

@@ -306,7 +306,8 @@ fn protect_git(ctx: &Context, confinement: &mut Confinement) {
     }
 }
 
-/// The session's memo of layers found missing here (so a later call does not retry them).
+/// The session's memo of layers found missing here for lasting reasons (so a later call does
+/// not retry them); a passing shortage is retried by the next call.
 const MISSING_MEMO: &str = "sandbox-missing";
 /// The mark that the once-per-session notice of a weaker sandbox was given.
 const NOTICE_MARK: &str = "sandbox-notice";
@@ -389,7 +390,9 @@ pub fn launch<T>(
                 {
                     return Err(required_error(&[missing]));
                 }
-                remember_missing(ctx, &missing);
+                if failure.is_lasting() {
+                    remember_missing(ctx, &missing);
+                }
                 unavailable.push(missing);
             }
             Err(SpawnError::Io(err)) => return Err(ToolError::io("/bin/sh", "start", &err)),
