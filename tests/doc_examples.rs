@@ -181,7 +181,9 @@ fn mismatch(example: &Example, stdout: &str, status: i32) -> Option<String> {
             Err(e) => return Some(format!("stdout is not one JSON envelope ({e}): {stdout}")),
         };
         if !contains(&actual, &shown) {
-            return Some(format!("the envelope lacks what the doc shows.\nshown: {shown}\nactual: {actual}"));
+            return Some(format!(
+                "the envelope lacks what the doc shows.\nshown: {shown}\nactual: {actual}"
+            ));
         }
     } else if !expected.is_empty() {
         let actual: Vec<&str> = stdout.trim_end_matches('\n').lines().collect();
@@ -192,7 +194,8 @@ fn mismatch(example: &Example, stdout: &str, status: i32) -> Option<String> {
             ));
         }
     }
-    (status != wanted_exit).then(|| format!("exit status {status}, the doc expects {wanted_exit}; stdout: {stdout}"))
+    (status != wanted_exit)
+        .then(|| format!("exit status {status}, the doc expects {wanted_exit}; stdout: {stdout}"))
 }
 
 /// Runs every example of the document at `rel` in one fresh workspace.
@@ -200,7 +203,11 @@ fn run_document(rel: &str) -> usize {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).expect(rel);
     let examples = examples(&text);
     let root = tempfile::tempdir().expect("tempdir");
-    let (bin, home, workspace) = (root.path().join("bin"), root.path().join("home"), root.path().join("ws"));
+    let (bin, home, workspace) = (
+        root.path().join("bin"),
+        root.path().join("home"),
+        root.path().join("ws"),
+    );
     for dir in [&bin, &home, &workspace] {
         std::fs::create_dir(dir).expect("mkdir");
     }
@@ -250,7 +257,8 @@ fn a_wrong_expectation_is_caught() {
         command: "codesmith ls".into(),
         expected: expected.iter().map(|l| l.to_string()).collect(),
     };
-    let envelope = r#"{"ok":false,"tool":"read_file","output":"`x` does not exist.","error":{"code":"not_found"}}"#;
+    let envelope =
+        r#"{"ok":false,"tool":"read_file","output":"`x` does not exist.","error":{"code":"not_found"}}"#;
     let shown = example(&[r#"{"ok": false, "error": {"code": "not_found"}, "output": "`x` does..."}"#]);
     assert_eq!(mismatch(&shown, envelope, 1), None);
     assert!(mismatch(&shown, envelope, 0).is_some(), "exit status");

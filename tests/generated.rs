@@ -89,7 +89,10 @@ fn readme_lists_every_tool_and_exit_status() {
         );
     }
     for status in ["**0**", "**1**", "**2**", "**3**"] {
-        assert!(readme.contains(status), "README.md does not explain exit status {status}");
+        assert!(
+            readme.contains(status),
+            "README.md does not explain exit status {status}"
+        );
     }
     assert!(
         readme.len() <= 12 * 1024,
@@ -105,13 +108,22 @@ fn reference_documents_every_tool_and_error_code() {
         assert!(tools.contains(&format!("\n## {} (`codesmith {}`)\n", spec.name, spec.alias)));
         assert!(tools.contains(spec.description.trim_end()), "{}", spec.name);
         for param in codesmith::catalog::parameters(spec) {
-            assert!(tools.contains(&format!("- `{}` (", param.name)), "{}: {}", spec.name, param.name);
+            assert!(
+                tools.contains(&format!("- `{}` (", param.name)),
+                "{}: {}",
+                spec.name,
+                param.name
+            );
         }
     }
     let errors = codesmith::reference::errors::errors_md();
     for code in codesmith::error::ErrorCode::ALL {
         assert!(
-            errors.contains(&format!("\n## {}\n\nExit status {}.", code.as_str(), code.exit_status())),
+            errors.contains(&format!(
+                "\n## {}\n\nExit status {}.",
+                code.as_str(),
+                code.exit_status()
+            )),
             "{}",
             code.as_str()
         );
