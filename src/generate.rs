@@ -1,4 +1,5 @@
-//! The generated files: the man page, the shell completions and the catalog snapshot.
+//! The generated files: the man page, the shell completions, the catalog snapshot and the
+//! reference documents (docs/TOOLS.md, docs/ERRORS.md).
 //!
 //! All are rendered from the registry (through [`crate::cli::command`] and
 //! [`crate::catalog`]), committed under `man/`, `completions/` and `tests/snapshots/`, and
@@ -9,6 +10,7 @@ use roff::{bold, italic, roman, Inline, Roff};
 
 use crate::catalog;
 use crate::error::ErrorCode;
+use crate::reference;
 use crate::tools::REGISTRY;
 
 /// Every generated file: its path relative to the crate root, and its content.
@@ -19,6 +21,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("completions/_codesmith", completions(Shell::Zsh)),
         ("completions/codesmith.fish", completions(Shell::Fish)),
         ("tests/snapshots/catalog.json", catalog::render("json")),
+        ("docs/TOOLS.md", reference::tools_md()),
+        ("docs/ERRORS.md", reference::errors::errors_md()),
     ]
 }
 
@@ -246,6 +250,15 @@ fn tools(roff: &mut Roff) {
                 &param.description,
             );
         }
+        if let Some(notes) = reference::notes(spec.name) {
+            roff.control("PP", []);
+            roff.text([italic("Behaviour:")]);
+            reference::roff::render(roff, notes);
+        }
+    }
+    for (title, notes) in reference::SHARED_NOTES {
+        roff.control("SS", [*title]);
+        reference::roff::render(roff, notes);
     }
 }
 
@@ -307,7 +320,7 @@ fn error_codes(roff: &mut Roff) {
         item(
             roff,
             [bold(code.as_str()), roman(format!(" [{}]", code.exit_status()))],
-            code.meaning(),
+            &format!("{}. {}", code.meaning(), reference::errors::next_step(code)),
         );
     }
 }

@@ -29,6 +29,7 @@ pub mod line_endings;
 pub mod mcp;
 pub mod net;
 pub mod profile;
+pub mod reference;
 pub mod sandbox;
 pub mod similar_paths;
 pub mod state;

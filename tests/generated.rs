@@ -1,4 +1,5 @@
-//! The committed generated files (man page, completions, catalog snapshot) must match what the
+//! The committed generated files (man page, completions, catalog snapshot, docs/TOOLS.md and
+//! docs/ERRORS.md) must match what the
 //! registry renders now. `CODESMITH_BLESS=1` rewrites them.
 
 use std::path::Path;
@@ -76,27 +77,55 @@ fn completions_offer_every_tool() {
 }
 
 #[test]
-fn readme_documents_every_error_code_and_tool() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
-    for code in codesmith::error::ErrorCode::ALL {
-        assert!(
-            readme.contains(&format!("| `{}` | {} |", code.as_str(), code.exit_status())),
-            "README.md's error-code table lacks `{}` (exit {})",
-            code.as_str(),
-            code.exit_status()
-        );
-    }
-    let tools = readme
-        .split("\n## Tools\n")
-        .nth(1)
-        .expect("README.md has a `## Tools` section");
+fn readme_lists_every_tool_and_exit_status() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     for spec in codesmith::tools::REGISTRY {
         assert!(
-            tools.contains(&format!("\n### {} (`codesmith {}`)\n", spec.name, spec.alias)),
-            "README.md's `## Tools` section lacks a `### {} (`codesmith {}`)` subsection; add one in catalog order",
+            readme.contains(&format!("\n| {} | `{}` |", spec.name, spec.alias)),
+            "README.md's tool table lacks a `| {} | `{}` |` row",
             spec.name,
             spec.alias
+        );
+    }
+    for status in ["**0**", "**1**", "**2**", "**3**"] {
+        assert!(
+            readme.contains(status),
+            "README.md does not explain exit status {status}"
+        );
+    }
+    assert!(
+        readme.len() <= 12 * 1024,
+        "README.md is {} bytes; it stays under 12 KB, with the reference in docs/",
+        readme.len()
+    );
+}
+
+#[test]
+fn reference_documents_every_tool_and_error_code() {
+    let tools = codesmith::reference::tools_md();
+    for spec in codesmith::tools::REGISTRY {
+        assert!(tools.contains(&format!("\n## {} (`codesmith {}`)\n", spec.name, spec.alias)));
+        assert!(tools.contains(spec.description.trim_end()), "{}", spec.name);
+        for param in codesmith::catalog::parameters(spec) {
+            assert!(
+                tools.contains(&format!("- `{}` (", param.name)),
+                "{}: {}",
+                spec.name,
+                param.name
+            );
+        }
+    }
+    let errors = codesmith::reference::errors::errors_md();
+    for code in codesmith::error::ErrorCode::ALL {
+        assert!(
+            errors.contains(&format!(
+                "\n## {}\n\nExit status {}.",
+                code.as_str(),
+                code.exit_status()
+            )),
+            "{}",
+            code.as_str()
         );
     }
 }

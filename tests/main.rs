@@ -10,6 +10,7 @@ mod arguments;
 mod catalog;
 mod cli_people;
 mod diff_output;
+mod doc_examples;
 mod edit_file;
 mod edit_file_disk;
 mod edit_file_matching;

@@ -1,4 +1,4 @@
-//! The README's MCP client configurations: each block parses in its own syntax, names
+//! The MCP client configurations of the README and the guide: each block parses in its own syntax, names
 //! `codesmith` with arguments ending in `mcp`, and those arguments start a server that answers
 //! the handshake.
 
@@ -9,21 +9,23 @@ use serde_json::{json, Value};
 
 use crate::harness::{Ws, BIN};
 
-/// The fenced blocks of the README's client set-up section: (language, text).
+/// The fenced blocks of the client set-up sections of the README and the guide: (language, text).
 fn setup_blocks() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
-    let section = readme
-        .split("\n### Set-up for MCP clients\n")
-        .nth(1)
-        .expect("README.md has a `### Set-up for MCP clients` section");
-    let section = section.split("\n## ").next().unwrap_or(section);
     let mut blocks = Vec::new();
-    let mut lines = section.lines();
-    while let Some(line) = lines.next() {
-        if let Some(language) = line.strip_prefix("```").filter(|l| !l.is_empty()) {
-            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
-            blocks.push((language.to_string(), body.join("\n")));
+    for rel in ["README.md", "docs/GUIDE.md"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        let text = std::fs::read_to_string(path).expect(rel);
+        let section = text
+            .split("\n### Set-up for MCP clients\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{rel} has a `### Set-up for MCP clients` section"));
+        let section = section.split("\n## ").next().unwrap_or(section);
+        let mut lines = section.lines();
+        while let Some(line) = lines.next() {
+            if let Some(language) = line.strip_prefix("```").filter(|l| !l.is_empty()) {
+                let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+                blocks.push((language.to_string(), body.join("\n")));
+            }
         }
     }
     blocks
