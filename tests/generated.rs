@@ -10,7 +10,7 @@ fn generated_files_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bless = std::env::var("CODESMITH_BLESS").is_ok_and(|v| v == "1");
     let mut stale = Vec::new();
-    for (rel, content) in codesmith::generate::all() {
+    for (rel, content) in codesmith::cli::generate::all() {
         let path = root.join(rel);
         let current = std::fs::read_to_string(&path).ok();
         if current.as_deref() == Some(content.as_str()) {
@@ -32,14 +32,14 @@ fn generated_files_are_current() {
 
 #[test]
 fn man_page_documents_every_tool_parameter_and_error_code() {
-    let man = codesmith::generate::man_page();
+    let man = codesmith::cli::generate::man_page();
     for spec in codesmith::tools::REGISTRY {
         assert!(
             man.contains(&format!("{} (codesmith {})", spec.name, spec.alias)),
             "{}",
             spec.name
         );
-        for param in codesmith::catalog::parameters(spec) {
+        for param in codesmith::cli::catalog::parameters(spec) {
             assert!(man.contains(&param.name), "{}: {}", spec.name, param.name);
         }
     }
@@ -67,7 +67,7 @@ fn completions_offer_every_tool() {
         clap_complete::Shell::Zsh,
         clap_complete::Shell::Fish,
     ] {
-        let script = codesmith::generate::completions(shell);
+        let script = codesmith::cli::generate::completions(shell);
         for spec in codesmith::tools::REGISTRY {
             assert!(script.contains(spec.alias), "{shell}: {}", spec.alias);
             assert!(script.contains(spec.name), "{shell}: {}", spec.name);

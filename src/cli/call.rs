@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::arguments::read_stdin_text;
 use super::translate::{self, Files};
 use super::Invocation;
-use crate::context::{Context, Global};
 use crate::error::ToolError;
+use crate::session::context::{Context, Global};
 use crate::tools;
 
 /// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].

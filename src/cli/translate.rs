@@ -230,7 +230,7 @@ impl<'a> Builder<'a> {
         if old == new {
             return Err(format!("the edits leave `{call_path}` unchanged"));
         }
-        self.set("patch", crate::diff::unified(call_path, old, new));
+        self.set("patch", crate::fs::diff::unified(call_path, old, new));
         Ok("apply_patch")
     }
 
@@ -377,12 +377,12 @@ impl<'a> Builder<'a> {
             [line] => line.to_string(),
             words => words
                 .iter()
-                .map(|w| crate::workspace::shell_word(w))
+                .map(|w| crate::fs::workspace::shell_word(w))
                 .collect::<Vec<_>>()
                 .join(" "),
         };
         let command = match self.str_of("workdir") {
-            Some(dir) => format!("(cd {} && {script})", crate::workspace::shell_word(dir)),
+            Some(dir) => format!("(cd {} && {script})", crate::fs::workspace::shell_word(dir)),
             None => script,
         };
         self.set("command", command);

@@ -27,11 +27,11 @@ use std::time::Instant;
 
 use url::{Host, Url};
 
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
+use crate::session::approval::ApprovalRequest;
+use crate::session::context::Context;
 
 /// Names that mean this machine without asking DNS (RFC 6761 and the usual /etc/hosts aliases).
 const LOCAL_NAMES: &[&str] = &[

@@ -4,11 +4,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::context::Context;
 use crate::error::ToolError;
 use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
+use crate::session::context::Context;
 use crate::tools::{cap_argument, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {

@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::fs::walk::{self, Rules};
+use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::walk::{self, Rules};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "file_search",
@@ -110,8 +110,8 @@ impl Pattern {
                 root_prefix,
             });
         }
-        crate::walk::check_glob_length(text)?;
-        let glob = crate::walk::compile_glob(
+        crate::fs::walk::check_glob_length(text)?;
+        let glob = crate::fs::walk::compile_glob(
             GlobBuilder::new(text)
                 .literal_separator(true)
                 .backslash_escape(true),
@@ -177,7 +177,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
-    crate::walk::check_glob_length(&args.pattern).map_err(|err| {
+    crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| {
         ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
     })?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
@@ -327,7 +327,7 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
         .filter(|c| !"*?[]{}!".contains(*c))
         .collect::<String>()
         .to_lowercase();
-    let folded = crate::walk::compile_glob(
+    let folded = crate::fs::walk::compile_glob(
         GlobBuilder::new(last)
             .case_insensitive(true)
             .literal_separator(true),

@@ -4,9 +4,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::context::Context;
 use crate::error::ToolError;
-use crate::history;
+use crate::session::context::Context;
+use crate::session::history;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {

@@ -5,8 +5,8 @@ use std::fs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -60,7 +60,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         // The nearest legal depth is the likeliest intent.
         return Err(ToolError::invalid(format!(
             "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth={}.",
-            crate::workspace::quote_arg(&args.path),
+            crate::fs::workspace::quote_arg(&args.path),
             args.depth.clamp(1, MAX_DEPTH)
         )));
     }
@@ -115,7 +115,7 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
         lines: Vec::new(),
         total: 0,
     };
-    let walker = crate::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
+    let walker = crate::fs::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
     for entry in walker.filter_map(Result::ok) {
         if entry.depth() == 0 {
             continue;
@@ -135,7 +135,8 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
             let is_dir = fs::metadata(entry_path).is_ok_and(|m| m.is_dir());
             format!("{indent}{name} -> {target}{}", if is_dir { "/" } else { "" })
         } else if kind.is_dir() {
-            let unexpanded = entry.depth() < depth && crate::walk::is_always_skipped(entry.file_name(), true);
+            let unexpanded =
+                entry.depth() < depth && crate::fs::walk::is_always_skipped(entry.file_name(), true);
             format!(
                 "{indent}{name}/{}",
                 if unexpanded {

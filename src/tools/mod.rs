@@ -7,19 +7,21 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 
 pub mod apply_patch;
 pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
+pub mod file_change;
 pub mod file_search;
 pub mod find_symbol;
 pub mod grep_files;
 pub mod history;
 pub mod list_dir;
 pub mod outline;
+pub mod profile;
 pub mod read_file;
 pub mod tasks;
 pub mod undo;
@@ -151,7 +153,7 @@ pub fn names() -> Vec<&'static str> {
 /// the one thing in it worth reading, a spill file an output named, goes to read_file.
 pub fn refuse_state_path(
     ctx: &Context,
-    path: &crate::workspace::WsPath,
+    path: &crate::fs::workspace::WsPath,
     tool: &str,
 ) -> Result<(), ToolError> {
     if !ctx.workspace.is_state_path(&path.abs) {
@@ -163,7 +165,7 @@ pub fn refuse_state_path(
          (`.codesmith/spill/...`) can be read with read_file. Otherwise call {tool} with a path \
          outside .codesmith/, e.g. path={}.",
         path.display,
-        crate::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
+        crate::fs::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
     ))
     .with("path", path.display.clone()))
 }
@@ -182,7 +184,7 @@ pub fn cwd_note(ctx: &Context, first: &std::path::Path) -> Option<String> {
         "Paths are relative to the workspace root, not the session cwd `{}`: from there, `{}` is path={}.",
         workspace.display(workspace.cwd()),
         workspace.display(first),
-        crate::workspace::quote_arg(&workspace.call_path(first))
+        crate::fs::workspace::quote_arg(&workspace.call_path(first))
     ))
 }
 

@@ -5,11 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tree_sitter_tags::TagsContext;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::fs::workspace::{quote_arg, WsPath};
+use crate::session::context::Context;
 use crate::symbols::{self, languages, Symbol};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::{quote_arg, WsPath};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "outline",
@@ -104,14 +104,14 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     } else if meta.is_file() {
         let language =
             languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
-        if meta.len() > crate::walk::MAX_FILE_BYTES {
+        if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
             return Err(ToolError::new(
                 ErrorCode::TooLarge,
                 format!(
                     "`{}` is over {} MB, more than outline parses. Read it in pages with read_file \
                      with path={}, or search it with grep_files.",
                     root.display,
-                    crate::walk::MAX_FILE_BYTES / (1024 * 1024),
+                    crate::fs::walk::MAX_FILE_BYTES / (1024 * 1024),
                     root.call_arg()
                 ),
             )

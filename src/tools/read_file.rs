@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::freshness::{self, Fingerprint, HASH_LIMIT};
-use crate::textfile;
+use crate::fs::textfile;
+use crate::fs::workspace::{quote_arg, WsPath};
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint, HASH_LIMIT};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::{quote_arg, WsPath};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
@@ -191,7 +191,7 @@ fn check_file_type(ctx: &Context, meta: &fs::Metadata, path: &WsPath, given: &st
 /// The path as the caller wrote it, and where it resolves when a symlink took it elsewhere:
 /// "`/dev/stdin` (which resolves to `/dev/null`)", so the message names what was asked for.
 fn as_given(ctx: &Context, path: &WsPath, given: &str) -> String {
-    let lexical = crate::workspace::normalize_lexically(&ctx.workspace.cwd().join(given));
+    let lexical = crate::fs::workspace::normalize_lexically(&ctx.workspace.cwd().join(given));
     if lexical == path.abs {
         format!("`{}`", path.display)
     } else {
@@ -216,7 +216,7 @@ pub fn is_missing(err: &std::io::Error) -> bool {
 /// and if the path exists from the root, it names the call that reaches it from the cwd.
 pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
     let workspace = &ctx.workspace;
-    let similar = crate::similar_paths::suggest(workspace, &path.abs, 3);
+    let similar = crate::fs::similar_paths::suggest(workspace, &path.abs, 3);
     let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
     let cwd = workspace.display(workspace.cwd());
     let subject = if from_cwd {
@@ -265,7 +265,7 @@ pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
 
 /// `given` resolved from the workspace root instead of the cwd, if something is there; its
 /// `call` is still written from the cwd, where the next call resolves it.
-fn from_root(workspace: &crate::workspace::Workspace, given: &str) -> Option<WsPath> {
+fn from_root(workspace: &crate::fs::workspace::Workspace, given: &str) -> Option<WsPath> {
     let mut at_root = workspace.clone();
     at_root.set_cwd(workspace.root());
     let path = at_root.resolve(given).ok()?;

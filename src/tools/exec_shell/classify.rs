@@ -22,7 +22,7 @@ use tree_sitter::{Node, Parser};
 
 use super::rules::{self, Word};
 use super::writes;
-use crate::workspace::Workspace;
+use crate::fs::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::workspace::Workspace;
+use crate::fs::workspace::Workspace;
 
 fn classify_in(command: &str, root: &Path) -> Classification {
     let workspace = Workspace::new(root.to_path_buf(), Vec::new());

@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::approval::ApprovalRequest;
-use crate::config::Config;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::Decision;
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
+use crate::session::approval::ApprovalRequest;
+use crate::session::config::Config;
+use crate::session::context::Context;
 
 use super::run::SpawnError;
 

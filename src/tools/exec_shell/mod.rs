@@ -27,10 +27,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::{Decision, Policy};
+use crate::session::approval::ApprovalRequest;
+use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use classify::{Class, Classification, Scope};
 use sentinel::Sentinel;
@@ -293,23 +293,26 @@ fn sandbox_hint(
 
 /// The snapshot a checkpoint of the command starts from: none for a read-only command or with
 /// `[history] shell = false`; `Err` holds the notice for a snapshot that could not be taken.
-pub fn snapshot_before(ctx: &Context, class: Class) -> Option<Result<crate::history::shell::Before, String>> {
-    if class == Class::ReadOnly || !crate::history::shell::enabled(ctx) {
+pub fn snapshot_before(
+    ctx: &Context,
+    class: Class,
+) -> Option<Result<crate::session::history::shell::Before, String>> {
+    if class == Class::ReadOnly || !crate::session::history::shell::enabled(ctx) {
         return None;
     }
-    Some(crate::history::shell::before(ctx))
+    Some(crate::session::history::shell::before(ctx))
 }
 
 /// Records what the command changed since `snapshot`; the notices for the call.
 fn snapshot_after(
     ctx: &Context,
-    snapshot: Option<Result<crate::history::shell::Before, String>>,
+    snapshot: Option<Result<crate::session::history::shell::Before, String>>,
     command: &str,
 ) -> Vec<String> {
     match snapshot {
         None => Vec::new(),
         Some(Err(notice)) => vec![notice],
-        Some(Ok(before)) => crate::history::shell::after(ctx, &before, "exec_shell", command),
+        Some(Ok(before)) => crate::session::history::shell::after(ctx, &before, "exec_shell", command),
     }
 }
 

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use super::classify::normalize;
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
 use crate::sandbox::Request;
+use crate::session::approval::ApprovalRequest;
+use crate::session::context::Context;
 
 use super::confine::lifting_requests;
 

@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
@@ -90,8 +90,8 @@ impl Wanted {
                 "name {} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
                  one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
                  with pattern={}.",
-                crate::workspace::quote_arg(&args.name),
-                crate::workspace::quote_arg(name)
+                crate::fs::workspace::quote_arg(&args.name),
+                crate::fs::workspace::quote_arg(name)
             ))
             .with("field", "name"));
         }
@@ -170,7 +170,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
              with grep_files, e.g. pattern={} path={}.",
             root.display,
-            crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
+            crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
             root.call_arg()
         )));
     };
@@ -183,7 +183,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let index_dir = ctx.state.dir().join("index");
     let grep_hint = format!(
         " Until it is fixed, search the text instead: grep_files with pattern={}.",
-        crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
+        crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
     );
     let io_error = |err: std::io::Error| {
         let mut error =
@@ -364,9 +364,9 @@ fn check_kind(kind: &str, args: &FindSymbolArgs) -> Result<(), ToolError> {
     Err(ToolError::invalid(format!(
         "kind {} is not a kind of symbol codesmith knows. Use one of: {}; or leave kind out, e.g. \
          call find_symbol with name={}.",
-        crate::workspace::quote_arg(kind),
+        crate::fs::workspace::quote_arg(kind),
         kinds.join(", "),
-        crate::workspace::quote_arg(&args.name)
+        crate::fs::workspace::quote_arg(&args.name)
     ))
     .with("field", "kind")
     .with("kinds", kinds))

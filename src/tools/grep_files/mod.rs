@@ -9,10 +9,10 @@ mod search;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::fs::walk::{self, GlobFilter, Rules};
+use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::walk::{self, GlobFilter, Rules};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "grep_files",

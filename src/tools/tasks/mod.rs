@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::{write_atomically, WriteOptions};
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::net::Decision;
+use crate::session::context::Context;
 use crate::tools::exec_shell::classify::Class;
 use crate::tools::exec_shell::confine::{self, ShellSettings};
 use crate::tools::exec_shell::{output, probe, run, stopped};
@@ -215,7 +215,7 @@ fn stop_hint_of(
 fn allocate(ctx: &Context) -> std::io::Result<(String, PathBuf)> {
     let tasks = tasks_dir(ctx);
     fs::create_dir_all(&tasks)?;
-    let _lock = crate::state::Lock::exclusive(&tasks.join("last-id.lock"))?;
+    let _lock = crate::session::state::Lock::exclusive(&tasks.join("last-id.lock"))?;
     let last_given = fs::read_to_string(tasks.join("last-id"))
         .ok()
         .and_then(|text| text.trim().parse::<u64>().ok())
@@ -381,10 +381,10 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
         return Vec::new();
     };
     let command = fs::read_to_string(dir.join("command")).unwrap_or_default();
-    let before = crate::history::shell::Before {
+    let before = crate::session::history::shell::Before {
         tree: tree.trim().to_string(),
     };
-    crate::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
+    crate::session::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
 }
 
 /// Reads what the task wrote since the last call, moves the cursor, and renders the report.
@@ -398,7 +398,7 @@ pub fn report(
     // Read, advance and save the cursor under a lock, so parallel calls never hand out the same
     // new output twice.
     let cursor_path = dir.join("cursor.json");
-    let lock = crate::state::Lock::exclusive(&dir.join("cursor.lock"));
+    let lock = crate::session::state::Lock::exclusive(&dir.join("cursor.lock"));
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())

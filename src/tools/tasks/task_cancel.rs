@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::tools::exec_shell::run::kill_group;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::tools::exec_shell::MAX_TIMEOUT_MS;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 
@@ -57,7 +57,7 @@ pub fn run(args: TaskWaitArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let dir = super::task_dir(ctx, &args.task_id)?;
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
     let mut status = super::status(&dir);
-    while !status.finished() && Instant::now() < deadline && !crate::cancel::requested() {
+    while !status.finished() && Instant::now() < deadline && !crate::session::cancel::requested() {
         std::thread::sleep(POLL.min(deadline.saturating_duration_since(Instant::now())));
         status = super::status(&dir);
     }

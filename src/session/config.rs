@@ -64,7 +64,7 @@ impl Config {
         let names: Vec<String> = SECTIONS.iter().map(|(name, _)| format!("[{name}]")).collect();
         for (key, value) in &self.table {
             if key == "tools" {
-                problems.extend(crate::profile::config_problems(value));
+                problems.extend(crate::tools::profile::config_problems(value));
                 continue;
             }
             let Some((section, keys)) = SECTIONS.iter().find(|(name, _)| name == key) else {

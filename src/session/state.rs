@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::atomic::{write_atomically, WriteOptions};
 use crate::error::ToolError;
+use crate::fs::atomic::{write_atomically, WriteOptions};
 
 /// The session file. Unknown fields are carried through a rewrite untouched.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]

@@ -18,13 +18,13 @@ use std::io::Read;
 
 use encoding_rs::Encoding;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::freshness::{self, Fingerprint};
-use crate::line_endings::{EndingProfile, LfText};
-use crate::state::State;
-use crate::textfile;
-use crate::workspace::{shell_word, WsPath};
+use crate::fs::line_endings::{EndingProfile, LfText};
+use crate::fs::textfile;
+use crate::fs::workspace::{shell_word, WsPath};
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint};
+use crate::session::state::State;
 
 /// The largest file the editing tools change (past it, freshness has no content hash and a
 /// whole-file rewrite is no longer an "edit").
@@ -35,13 +35,13 @@ pub const MAX_FILE_BYTES: u64 = freshness::HASH_LIMIT;
 /// so the second sees the first's result (its freshness record was refreshed by the first
 /// commit) instead of silently overwriting it. Keyed by the resolved path, for every session.
 /// A caller changing several files takes their locks in sorted path order (no deadlock).
-pub fn lock(state: &State, path: &WsPath) -> Result<crate::state::Lock, ToolError> {
+pub fn lock(state: &State, path: &WsPath) -> Result<crate::session::state::Lock, ToolError> {
     let dir = state.dir().join("locks");
     let key = xxhash_rust::xxh3::xxh3_64(path.abs.as_os_str().as_encoded_bytes());
-    let take = || -> std::io::Result<crate::state::Lock> {
+    let take = || -> std::io::Result<crate::session::state::Lock> {
         state.ensure_dir()?;
         fs::create_dir_all(&dir)?;
-        crate::state::Lock::exclusive(&dir.join(format!("{key:016x}.lock")))
+        crate::session::state::Lock::exclusive(&dir.join(format!("{key:016x}.lock")))
     };
     take().map_err(|err| state.io_error(&dir, ".codesmith/locks", "lock a file for change in", &err))
 }
@@ -350,7 +350,7 @@ pub fn prepare_owned(
             return Err(guessed_encoding(path, encoding, c));
         }
     }
-    crate::syntax_gate::check_moved(
+    crate::fs::syntax_gate::check_moved(
         &path.display,
         before.map(|b| b.path.display.as_str()),
         before.map(|b| b.text.as_str()),
@@ -439,10 +439,10 @@ impl Prepared {
     /// untouched.
     pub fn commit(&self, state: &State) -> Result<(), ToolError> {
         let recorded = self.record_checkpoint(state)?;
-        crate::atomic::write_atomically(
+        crate::fs::atomic::write_atomically(
             &self.path.abs,
             &self.bytes,
-            crate::atomic::WriteOptions::USER_FILE,
+            crate::fs::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
             if let Some(recorded) = &recorded {
@@ -457,10 +457,10 @@ impl Prepared {
             error
         })?;
         if recorded.is_some() {
-            let after = crate::history::Content::file(&self.bytes, 0);
-            crate::history::store_afters(
+            let after = crate::session::history::Content::file(&self.bytes, 0);
+            crate::session::history::store_afters(
                 state,
-                &[crate::history::Change {
+                &[crate::session::history::Change {
                     path: self.path.display.clone(),
                     before: None,
                     after: Some(after),
@@ -474,7 +474,10 @@ impl Prepared {
 
     /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
     /// anything is written.
-    fn record_checkpoint(&self, state: &State) -> Result<Option<crate::history::Recorded>, ToolError> {
+    fn record_checkpoint(
+        &self,
+        state: &State,
+    ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
         use std::os::unix::fs::PermissionsExt;
         let before = match fs::metadata(&self.path.abs) {
             Ok(meta) => Some((
@@ -485,16 +488,16 @@ impl Prepared {
         };
         let after_mode = before
             .as_ref()
-            .map_or(0o666 & !crate::atomic::current_umask(), |(_, mode)| *mode);
-        let change = crate::history::Change {
+            .map_or(0o666 & !crate::fs::atomic::current_umask(), |(_, mode)| *mode);
+        let change = crate::session::history::Change {
             path: self.path.display.clone(),
             before: before
                 .as_ref()
-                .map(|(bytes, mode)| crate::history::Content::file(bytes, *mode)),
-            after: Some(crate::history::Content::file(&self.bytes, after_mode)),
+                .map(|(bytes, mode)| crate::session::history::Content::file(bytes, *mode)),
+            after: Some(crate::session::history::Content::file(&self.bytes, after_mode)),
         };
         let summary = format!("{} {}", state.tool(), self.path.display);
-        Ok(crate::history::record_or_notice(
+        Ok(crate::session::history::record_or_notice(
             state,
             state.tool(),
             &summary,

@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::{Change, Content};
-use crate::context::Context;
-use crate::state::State;
+use crate::session::context::Context;
+use crate::session::state::State;
 
 /// A command that changed more paths than this is not recorded.
 pub const MAX_PATHS: usize = 10_000;
@@ -231,10 +231,10 @@ pub fn before(ctx: &Context) -> Result<Before, String> {
         .map_err(|err| not_recorded(&err))
 }
 
-fn lock(state: &State) -> Result<crate::state::Lock, String> {
+fn lock(state: &State) -> Result<crate::session::state::Lock, String> {
     let dir = super::history_dir(state);
     fs::create_dir_all(&dir)
-        .and_then(|()| crate::state::Lock::exclusive(&dir.join("shadow.lock")))
+        .and_then(|()| crate::session::state::Lock::exclusive(&dir.join("shadow.lock")))
         .map_err(|err| not_recorded(&err.to_string()))
 }
 
@@ -356,7 +356,7 @@ fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec
 }
 
 fn git_mode(mode: &str) -> u32 {
-    let umask = crate::atomic::current_umask();
+    let umask = crate::fs::atomic::current_umask();
     match mode {
         "100755" => 0o777 & !umask,
         "120000" => 0o777,

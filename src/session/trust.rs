@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::ToolError;
-use crate::state::State;
+use crate::session::state::State;
 
 const FILE: &str = "trust.json";
 

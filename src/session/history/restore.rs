@@ -15,10 +15,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{blobs, Change, Checkpoint, Content, Side};
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::freshness::{self, Fingerprint};
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint};
 
 /// A path's state on disk, as comparable to a [`Side`].
 #[derive(Debug, Clone)]
@@ -291,10 +291,10 @@ fn put(abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Result<()> {
             })
         }
         // The rename replaces a symlink in the way; it never writes through it.
-        Some((side, bytes)) => crate::atomic::write_atomically_in_mode(
+        Some((side, bytes)) => crate::fs::atomic::write_atomically_in_mode(
             abs,
             bytes,
-            crate::atomic::WriteOptions::USER_FILE,
+            crate::fs::atomic::WriteOptions::USER_FILE,
             side.mode,
         ),
     }

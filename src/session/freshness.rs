@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::journal;
-use crate::state::State;
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
+use crate::session::journal;
+use crate::session::state::State;
 
 /// Files larger than this are fingerprinted without a content hash.
 pub const HASH_LIMIT: u64 = 256 * 1024 * 1024;
@@ -152,7 +152,11 @@ pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<
             if !state.fingerprint_dir().is_dir() {
                 state.ensure_dir()?;
             }
-            crate::atomic::write_atomically(&target, &bytes, crate::atomic::WriteOptions::STATE_FILE)?;
+            crate::fs::atomic::write_atomically(
+                &target,
+                &bytes,
+                crate::fs::atomic::WriteOptions::STATE_FILE,
+            )?;
         }
         // The record is what the gates trust; a journal that cannot take the line (a full disk)
         // only costs the shell probe this file, and must not fail a read or an edit that is done.
@@ -172,10 +176,10 @@ pub fn record(state: &State, path: &WsPath, fingerprint: Fingerprint) -> Result<
 /// Rewrites a stored record (for the `notified` mark).
 pub fn store(state: &State, record: &Record) -> Result<(), ToolError> {
     let bytes = serde_json::to_vec(record).unwrap_or_default();
-    crate::atomic::write_atomically(
+    crate::fs::atomic::write_atomically(
         &record_path(state, &record.path),
         &bytes,
-        crate::atomic::WriteOptions::STATE_FILE,
+        crate::fs::atomic::WriteOptions::STATE_FILE,
     )
     .map_err(|err| ToolError::io(".codesmith/sessions", "update", &err))
 }
@@ -203,7 +207,7 @@ pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> 
         // Reads cannot be recorded while a file sits where the records go: asking for another
         // read would loop, so the broken path is named instead.
         if let Some(blocker) = state.not_a_directory(&state.fingerprint_dir()) {
-            return Err(crate::state::not_a_directory_error(&blocker));
+            return Err(crate::session::state::not_a_directory_error(&blocker));
         }
         return Err(ToolError::new(
             ErrorCode::NotRead,

@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use crate::context::Global;
 use crate::error::ToolError;
+use crate::session::context::Global;
 use crate::tools::{Capability, ToolSpec, REGISTRY};
 
 mod prompt;
@@ -36,15 +36,15 @@ pub fn render_for(format: &str, specs: &[&'static ToolSpec]) -> String {
     }
 }
 
-/// The tools `codesmith tools` lists: those the tool profile enables (see [`crate::profile`]),
+/// The tools `codesmith tools` lists: those the tool profile enables (see [`crate::tools::profile`]),
 /// with the workspace's `[tools] enabled` read from `--workspace` or the current directory.
 pub fn enabled_tools(global: &Global) -> Result<Vec<&'static ToolSpec>, ToolError> {
     let root = match &global.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().unwrap_or_default(),
     };
-    let config = crate::config::Config::load(&root.join(".codesmith"))?;
-    Ok(crate::profile::enabled(global, Some(&config)))
+    let config = crate::session::config::Config::load(&root.join(".codesmith"))?;
+    Ok(crate::tools::profile::enabled(global, Some(&config)))
 }
 
 fn plain(spec: &ToolSpec) -> Value {

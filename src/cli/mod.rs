@@ -10,12 +10,18 @@ use serde_json::{Map, Value};
 
 mod arguments;
 mod call;
+pub mod catalog;
+pub mod commands;
+pub mod dispatch;
+pub mod envelope;
 mod foreign;
+pub mod generate;
+pub mod human;
 mod translate;
 mod usage;
 
-use crate::context::Global;
 use crate::error::{ErrorCode, ToolError};
+use crate::session::context::Global;
 use crate::tools::{self, ToolSpec, REGISTRY};
 
 /// What the command line asks for.
@@ -217,7 +223,7 @@ fn tools_command() -> Command {
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser(crate::catalog::FORMATS)
+                .value_parser(crate::cli::catalog::FORMATS)
                 .default_value("json")
                 .help("The catalog's shape"),
         )
@@ -423,7 +429,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
     };
     let mut global = global_of(&matches);
     if let Some(list) = global.tools.take() {
-        match crate::profile::parse_flag(&list.concat()) {
+        match crate::tools::profile::parse_flag(&list.concat()) {
             Ok(names) => global.tools = Some(names),
             Err(error) => {
                 let tool = usage::usage_tool_name(matches.subcommand_name());

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::line_endings::LfEdit;
+use crate::fs::line_endings::LfEdit;
 
 /// Lines of context around each change.
 pub const CONTEXT: usize = 3;

@@ -1,13 +1,13 @@
 //! The generated files: the man page, the shell completions and the catalog snapshot.
 //!
 //! All are rendered from the registry (through [`crate::cli::command`] and
-//! [`crate::catalog`]), committed under `man/`, `completions/` and `tests/snapshots/`, and
+//! [`crate::cli::catalog`]), committed under `man/`, `completions/` and `tests/snapshots/`, and
 //! checked by the `generated` integration test, which rewrites them when `CODESMITH_BLESS=1`.
 
 use clap_complete::Shell;
 use roff::{bold, italic, roman, Inline, Roff};
 
-use crate::catalog;
+use crate::cli::catalog;
 use crate::error::ErrorCode;
 use crate::tools::REGISTRY;
 

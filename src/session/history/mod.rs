@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::state::State;
+use crate::session::state::State;
 
 /// One side (before or after) of a path in a checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -309,11 +309,11 @@ impl Settings {
     pub const DEFAULT_MAX_BYTES: u64 = 512 * 1024 * 1024;
 
     pub fn load(state: &State) -> Settings {
-        let config = crate::config::Config::load(state.dir()).unwrap_or_default();
+        let config = crate::session::config::Config::load(state.dir()).unwrap_or_default();
         Settings::from_config(&config)
     }
 
-    pub fn from_config(config: &crate::config::Config) -> Settings {
+    pub fn from_config(config: &crate::session::config::Config) -> Settings {
         let section = config.section("history");
         let int = |key: &str, default: u64| {
             section

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::workspace::Workspace;
+use crate::fs::workspace::Workspace;
 
 /// How many entries the search looks at before it settles for what it has.
 const MAX_ENTRIES: usize = 20_000;

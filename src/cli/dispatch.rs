@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::context::{Context, Global};
+use crate::session::context::{Context, Global};
 use crate::tools::ToolSpec;
 
 /// Runs `spec` with `args` in the session `global` names and returns the envelope with its
@@ -11,7 +11,7 @@ use crate::tools::ToolSpec;
 pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (Value, i32) {
     match Context::open(global, spec.name) {
         Ok(mut ctx) => {
-            let result = crate::profile::check_enabled(global, &ctx, spec).and_then(|()| {
+            let result = crate::tools::profile::check_enabled(global, &ctx, spec).and_then(|()| {
                 let clamped = crate::args::clamp_out_of_range(spec.name, &mut args);
                 (spec.run)(args, &mut ctx).map(|mut output| {
                     output.notices.splice(0..0, clamped);
@@ -19,8 +19,8 @@ pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (
                 })
             });
             let result = ctx.with_opening_notices(result);
-            crate::envelope::build(spec.name, result, Some(&ctx))
+            crate::cli::envelope::build(spec.name, result, Some(&ctx))
         }
-        Err(err) => crate::envelope::build(spec.name, Err(err), None),
+        Err(err) => crate::cli::envelope::build(spec.name, Err(err), None),
     }
 }

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
@@ -35,7 +35,7 @@ pub fn emit(
 /// `output` (ending in a newline).
 pub fn print(envelope: &Value, text_format: bool) {
     let text = if text_format {
-        let mut output = crate::human::command_lines(envelope["output"].as_str().unwrap_or_default());
+        let mut output = crate::cli::human::command_lines(envelope["output"].as_str().unwrap_or_default());
         if !output.ends_with('\n') {
             output.push('\n');
         }

@@ -9,7 +9,7 @@ use std::fs;
 use serde::{Deserialize, Serialize};
 
 use super::Settings;
-use crate::state::State;
+use crate::session::state::State;
 
 /// The counters kept in `history/state` (see [`UsageFile`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]

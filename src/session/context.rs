@@ -3,12 +3,12 @@
 use std::cell::{OnceCell, RefCell};
 use std::path::PathBuf;
 
-use crate::approval::ApprovalRequest;
-use crate::config::Config;
 use crate::error::ToolError;
-use crate::state::{check_session_name, State};
+use crate::fs::workspace::{Workspace, WsPath};
+use crate::session::approval::ApprovalRequest;
+use crate::session::config::Config;
+use crate::session::state::{check_session_name, State};
 use crate::tools::ToolOutput;
-use crate::workspace::{Workspace, WsPath};
 
 /// Global options, already resolved from flags and environment.
 #[derive(Debug, Clone, Default)]
@@ -18,7 +18,7 @@ pub struct Global {
     pub text_format: bool,
     pub approve: Vec<String>,
     pub yolo: bool,
-    /// `--tools`: the tools and capabilities offered (see [`crate::profile`]); `None`: all.
+    /// `--tools`: the tools and capabilities offered (see [`crate::tools::profile`]); `None`: all.
     pub tools: Option<Vec<String>>,
 }
 
@@ -32,7 +32,7 @@ pub struct Context {
     config: OnceCell<Config>,
     /// The session as it was read when the call opened (approvals, reminders); changes go
     /// through `State::update_session`, which reads it again under the lock.
-    session: crate::state::SessionFile,
+    session: crate::session::state::SessionFile,
     /// Notices from opening the session (the recorded cwd was gone), for the call's result.
     /// Also the config's problems, once it is loaded (the network policy's readers).
     opening_notices: RefCell<Vec<String>>,
@@ -43,14 +43,14 @@ impl Context {
     pub fn open(global: &Global, tool: &'static str) -> Result<Context, ToolError> {
         check_session_name(&global.session)?;
         let root = workspace_root(global)?;
-        crate::state::check_state_dir(&root.join(".codesmith"))?;
+        crate::session::state::check_state_dir(&root.join(".codesmith"))?;
         let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool);
         let mut opening_notices = Vec::new();
-        let trusted = crate::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
-            opening_notices.push(crate::trust::corrupt_notice(&parse_error));
+        let trusted = crate::session::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
+            opening_notices.push(crate::session::trust::corrupt_notice(&parse_error));
             Vec::new()
         });
-        if let Err(parse_error) = crate::approval::persisted_checked(state.dir()) {
+        if let Err(parse_error) = crate::session::approval::persisted_checked(state.dir()) {
             opening_notices.push(format!(
                 "`.codesmith/approvals.json` does not parse ({parse_error}), so no approvals \
                  persisted for the workspace apply until it is fixed. Ask the user to fix the file \
@@ -97,7 +97,7 @@ impl Context {
         crate::tools::with_notices(result, notices)
     }
 
-    /// Spills `text` (see [`crate::state::State::spill`]) and names the file as a call takes it
+    /// Spills `text` (see [`crate::session::state::State::spill`]) and names the file as a call takes it
     /// from the session cwd; `None` when it could not be saved.
     pub fn spill_for_call(&self, tool: &str, text: &str) -> Option<String> {
         let rel = self.state.spill(tool, text).ok()?;
@@ -110,7 +110,7 @@ impl Context {
     }
 
     /// The session as read when the call opened.
-    pub fn session(&self) -> &crate::state::SessionFile {
+    pub fn session(&self) -> &crate::session::state::SessionFile {
         &self.session
     }
 
@@ -163,7 +163,7 @@ impl Context {
         self.yolo
             || self.approve.contains(&id)
             || self.session.approvals.contains(&id)
-            || crate::approval::persisted(self.state.dir()).contains(&id)
+            || crate::session::approval::persisted(self.state.dir()).contains(&id)
     }
 }
 

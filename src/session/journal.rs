@@ -1,6 +1,6 @@
 //! The session's fingerprint journal, `sessions/<name>.journal`: one JSON line per fingerprint
 //! recorded (every read and every write that refreshes a fingerprint, see
-//! [`crate::freshness::record`]), per forget, and per mark the shell probe keeps.
+//! [`crate::session::freshness::record`]), per forget, and per mark the shell probe keeps.
 //!
 //! It exists so the shell probe can find the files this session recorded most recently without
 //! listing the record directory: reading at most [`TAIL_BYTES`] of its end costs the same after
@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::freshness::{Fingerprint, Record};
-use crate::state::State;
+use crate::session::freshness::{Fingerprint, Record};
+use crate::session::state::State;
 
 /// How many distinct paths, most recent first, the shell probe re-checks (and a rewrite keeps).
 pub const RECENT: usize = 256;
@@ -415,7 +415,7 @@ fn compact(state: &State) -> io::Result<()> {
         out.push(b'\n');
     }
     // Appenders wait on our lock and re-open the new file once it is released.
-    crate::atomic::write_atomically(&path, &out, crate::atomic::WriteOptions::STATE_FILE)
+    crate::fs::atomic::write_atomically(&path, &out, crate::fs::atomic::WriteOptions::STATE_FILE)
 }
 
 fn flock(file: &File, op: libc::c_int) -> io::Result<()> {

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::error::{ErrorCode, ToolError};
-use crate::state::PendingApproval;
+use crate::session::state::PendingApproval;
 
 const PERSISTED: &str = "approvals.json";
 
@@ -81,7 +81,7 @@ pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
 
 /// Adds `id` to the workspace's persisted approvals. An `approvals.json` that does not parse is
 /// refused rather than overwritten, which would drop the approvals persisted before.
-pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
+pub fn persist(state: &crate::session::state::State, id: &str) -> Result<(), ToolError> {
     let mut ids = persisted_checked(state.dir()).map_err(|parse_error| {
         ToolError::new(
             ErrorCode::IoError,

@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::{Content, Side};
-use crate::state::State;
+use crate::session::state::State;
 
 pub fn blob_path(state: &State, hash: &str) -> PathBuf {
     let (head, rest) = hash.split_at(hash.len().min(2));
@@ -44,10 +44,10 @@ pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
     match fs::symlink_metadata(&path) {
         Ok(meta) if meta.len() == size => {}
         Ok(_) => {
-            crate::atomic::write_atomically_parts(
+            crate::fs::atomic::write_atomically_parts(
                 &path,
                 &content.parts,
-                crate::atomic::WriteOptions::STATE_FILE,
+                crate::fs::atomic::WriteOptions::STATE_FILE,
             )?;
             added = size;
         }

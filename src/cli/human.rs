@@ -6,8 +6,8 @@
 use regex::Regex;
 use serde_json::Value;
 
+use crate::fs::workspace::shell_word;
 use crate::tools;
-use crate::workspace::shell_word;
 
 /// `text` with every hint `[call ]TOOL with key=value ...` rewritten as a command line.
 pub fn command_lines(text: &str) -> String {

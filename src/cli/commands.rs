@@ -4,16 +4,16 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::context::Global;
 use crate::error::{ErrorCode, ToolError};
-use crate::state::{check_session_name, State};
+use crate::session::context::Global;
+use crate::session::state::{check_session_name, State};
 use crate::tools::ToolOutput;
 
 /// The state, the workspace root and the notices from opening them (a state file that does not
 /// parse), which the command's result carries.
 fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolError> {
     check_session_name(&global.session)?;
-    let mut ctx = crate::context::Context::open(global, "trust")?;
+    let mut ctx = crate::session::context::Context::open(global, "trust")?;
     let notices = ctx.take_opening_notices();
     Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf(), notices))
 }
@@ -40,9 +40,9 @@ fn trust_action(
         })
     };
     let roots = match action {
-        "add" => crate::trust::add(state, root, &need_path()?)?,
-        "remove" => crate::trust::remove(state, &need_path()?)?,
-        _ => crate::trust::load(state.dir()),
+        "add" => crate::session::trust::add(state, root, &need_path()?)?,
+        "remove" => crate::session::trust::remove(state, &need_path()?)?,
+        _ => crate::session::trust::load(state.dir()),
     };
     let list: Vec<String> = roots.iter().map(|p| p.to_string_lossy().into_owned()).collect();
     let output = if list.is_empty() {
@@ -70,7 +70,7 @@ fn approve_in(
     let Some(pending) = session.pending.get(id).cloned() else {
         // Granted actions stay on record (a later `--persist` needs their kind and subject)
         // but are no longer waiting for anyone, so they are not offered.
-        let persisted = crate::approval::persisted(state.dir());
+        let persisted = crate::session::approval::persisted(state.dir());
         let waiting: Vec<&str> = session
             .pending
             .keys()
@@ -111,8 +111,8 @@ fn approve_in(
         )
     };
     if persist {
-        crate::approval::persist(state, id)?;
-        if let Some(extra) = crate::approval::persist_hook(root, &pending)? {
+        crate::session::approval::persist(state, id)?;
+        if let Some(extra) = crate::session::approval::persist_hook(root, &pending)? {
             output.push(' ');
             output.push_str(&extra);
         }

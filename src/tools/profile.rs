@@ -11,9 +11,9 @@
 //! reported and dropped, and a `[tools] enabled` that is not a list of names enables nothing,
 //! since a misread allow-list must not turn into "everything".
 
-use crate::config::Config;
-use crate::context::Global;
 use crate::error::{ErrorCode, ToolError};
+use crate::session::config::Config;
+use crate::session::context::Global;
 use crate::tools::{Capability, ToolSpec, REGISTRY};
 
 const CAPABILITIES: [Capability; 4] = [
@@ -142,7 +142,7 @@ fn restricted(global: &Global, config: &Config) -> bool {
 /// Ok when `spec` is enabled for this call; otherwise `tool_disabled`, naming what is.
 pub fn check_enabled(
     global: &Global,
-    ctx: &crate::context::Context,
+    ctx: &crate::session::context::Context,
     spec: &ToolSpec,
 ) -> Result<(), ToolError> {
     // A config that cannot be read is reported by the mechanisms that need it (the network
