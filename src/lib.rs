@@ -23,6 +23,7 @@ pub mod symbols;
 // Foundations every layer may use.
 pub mod deep_stack;
 pub mod error;
+pub mod output;
 pub mod terminal;
 
 use std::ffi::OsString;

@@ -1,13 +1,14 @@
 //! The commands for people rather than models: `trust` and `approve`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::session::approval::ApprovalKind;
 use crate::session::context::Global;
-use crate::session::state::{check_session_name, State};
-use crate::tools::ToolOutput;
+use crate::session::state::{check_session_name, PendingApproval, State};
+use crate::output::ToolOutput;
 
 /// The state, the workspace root and the notices from opening them (a state file that does not
 /// parse), which the command's result carries.
@@ -23,7 +24,7 @@ pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<Too
     let (state, root, notices) = open_state(global)?;
     // A trust.json that does not parse is reported by the refusal itself.
     let notices = if action == "list" { notices } else { Vec::new() };
-    crate::tools::with_notices(trust_action(&state, &root, action, path), notices)
+    crate::output::with_notices(trust_action(&state, &root, action, path), notices)
 }
 
 fn trust_action(
@@ -56,7 +57,7 @@ fn trust_action(
 /// `codesmith approve ID [--persist]`: grants a pending approval of this session.
 pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, ToolError> {
     let (state, root, notices) = open_state(global)?;
-    crate::tools::with_notices(approve_in(global, &state, &root, id, persist), notices)
+    crate::output::with_notices(approve_in(global, &state, &root, id, persist), notices)
 }
 
 fn approve_in(
@@ -112,7 +113,7 @@ fn approve_in(
     };
     if persist {
         crate::session::approval::persist(state, id)?;
-        if let Some(extra) = crate::session::approval::persist_hook(root, &pending)? {
+        if let Some(extra) = persist_hook(root, &pending)? {
             output.push(' ');
             output.push_str(&extra);
         }
@@ -124,4 +125,21 @@ fn approve_in(
         .with("subject", pending.subject)
         .with("persisted", Value::Bool(persist))
         .with("already_approved", Value::Bool(!newly)))
+}
+
+/// What `--persist` does beyond recording the id, by kind. Returns a sentence for the output.
+/// A network approval also puts its host on the policy's allow list, where a person can see and
+/// revoke it.
+fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
+    match ApprovalKind::parse(&pending.kind) {
+        // A shell command that needs the network is approved as a command, not as a host: the
+        // persisted approval id covers it.
+        Some(ApprovalKind::Network) if pending.tool.as_deref() == Some("exec_shell") => Ok(Some(
+            "The command is approved for the workspace; the [network] allow list names hosts, \
+             so it was not changed."
+                .to_string(),
+        )),
+        Some(ApprovalKind::Network) => crate::net::persist::allow_host(root, &pending.subject).map(Some),
+        Some(ApprovalKind::Destructive) | None => Ok(None),
+    }
 }

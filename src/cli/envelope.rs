@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::session::context::Context;
-use crate::tools::ToolOutput;
+use crate::output::ToolOutput;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
 pub const OUTPUT_CAP_CHARS: usize = 120_000;

@@ -14,11 +14,43 @@ use crate::session::state::PendingApproval;
 
 const PERSISTED: &str = "approvals.json";
 
+/// What kind of action needs a yes. Its name is part of every approval id and message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalKind {
+    /// A connection to a host the network policy does not allow (fetch_url, or a shell command
+    /// that needs the network).
+    Network,
+    /// A shell command that deletes, overwrites or re-permissions outside the workspace, or
+    /// does something else no undo can take back.
+    Destructive,
+}
+
+impl ApprovalKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalKind::Network => "network",
+            ApprovalKind::Destructive => "destructive",
+        }
+    }
+
+    /// The kind a pending approval recorded (the session file stores its name).
+    pub fn parse(name: &str) -> Option<ApprovalKind> {
+        [ApprovalKind::Network, ApprovalKind::Destructive]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for ApprovalKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Something a tool asks a person to allow.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
-    /// `network`, `destructive`, ...
-    pub kind: &'static str,
+    pub kind: ApprovalKind,
     /// What exactly: a host, a command.
     pub subject: String,
     /// Why it needs a yes, in words for a person.
@@ -51,7 +83,7 @@ impl ApprovalRequest {
         )
         .with(
             "approval",
-            serde_json::json!({"id": id, "kind": self.kind, "subject": self.subject, "reason": self.reason}),
+            serde_json::json!({"id": id, "kind": self.kind.as_str(), "subject": self.subject, "reason": self.reason}),
         )
     }
 
@@ -101,21 +133,3 @@ pub fn persist(state: &crate::session::state::State, id: &str) -> Result<(), Too
         .map_err(|err| ToolError::io(".codesmith/approvals.json", "write", &err))
 }
 
-/// What `--persist` does beyond recording the id, by kind. Returns a sentence for the output.
-/// A network approval also puts its host on the policy's allow list, where a person can see and
-/// revoke it.
-pub fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
-    match pending.kind.as_str() {
-        // A shell command that needs the network is approved as a command, not as a host: the
-        // persisted approval id covers it.
-        crate::net::APPROVAL_KIND if pending.tool.as_deref() == Some(crate::tools::exec_shell::SPEC.name) => {
-            Ok(Some(
-                "The command is approved for the workspace; the [network] allow list names hosts, \
-                 so it was not changed."
-                    .to_string(),
-            ))
-        }
-        crate::net::APPROVAL_KIND => crate::net::persist::allow_host(root, &pending.subject).map(Some),
-        _ => Ok(None),
-    }
-}

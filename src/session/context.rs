@@ -8,7 +8,7 @@ use crate::fs::workspace::{Workspace, WsPath};
 use crate::session::approval::ApprovalRequest;
 use crate::session::config::Config;
 use crate::session::state::{check_session_name, State};
-use crate::tools::ToolOutput;
+use crate::output::ToolOutput;
 
 /// Global options, already resolved from flags and environment.
 #[derive(Debug, Clone, Default)]
@@ -94,7 +94,7 @@ impl Context {
     ) -> Result<ToolOutput, ToolError> {
         let mut notices = self.opening_notices.take();
         notices.extend(self.state.take_notices());
-        crate::tools::with_notices(result, notices)
+        crate::output::with_notices(result, notices)
     }
 
     /// Spills `text` (see [`crate::session::state::State::spill`]) and names the file as a call takes it

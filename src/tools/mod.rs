@@ -5,9 +5,10 @@
 //! listing its `SPEC` here.
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::ToolError;
+pub use crate::output::{with_notices, ToolOutput};
 use crate::session::context::Context;
 
 pub mod apply_patch;
@@ -44,56 +45,6 @@ impl Capability {
             Capability::RunsCode => "runs_code",
             Capability::Network => "network",
         }
-    }
-}
-
-/// Adds `notices` to a result: first among a success's notices, or as `Note:` lines at the end
-/// of a failure's message (an error envelope has no notices field).
-pub fn with_notices(
-    result: Result<ToolOutput, ToolError>,
-    notices: Vec<String>,
-) -> Result<ToolOutput, ToolError> {
-    match result {
-        Ok(mut out) => {
-            out.notices.splice(0..0, notices);
-            Ok(out)
-        }
-        Err(mut err) => {
-            for notice in notices {
-                err.message.push_str("\nNote: ");
-                err.message.push_str(&notice);
-            }
-            Err(err)
-        }
-    }
-}
-
-/// What a successful tool call hands back: the text for the model, data for programs, and
-/// notices (side observations such as "this file changed since you read it").
-#[derive(Debug, Default)]
-pub struct ToolOutput {
-    pub output: String,
-    pub data: Map<String, Value>,
-    pub notices: Vec<String>,
-}
-
-impl ToolOutput {
-    pub fn new(output: impl Into<String>) -> ToolOutput {
-        ToolOutput {
-            output: output.into(),
-            data: Map::new(),
-            notices: Vec::new(),
-        }
-    }
-
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> ToolOutput {
-        self.data.insert(key.to_string(), value.into());
-        self
-    }
-
-    pub fn notice(mut self, notice: impl Into<String>) -> ToolOutput {
-        self.notices.push(notice.into());
-        self
     }
 }
 

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::net::{Decision, Policy};
-use crate::session::approval::ApprovalRequest;
+use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use classify::{Class, Classification, Scope};
@@ -341,7 +341,7 @@ fn gate(
     }
     if let Some(reason) = classification.reasons(Class::Destructive) {
         ctx.require_approval(&ApprovalRequest {
-            kind: "destructive",
+            kind: ApprovalKind::Destructive,
             subject: subject.clone(),
             reason,
             scope: scope.clone(),
@@ -350,7 +350,7 @@ fn gate(
     if let Some(reason) = classification.reasons(Class::Network) {
         if policy.default_decision() != Decision::Allow {
             ctx.require_approval(&ApprovalRequest {
-                kind: crate::net::APPROVAL_KIND,
+                kind: ApprovalKind::Network,
                 subject,
                 reason,
                 scope,
