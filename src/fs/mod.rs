@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod diff;
 pub mod line_endings;
+pub mod open;
 pub mod similar_paths;
 pub mod syntax_gate;
 pub mod textfile;

@@ -99,7 +99,7 @@ impl LoadedFile {
 /// when the encoding could not be identified with confidence or does not round-trip exactly.
 /// `given` is the path as the caller wrote it (for messages).
 pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, ToolError> {
-    let mut file = crate::tools::read_file::open_regular_file(ctx, path, given)?;
+    let mut file = crate::fs::open::open_regular_file(&ctx.workspace, ctx.tool, path, given)?;
     let meta = file
         .metadata()
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;

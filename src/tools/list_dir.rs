@@ -68,8 +68,8 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     crate::tools::refuse_state_path(ctx, &path, "list_dir")?;
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
-        Err(err) if crate::tools::read_file::is_missing(&err) => {
-            return Err(crate::tools::read_file::not_found(ctx, &path, &args.path))
+        Err(err) if crate::fs::open::is_missing(&err) => {
+            return Err(crate::fs::open::not_found(&ctx.workspace, ctx.tool, &path, &args.path))
         }
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
     };

@@ -82,7 +82,7 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "outline")?;
     let meta = std::fs::metadata(&root.abs)
-        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+        .map_err(|_| crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path))?;
     let mut context = TagsContext::new();
     let (files, more_files) = if meta.is_dir() {
         let sources = symbols::index::walk_sources(ctx.workspace.root(), &root.abs);

@@ -364,7 +364,7 @@ pub(super) fn existing<'s>(
         )
         .with("path", slot.path.display.clone())),
         None => {
-            let err = crate::tools::read_file::not_found(ctx, &slot.path, &file.path);
+            let err = crate::fs::open::not_found(&ctx.workspace, ctx.tool, &slot.path, &file.path);
             let message = format!(
                 "{} (The patch changes it at patch line {}; nothing was written. To create a file, use \
                  `*** Add File:` or a diff from /dev/null.)",

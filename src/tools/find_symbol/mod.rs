@@ -164,7 +164,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "find_symbol")?;
     let meta = std::fs::metadata(&root.abs)
-        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+        .map_err(|_| crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path))?;
     let Ok(prefix) = root.abs.strip_prefix(ctx.workspace.root()) else {
         return Err(ToolError::invalid(format!(
             "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
