@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::freshness::{Fingerprint, Record};
+use crate::session::fingerprint::{Fingerprint, Record};
 use crate::session::state::State;
 
 /// How many distinct paths, most recent first, the shell probe re-checks (and a rewrite keeps).

@@ -6,6 +6,7 @@ pub mod approval;
 pub mod cancel;
 pub mod config;
 pub mod context;
+pub mod fingerprint;
 pub mod freshness;
 pub mod history;
 pub mod journal;
