@@ -15,6 +15,7 @@ pub mod probe;
 pub mod rules;
 pub mod run;
 pub mod safe;
+pub mod scope;
 pub mod sentinel;
 pub mod stopped;
 pub mod wrappers;
@@ -32,7 +33,8 @@ use crate::net::{Decision, Policy};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use classify::{Class, Classification, Scope};
+use classify::{Class, Classification};
+use scope::Scope;
 use sentinel::Sentinel;
 
 pub const SPEC: ToolSpec = ToolSpec {

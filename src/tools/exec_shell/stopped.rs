@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::classify::normalize;
+use crate::fs::workspace::normalize_lexically as normalize;
 use crate::sandbox::Request;
 use crate::session::approval::ApprovalRequest;
 use crate::session::context::Context;

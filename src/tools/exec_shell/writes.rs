@@ -16,7 +16,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::classify::Scope;
+use super::scope::Scope;
 use super::rules::{base_name, is_device_write, is_safe, Word};
 
 mod programs;
