@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::output::ToolOutput;
 use crate::session::approval::ApprovalKind;
 use crate::session::context::Global;
 use crate::session::state::{check_session_name, PendingApproval, State};
-use crate::output::ToolOutput;
 
 /// The state, the workspace root and the notices from opening them (a state file that does not
 /// parse), which the command's result carries.

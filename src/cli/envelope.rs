@@ -6,8 +6,8 @@ use std::io::Write;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
-use crate::session::context::Context;
 use crate::output::ToolOutput;
+use crate::session::context::Context;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
 pub const OUTPUT_CAP_CHARS: usize = 120_000;

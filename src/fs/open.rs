@@ -11,7 +11,12 @@ use crate::fs::workspace::{Workspace, WsPath};
 /// Opens `path` for reading if it is a regular file, with the error the model needs otherwise.
 /// The open is non-blocking, so a FIFO that appears between the check and the open still
 /// cannot hang the call.
-pub fn open_regular_file(workspace: &Workspace, tool: &str, path: &WsPath, given: &str) -> Result<fs::File, ToolError> {
+pub fn open_regular_file(
+    workspace: &Workspace,
+    tool: &str,
+    path: &WsPath,
+    given: &str,
+) -> Result<fs::File, ToolError> {
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
         Err(err) if is_missing(&err) => return Err(not_found(workspace, tool, path, given)),
@@ -30,7 +35,13 @@ pub fn open_regular_file(workspace: &Workspace, tool: &str, path: &WsPath, given
     Ok(file)
 }
 
-fn check_file_type(workspace: &Workspace, tool: &str, meta: &fs::Metadata, path: &WsPath, given: &str) -> Result<(), ToolError> {
+fn check_file_type(
+    workspace: &Workspace,
+    tool: &str,
+    meta: &fs::Metadata,
+    path: &WsPath,
+    given: &str,
+) -> Result<(), ToolError> {
     let kind = meta.file_type();
     if kind.is_dir() {
         return Err(ToolError::new(

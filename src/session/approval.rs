@@ -132,4 +132,3 @@ pub fn persist(state: &crate::session::state::State, id: &str) -> Result<(), Too
         .write_file(PERSISTED, &bytes)
         .map_err(|err| ToolError::io(".codesmith/approvals.json", "write", &err))
 }
-

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use crate::error::ToolError;
 use crate::fs::workspace::{Workspace, WsPath};
+use crate::output::ToolOutput;
 use crate::session::approval::ApprovalRequest;
 use crate::session::config::Config;
 use crate::session::state::{check_session_name, State};
-use crate::output::ToolOutput;
 
 /// Global options, already resolved from flags and environment.
 #[derive(Debug, Clone, Default)]

@@ -175,7 +175,14 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             ))
             .with("path", root.display.clone()))
         }
-        Err(_) => return Err(crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path)),
+        Err(_) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &root,
+                &args.path,
+            ))
+        }
     }
     crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| {
         ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")

@@ -69,7 +69,12 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
         Err(err) if crate::fs::open::is_missing(&err) => {
-            return Err(crate::fs::open::not_found(&ctx.workspace, ctx.tool, &path, &args.path))
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &path,
+                &args.path,
+            ))
         }
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
     };

@@ -24,7 +24,6 @@ pub mod list_dir;
 pub mod outline;
 pub mod profile;
 pub mod read_file;
-pub mod tasks;
 pub mod undo;
 pub mod write_file;
 
@@ -79,9 +78,9 @@ pub const REGISTRY: &[ToolSpec] = &[
     outline::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
-    tasks::task_output::SPEC,
-    tasks::task_wait::SPEC,
-    tasks::task_cancel::SPEC,
+    exec_shell::tasks::task_output::SPEC,
+    exec_shell::tasks::task_wait::SPEC,
+    exec_shell::tasks::task_cancel::SPEC,
     history::SPEC,
     undo::SPEC,
     fetch_url::SPEC,

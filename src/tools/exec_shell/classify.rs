@@ -424,9 +424,10 @@ impl Walker<'_> {
             Some(Word { text: Some(t), .. }) if self.cdpath && !t.starts_with('/') && !t.starts_with('.') => {
                 None
             }
-            Some(Word { text: Some(t), .. }) if t != "-" => {
-                self.cwd.as_ref().map(|cwd| crate::fs::workspace::normalize_lexically(&cwd.join(t)))
-            }
+            Some(Word { text: Some(t), .. }) if t != "-" => self
+                .cwd
+                .as_ref()
+                .map(|cwd| crate::fs::workspace::normalize_lexically(&cwd.join(t))),
             _ => None,
         };
     }

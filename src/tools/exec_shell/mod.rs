@@ -18,6 +18,7 @@ pub mod safe;
 pub mod scope;
 pub mod sentinel;
 pub mod stopped;
+pub mod tasks;
 pub mod wrappers;
 pub mod writes;
 
@@ -90,8 +91,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let network = policy.default_decision();
     if args.background {
-        let started =
-            crate::tools::tasks::start(ctx, &args.command, classification.class, &settings, network);
+        let started = tasks::start(ctx, &args.command, classification.class, &settings, network);
         return crate::tools::with_notices(started, policy_notes);
     }
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;

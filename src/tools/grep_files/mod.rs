@@ -204,7 +204,14 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             )
             .with("path", root.display.clone()))
         }
-        Err(_) => return Err(crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path)),
+        Err(_) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &root,
+                &args.path,
+            ))
+        }
     }
     let chars = args.pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {

@@ -1,4 +1,6 @@
 //! Background tasks: `exec_shell` with `background=true`, and the three tools that follow one.
+//! They live inside exec_shell's folder because they are its background mode: they start, confine
+//! and report a command with exec_shell's own machinery.
 //!
 //! A task outlives the codesmith invocation that started it, so nothing about it lives in
 //! memory: each task is a directory `.codesmith/tasks/<id>/` holding the command, the process
