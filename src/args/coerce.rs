@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::cli::{flag_kind, FlagKind};
+use super::kind::{flag_kind, FlagKind};
 use crate::error::ToolError;
 
 /// Numeric fields whose documented behaviour is to clamp, not refuse: the tool holds values it

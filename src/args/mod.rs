@@ -11,6 +11,7 @@
 
 mod coerce;
 mod fields;
+mod kind;
 mod malformed;
 
 use std::sync::Mutex;
@@ -20,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
+pub use kind::{flag_kind, FlagKind};
 pub use malformed::{explain as explain_malformed, find_mistake};
 
 /// Notices from reading the arguments (a JSON string holding the object was decoded), handed

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use clap::ArgMatches;
 use serde_json::{Map, Value};
 
-use super::{flag_kind, FlagKind};
+use crate::args::{flag_kind, FlagKind};
 use crate::error::ToolError;
 use crate::tools::ToolSpec;
 

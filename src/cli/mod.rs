@@ -20,6 +20,7 @@ pub mod human;
 mod translate;
 mod usage;
 
+use crate::args::{flag_kind, FlagKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::session::context::Global;
 use crate::tools::{self, ToolSpec, REGISTRY};
@@ -352,44 +353,6 @@ fn enum_values(prop: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum FlagKind {
-    Bool,
-    Integer,
-    Number,
-    Str,
-    List,
-}
-
-pub(crate) fn flag_kind(prop: &Value) -> FlagKind {
-    let type_of = |schema: &Value| -> Option<String> {
-        match &schema["type"] {
-            Value::String(t) => Some(t.clone()),
-            Value::Array(types) => types
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|t| *t != "null")
-                .map(String::from),
-            _ => None,
-        }
-    };
-    let kind = type_of(prop).or_else(|| {
-        ["anyOf", "oneOf"]
-            .iter()
-            .filter_map(|key| prop[key].as_array())
-            .flatten()
-            .find_map(type_of)
-            .filter(|t| t != "null")
-    });
-    match kind.as_deref() {
-        Some("boolean") => FlagKind::Bool,
-        Some("integer") => FlagKind::Integer,
-        Some("number") => FlagKind::Number,
-        Some("array") => FlagKind::List,
-        _ => FlagKind::Str,
-    }
 }
 
 /// Parses the command line.
