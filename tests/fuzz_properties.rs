@@ -114,7 +114,7 @@ proptest! {
 
     #[test]
     fn arguments_parse_or_explain(text in either(JSON_TOKENS, 60)) {
-        if let Ok(value) = codesmith::args::parse_json_text("edit_file", &text) {
+        if let Ok(value) = codesmith::args::parse_json_text("edit_file", None, &text) {
             let _ = codesmith::args::from_value::<codesmith::tools::edit_file::EditFileArgs>(
                 "edit_file", value, codesmith::tools::edit_file::SPEC.schema);
         }

@@ -9,6 +9,7 @@
 //! unknown field with the field it probably meant, every wrong type with the expected range and
 //! an example call.
 
+pub mod clamp;
 mod coerce;
 mod fields;
 mod kind;
@@ -28,21 +29,22 @@ pub use malformed::{explain as explain_malformed, find_mistake};
 /// to the call's result by [`clamp_out_of_range`].
 static READING_NOTICES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// Clamps out-of-range values of fields documented as clamped (see [`coerce`]); returns the
-/// notices for the call: those from reading the arguments, then one per clamped field.
-pub fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
+/// Clamps the values of `caps` that no `u64` holds (see [`clamp::clamp_unrepresentable`]);
+/// returns the notices for the call: those from reading the arguments, then one per clamped
+/// field.
+pub fn clamp_out_of_range(caps: &[clamp::Cap], args: &mut Value) -> Vec<String> {
     let mut notices = READING_NOTICES
         .lock()
         .map(|mut pending| std::mem::take(&mut *pending))
         .unwrap_or_default();
-    notices.extend(coerce::clamp_out_of_range(tool, args));
+    notices.extend(clamp::clamp_unrepresentable(caps, args));
     notices
 }
 
 /// Parses a JSON text holding the arguments object. A leading UTF-8 byte order mark is skipped
 /// (editors on Windows write one); a JSON string that holds the object (encoded twice) is
 /// decoded, with a notice.
-pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
+pub fn parse_json_text(tool: &str, description: Option<&str>, text: &str) -> Result<Value, ToolError> {
     let trimmed = strip_bom(text).trim();
     if trimmed.is_empty() {
         return Ok(Value::Object(Default::default()));
@@ -52,7 +54,7 @@ pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
             &format!("arguments for {tool}"),
             trimmed,
             &err,
-            &example_of(tool),
+            &example_in(description),
         ))
     })?;
     if let Value::String(inner) = &value {
@@ -70,10 +72,11 @@ pub fn parse_json_text(tool: &str, text: &str) -> Result<Value, ToolError> {
     Ok(value)
 }
 
-/// The first example call in `tool`'s description, for messages about malformed JSON.
-pub fn example_of(tool: &str) -> String {
-    crate::tools::find(tool)
-        .and_then(|spec| spec.description.split("Examples:\n").nth(1))
+/// The first example call in a tool's description, for messages about malformed JSON; a
+/// generic one without a description (an unknown tool).
+pub fn example_in(description: Option<&str>) -> String {
+    description
+        .and_then(|description| description.split("Examples:\n").nth(1))
         .and_then(|examples| examples.lines().next())
         .unwrap_or("{\"path\": \"src/main.rs\"}")
         .to_string()

@@ -12,7 +12,7 @@ pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (
     match Context::open(global, spec.name) {
         Ok(mut ctx) => {
             let result = crate::tools::profile::check_enabled(global, &ctx, spec).and_then(|()| {
-                let clamped = crate::args::clamp_out_of_range(spec.name, &mut args);
+                let clamped = crate::args::clamp_out_of_range(spec.caps, &mut args);
                 (spec.run)(args, &mut ctx).map(|mut output| {
                     output.notices.splice(0..0, clamped);
                     output

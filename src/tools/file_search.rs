@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::fs::walk::{self, Rules};
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "file_search",
@@ -22,6 +22,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FileSearchArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("file_search", args, SPEC.schema)?, ctx),
 };
 
@@ -37,6 +38,8 @@ Examples:
 
 /// The most paths one call shows.
 pub const MAX_RESULTS_CAP: u64 = 200;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP).also_unrepresentable();
 /// At most this many similar names are suggested when nothing matches.
 const MAX_SUGGESTIONS: usize = 3;
 /// Names scoring below this are not suggested.
@@ -197,7 +200,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     })?;
     let mut clamped = Vec::new();
     let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut clamped)
+        MAX_RESULTS.hold(args.max_results, &mut clamped)
             as usize;
     let rules = if args.include_ignored {
         Rules::IncludeIgnored

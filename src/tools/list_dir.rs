@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "list_dir",
@@ -16,6 +16,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ListDirArgs>,
+    caps: &[DEPTH],
     run: |args, ctx| run(crate::tools::parse("list_dir", args, SPEC.schema)?, ctx),
 };
 
@@ -29,6 +30,8 @@ Examples:
 pub const MAX_ENTRIES: usize = 1000;
 /// The deepest tree list_dir will show.
 pub const MAX_DEPTH: u64 = 10;
+/// depth: outside 1..=MAX_DEPTH is refused, naming the nearest legal depth.
+const DEPTH: Cap = Cap::new("depth", 1, MAX_DEPTH);
 
 fn default_path() -> String {
     ".".to_string()
@@ -61,7 +64,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         return Err(ToolError::invalid(format!(
             "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth={}.",
             crate::fs::workspace::quote_arg(&args.path),
-            args.depth.clamp(1, MAX_DEPTH)
+            args.depth.clamp(DEPTH.min, DEPTH.max)
         )));
     }
     let path = ctx.resolve(&args.path)?;

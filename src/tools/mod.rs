@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::ToolError;
+pub use crate::args::clamp::Cap;
 pub use crate::output::{with_notices, ToolOutput};
 use crate::session::context::Context;
 
@@ -62,8 +63,17 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The JSON Schema of the tool's arguments.
     pub schema: fn() -> Value,
+    /// The numeric arguments the tool holds inside a range rather than refusing.
+    pub caps: &'static [Cap],
     /// Deserializes the arguments (the one place that yields `invalid_arguments` for them) and runs.
     pub run: RunFn,
+}
+
+impl ToolSpec {
+    /// The cap of the numeric argument `field`, if the tool caps it.
+    pub fn cap(&self, field: &str) -> Option<&'static Cap> {
+        crate::args::clamp::cap_of(self.caps, field)
+    }
 }
 
 /// Every registered tool, in catalog order.
@@ -138,41 +148,6 @@ pub fn cwd_note(ctx: &Context, first: &std::path::Path) -> Option<String> {
     ))
 }
 
-/// Holds a numeric argument inside `allowed`. A value outside is not an error (the call still does
-/// the useful thing) but never silent: the notice names the value asked for and the one used.
-pub fn clamp_argument(
-    name: &str,
-    value: u64,
-    allowed: std::ops::RangeInclusive<u64>,
-    notices: &mut Vec<String>,
-) -> u64 {
-    let (low, high) = (*allowed.start(), *allowed.end());
-    let used = value.clamp(low, high);
-    if used != value {
-        notices.push(format!("{name}={value} is outside {low}..={high}; used {used}."));
-    }
-    used
-}
-
-/// Holds a numeric argument to at most `cap`, saying so in a notice: `{name}={value} is over the
-/// cap; {doing} at most {cap} {unit}.`
-pub fn cap_argument(
-    name: &str,
-    value: u64,
-    cap: u64,
-    (doing, unit): (&str, &str),
-    notices: &mut Vec<String>,
-) -> u64 {
-    if value > cap {
-        notices.push(format!(
-            "{name}={value} is over the cap; {doing} at most {cap} {unit}."
-        ));
-        cap
-    } else {
-        value
-    }
-}
-
 /// The input schema of `T`, trimmed to what tool-definition formats expect: an object schema
 /// with `properties`, `required` and `additionalProperties: false`, without `$schema`/`title`.
 pub fn schema_of<T: schemars::JsonSchema>() -> Value {
@@ -237,6 +212,23 @@ mod tests {
                     "{}: positional {positional}",
                     spec.name
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn caps_name_integer_properties_and_hold_a_range() {
+        for spec in REGISTRY {
+            let schema = (spec.schema)();
+            for cap in spec.caps {
+                let property = &schema["properties"][cap.field];
+                assert!(
+                    property.is_object(),
+                    "{}: cap on unknown field {}",
+                    spec.name,
+                    cap.field
+                );
+                assert!(cap.min <= cap.max, "{}: empty cap on {}", spec.name, cap.field);
             }
         }
     }

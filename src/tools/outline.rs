@@ -9,7 +9,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::fs::workspace::{quote_arg, WsPath};
 use crate::session::context::Context;
 use crate::symbols::{self, languages, Symbol};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "outline",
@@ -18,6 +18,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<OutlineArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("outline", args, SPEC.schema)?, ctx),
 };
 
@@ -32,6 +33,8 @@ Examples:
 
 /// The most definitions one call shows.
 pub const MAX_RESULTS_CAP: u64 = 2000;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 /// At most this many files of a directory are outlined.
 pub const MAX_FILES: usize = 200;
 
@@ -77,7 +80,7 @@ struct FileOutline {
 pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
     let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
+        MAX_RESULTS.hold(args.max_results, &mut notices)
             as usize;
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "outline")?;

@@ -14,7 +14,7 @@ use crate::fs::textfile;
 use crate::fs::workspace::{quote_arg, WsPath};
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint, HASH_LIMIT};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
@@ -23,6 +23,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ReadFileArgs>,
+    caps: &[MAX_LINES],
     run: |args, ctx| run(crate::tools::parse("read_file", args, SPEC.schema)?, ctx),
 };
 
@@ -35,6 +36,8 @@ Examples:
 
 /// At most this many lines per page.
 pub const MAX_LINES_CAP: u64 = 500;
+/// max_lines: over the cap is shown as the cap; below 1, or beyond 64 bits, is clamped.
+pub const MAX_LINES: Cap = Cap::new("max_lines", 1, MAX_LINES_CAP).also_unrepresentable();
 /// A page stops before its rendered text passes this many bytes (but holds at least one line).
 pub const PAGE_BYTES: usize = 16 * 1024;
 /// Longer lines are cut to this many characters.
@@ -82,13 +85,7 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         )));
     }
     let mut notices = Vec::new();
-    let max_lines = crate::tools::cap_argument(
-        "max_lines",
-        args.max_lines,
-        MAX_LINES_CAP,
-        ("showing", "lines"),
-        &mut notices,
-    );
+    let max_lines = MAX_LINES.cut(args.max_lines, ("showing", "lines"), &mut notices);
     let path = ctx.resolve(&args.path)?;
     let file = open_regular_file(&ctx.workspace, ctx.tool, &path, &args.path)?;
     let meta = file

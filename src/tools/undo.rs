@@ -18,6 +18,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<UndoArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("undo", args, SPEC.schema)?, ctx),
 };
 

@@ -19,6 +19,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<WriteFileArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("write_file", args, SPEC.schema)?, ctx),
 };
 

@@ -33,6 +33,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ApplyPatchArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("apply_patch", args, SPEC.schema)?, ctx),
 };
 

@@ -26,6 +26,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<EditFileArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("edit_file", args, SPEC.schema)?, ctx),
 };
 

@@ -33,7 +33,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::net::{Decision, Policy};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 use classify::{Class, Classification};
 use scope::Scope;
 use sentinel::Sentinel;
@@ -45,6 +45,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::RunsCode,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ExecShellArgs>,
+    caps: &[TIMEOUT],
     run: |args, ctx| run(crate::tools::parse("exec_shell", args, SPEC.schema)?, ctx),
 };
 
@@ -62,6 +63,8 @@ Examples:
 /// The default and the largest timeout, in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// timeout_ms: outside 1..=MAX_TIMEOUT_MS is refused (a foreign call's translation clamps it).
+pub const TIMEOUT: Cap = Cap::new("timeout_ms", 1, MAX_TIMEOUT_MS);
 
 fn default_timeout_ms() -> u64 {
     DEFAULT_TIMEOUT_MS

@@ -12,7 +12,7 @@ use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "find_symbol",
@@ -21,6 +21,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FindSymbolArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("find_symbol", args, SPEC.schema)?, ctx),
 };
 
@@ -36,6 +37,8 @@ Examples:
 
 /// The most definitions and references one call shows.
 pub const MAX_RESULTS_CAP: u64 = 500;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 
 fn default_path() -> String {
     ".".to_string()
@@ -156,7 +159,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let wanted = Wanted::parse(&args)?;
     let mut notices = Vec::new();
     let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
+        MAX_RESULTS.hold(args.max_results, &mut notices)
             as usize;
     if let Some(kind) = &wanted.kind {
         check_kind(kind, &args)?;

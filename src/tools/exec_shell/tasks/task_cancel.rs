@@ -19,6 +19,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::RunsCode,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskCancelArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("task_cancel", args, SPEC.schema)?, ctx),
 };
 

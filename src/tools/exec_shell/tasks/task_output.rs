@@ -14,6 +14,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskOutputArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("task_output", args, SPEC.schema)?, ctx),
 };
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::tools::exec_shell::MAX_TIMEOUT_MS;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_wait",
@@ -17,6 +17,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskWaitArgs>,
+    caps: &[TIMEOUT],
     run: |args, ctx| run(crate::tools::parse("task_wait", args, SPEC.schema)?, ctx),
 };
 
@@ -44,6 +45,9 @@ pub struct TaskWaitArgs {
     #[schemars(range(max = 600000))]
     pub timeout_ms: u64,
 }
+
+/// timeout_ms: over MAX_TIMEOUT_MS is refused.
+const TIMEOUT: Cap = Cap::new("timeout_ms", 0, MAX_TIMEOUT_MS);
 
 pub fn run(args: TaskWaitArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.timeout_ms > MAX_TIMEOUT_MS {
