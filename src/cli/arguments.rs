@@ -66,7 +66,9 @@ pub(super) fn tool_arguments(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
-        Some(text) if !text.is_empty() => crate::args::parse_json_text(spec.name, Some(spec.description), text),
+        Some(text) if !text.is_empty() => {
+            crate::args::parse_json_text(spec.name, Some(spec.description), text)
+        }
         Some(_) => read_stdin_json(spec.name),
         None if spec.name == RAW_TEXT_TOOL.0
             && !object.contains_key(RAW_TEXT_TOOL.1)

@@ -52,7 +52,11 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     };
     let tool_name = tools::find(&name).map_or(name.as_str(), |spec| spec.name);
     let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(tool_name, tools::find(&name).map(|spec| spec.description), &text) {
+        Value::String(text) => match crate::args::parse_json_text(
+            tool_name,
+            tools::find(&name).map(|spec| spec.description),
+            &text,
+        ) {
             Ok(value) => value,
             Err(err) => return usage(global, tool_name, err),
         },

@@ -18,7 +18,7 @@ pub struct Global {
     pub text_format: bool,
     pub approve: Vec<String>,
     pub yolo: bool,
-    /// `--tools`: the tools and capabilities offered (see [`crate::tools::profile`]); `None`: all.
+    /// `--tools`: the tools and capabilities offered (see `tools::profile`); `None`: all.
     pub tools: Option<Vec<String>>,
 }
 

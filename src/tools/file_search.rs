@@ -199,9 +199,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .with("pattern", args.pattern.clone())
     })?;
     let mut clamped = Vec::new();
-    let max_results =
-        MAX_RESULTS.hold(args.max_results, &mut clamped)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut clamped) as usize;
     let rules = if args.include_ignored {
         Rules::IncludeIgnored
     } else {

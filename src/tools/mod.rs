@@ -7,8 +7,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::ToolError;
 pub use crate::args::clamp::Cap;
+use crate::error::ToolError;
 pub use crate::output::{with_notices, ToolOutput};
 use crate::session::context::Context;
 

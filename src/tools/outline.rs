@@ -79,9 +79,7 @@ struct FileOutline {
 
 pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
-    let max_results =
-        MAX_RESULTS.hold(args.max_results, &mut notices)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "outline")?;
     let meta = std::fs::metadata(&root.abs)

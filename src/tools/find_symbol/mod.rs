@@ -158,9 +158,7 @@ pub struct Hit {
 pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let wanted = Wanted::parse(&args)?;
     let mut notices = Vec::new();
-    let max_results =
-        MAX_RESULTS.hold(args.max_results, &mut notices)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
     if let Some(kind) = &wanted.kind {
         check_kind(kind, &args)?;
     }

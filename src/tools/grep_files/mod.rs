@@ -191,8 +191,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         )));
     }
     let mut notices = Vec::new();
-    let max_results =
-        MAX_RESULTS.hold(args.max_results, &mut notices);
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices);
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "grep_files")?;
     match std::fs::metadata(&root.abs) {
