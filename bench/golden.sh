@@ -6,19 +6,26 @@
 #   bench/golden.sh OLD_BINARY old.txt && bench/golden.sh NEW_BINARY new.txt && cmp old.txt new.txt
 #
 # Only what varies by run is normalised: the scratch workspace's path, durations, task process
-# ids and approval ids (derived from the workspace path). Every write lands in the scratch
-# workspace the script made, and the only addresses it names are loopback ones no server
-# listens on (fetch_url refuses them before connecting).
+# ids and approval ids (derived from the workspace path). Every write, and every command that
+# should be refused, is aimed at the scratch workspace or a scratch directory beside it that
+# the script made, never at a system path; the only addresses it names are loopback ones no
+# server listens on. Run it inside a jail all the same (read-only root, fresh /tmp):
+#
+#   jail -w OUTDIR -- bench/golden.sh BINARY OUTDIR/out.txt
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
     echo "usage: bench/golden.sh BINARY OUTPUT" >&2
     exit 2
 fi
-BIN=$(realpath "$1")
 OUT=$(realpath -m "$2")
 WS=$(mktemp -d "${TMPDIR:-/tmp}/golden.XXXXXXXXXX")
-trap 'rm -rf "$WS"' EXIT
+trap 'rm -rf "$WS" "$WS.bin" "$WS.outside"' EXIT
+# Usage lines name the program as it was invoked: every build runs as `codesmith`.
+mkdir "$WS.bin" "$WS.outside"
+printf 'keep\n' >"$WS.outside/keep.txt"
+cp "$1" "$WS.bin/codesmith"
+BIN=$WS.bin/codesmith
 RAW=$WS.raw
 : >"$RAW"
 cd "$WS"
@@ -43,6 +50,26 @@ ci() {
     printf '%s' "$input" | "$BIN" "$@" >>"$RAW" 2>/dev/null || status=$?
     printf '\n[exit %d]\n' "$status" >>"$RAW"
 }
+# mcp_session REQUEST: one MCP server session: the handshake, REQUEST, and stdin held open
+# until both answers arrived (a client closing stdin cancels what is in flight). The server
+# answers requests concurrently and JSON-RPC pairs answers by id, so the answers are sorted:
+# their order is not part of the wire.
+mcp_session() {
+    local request=$1 answers=() line status=0
+    n=$((n + 1))
+    printf '### %d: mcp <<< %s\n' "$n" "$request" >>"$RAW"
+    coproc MCP { "$BIN" mcp 2>/dev/null; }
+    printf '%s\n%s\n%s\n' "$MCP_INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+        "$request" >&"${MCP[1]}"
+    while ((${#answers[@]} < 2)) && IFS= read -r -t 20 line <&"${MCP[0]}"; do
+        answers+=("$line")
+    done
+    exec {MCP[1]}>&-
+    wait "$MCP_PID" || status=$?
+    printf '%s\n' "${answers[@]}" | LC_ALL=C sort >>"$RAW"
+    printf '[exit %d]\n' "$status" >>"$RAW"
+}
+MCP_INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"golden","version":"1"}}}'
 # both TOOL JSON: the call in json and in text format.
 both() {
     c "$1" --json "$2"
@@ -250,7 +277,7 @@ writes_and_edits() {
     c write --json '{"path":"todo.txt","content":"overwrite unread"}'
     c read --json '{"path":"todo.txt"}'
     c write --json '{"path":"todo.txt","content":"TODO: first\nplain\nTODO: second\nplain\nTODO: third\n"}'
-    c write --json '{"path":"/etc/codesmith-golden","content":"x"}'
+    c write --json "{\"path\":\"$WS.outside/new.txt\",\"content\":\"x\"}"
     c write --json '{"path":"sub","content":"x"}'
     c write --json '{"path":"src/broken.rs","content":"fn broken( {\n"}'
     c write --json '{"path":"crlf2.txt","content":"a\r\nb\r\n"}'
@@ -301,7 +328,7 @@ patches() {
     c patch --json '{"patch":"not a patch at all"}'
     c patch --json '{"patch":"--- a/nope.txt\n+++ b/nope.txt\n@@ -1 +1 @@\n-a\n+b\n"}'
     c patch --json '{"patch":"*** Begin Patch\n*** Update File: web.js\n@@\n-no such line\n+x\n*** End Patch\n"}'
-    c patch --json '{"patch":"*** Begin Patch\n*** Add File: /etc/evil\n+x\n*** End Patch\n"}'
+    c patch --json '{"patch":"*** Begin Patch\n*** Add File: '"$WS.outside"'/evil\n+x\n*** End Patch\n"}'
     c patch --json '{"patch":"*** Begin Patch\n*** Update File: web.js\n"}'
     c patch --json '{"patch":""}'
     c patch --json '{"patch":"--- a/web.js\n+++ b/web.js\n@@ -1,2 +1,2 @@\n function hello(name) {\n-  return 1;\n+  return 2;\n"}'
@@ -323,11 +350,11 @@ shells() {
     c shell --json '{"command":""}'
     c shell --json '{"command":"true","timeout_ms":0}'
     c shell --json '{"command":"rm -rf sub/deep/deeper"}'
-    c shell --json '{"command":"rm -rf /"}'
+    c shell --json "{\"command\":\"rm -rf $WS.outside\"}"
     c shell --json '{"command":"curl http://127.0.0.1:9/"}'
     c shell --json '{"command":"git push --force"}'
     c shell --json '{"command":"sed -i s/alpha/ALPHA/ sub/a.txt"}'
-    c shell --json '{"command":"echo x > /etc/codesmith-golden"}'
+    c shell --json "{\"command\":\"echo x > $WS.outside/x\"}"
     c shell --json '{"command":"cat /etc/hostname > /dev/null; echo ok"}'
     c shell --json '{"command":"exit 0","bogus":true}'
     c shell --json '{"command":"echo bg-start; sleep 0.2; echo bg-end","background":true}'
@@ -362,7 +389,7 @@ history_and_undo() {
 
 fetches() {
     for url in 'http://127.0.0.1:9/' 'http://localhost:9/x' 'ftp://example.com/' 'not a url' \
-        'http://[::1]:9/' 'http://169.254.169.254/latest' 'http://10.0.0.1/' 'file:///etc/passwd' \
+        'http://[::1]:9/' 'http://127.0.0.3:9/latest' 'http://0.0.0.0:9/' 'file:///etc/passwd' \
         'https://user:pw@127.0.0.2/' ''; do
         both fetch "{\"url\":\"$url\"}"
     done
@@ -391,15 +418,19 @@ calls_trust_approve_mcp() {
     c approve ap-000000000000
     c approve
     c approve nonsense-id --persist
-    ci '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"golden","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/list"}
-{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"sub/a.txt"}}}
-{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"missing"}}}
-{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{}}}
-{"jsonrpc":"2.0","id":6,"method":"bogus/method"}
-not json
-' mcp
+    # One MCP session per request, after the handshake.
+    local request
+    for request in \
+        '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"sub/a.txt"}}}' \
+        '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"missing"}}}' \
+        '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{}}}' \
+        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"exec_shell","arguments":{"command":"rm -rf '"$WS.outside"'"}}}' \
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"exec_shell","arguments":{"command":"echo from mcp"}}}' \
+        '{"jsonrpc":"2.0","id":8,"method":"bogus/method"}' \
+        'not json'; do
+        mcp_session "$request"
+    done
 }
 
 fixture
