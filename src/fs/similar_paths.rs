@@ -33,9 +33,10 @@ pub fn suggest(workspace: &Workspace, wanted: &Path, limit: usize) -> Vec<String
     let mut scored: Vec<(f64, String)> = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
+        // What the search tools never show is not suggested either.
         .filter_entry(|entry| {
-            let name = entry.file_name().to_string_lossy();
-            !matches!(name.as_ref(), ".git" | ".codesmith" | "node_modules" | "target")
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            !crate::fs::walk::is_always_skipped(entry.file_name(), is_dir)
         })
         .build();
     for entry in walker.filter_map(Result::ok).take(MAX_ENTRIES) {
