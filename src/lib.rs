@@ -3,6 +3,10 @@
 //! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs in
 //! a [`session::context::Context`] (workspace boundary, session state), and [`cli::envelope`] prints the one
 //! JSON result object.
+//!
+//! The modules below are grouped by layer, highest first; a module names only lower layers
+//! (`tests/layers.rs` checks it). ARCHITECTURE.md has the map, the flow of a call and the
+//! decisions behind them.
 #![deny(clippy::print_stdout)]
 
 // Front ends: the command line and the MCP server. They parse a call and print its envelope.
