@@ -1,8 +1,8 @@
 //! codesmith: a headless toolbox of file, search, shell and network tools for AI coding agents.
 //!
-//! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs in
-//! a [`session::context::Context`] (workspace boundary, session state), and [`cli::envelope`] prints the one
-//! JSON result object.
+//! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs
+//! in a [`session::context::Context`] (workspace boundary, session state), and
+//! [`cli::envelope`] prints the one JSON result object.
 //!
 //! The modules below are grouped by layer, highest first; a module names only lower layers
 //! (`tests/layers.rs` checks it). ARCHITECTURE.md has the map, the flow of a call and the
