@@ -1,6 +1,6 @@
 //! The layers of `src/` point down (see ARCHITECTURE.md): a module names only modules of a lower
-//! layer or of its own folder, and no module outside `src/tools/` names a tool module (the
-//! registry in `src/tools/mod.rs` is how the front ends reach the tools). Read from the sources,
+//! layer or of its own folder, no module outside `src/tools/` names a tool module (the registry
+//! in `src/tools/mod.rs` is how the front ends reach the tools), and no tool names another. Read from the sources,
 //! so a new `use` that reaches up fails here before review.
 //!
 //! Test code (`#[cfg(test)]` modules and `*_tests.rs` files) is not checked: a unit test may
@@ -172,6 +172,19 @@ fn every_module_names_only_lower_layers_and_no_tool_module_from_outside_tools() 
         let text = std::fs::read_to_string(&file).expect("read");
         for (target, inner) in crate_paths(production_code(&text)) {
             if target == own {
+                // Inside src/tools/, a tool names no other tool: what two tools share moves
+                // below both (or into the registry's own module).
+                let own_tool = rel.components().nth(1).map(|c| {
+                    c.as_os_str()
+                        .to_string_lossy()
+                        .trim_end_matches(".rs")
+                        .to_string()
+                });
+                if own == "tools" && tools.contains(&inner) && own_tool.is_some_and(|t| t != inner) {
+                    problems.push(format!(
+                        "src/{name} names another tool module, `crate::tools::{inner}`"
+                    ));
+                }
                 continue;
             }
             let excepted = EXCEPTIONS

@@ -55,22 +55,6 @@ pub struct OutlineArgs {
     pub max_results: u64,
 }
 
-/// The error for a file in a language without a grammar.
-pub fn unsupported_language(path: &WsPath, tool: &str) -> ToolError {
-    ToolError::invalid(format!(
-        "`{}` is not in a language {tool} understands. Supported: {}. To see the file, call \
-         read_file with path={}; to search its text, grep_files.",
-        path.display,
-        languages::supported_text(),
-        path.call_arg()
-    ))
-    .with("path", path.display.clone())
-    .with(
-        "languages",
-        languages::LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>(),
-    )
-}
-
 struct FileOutline {
     path: String,
     language: &'static str,
@@ -103,8 +87,8 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             .collect::<Vec<_>>();
         (files, more)
     } else if meta.is_file() {
-        let language =
-            languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
+        let language = languages::for_path(&root.abs)
+            .ok_or_else(|| languages::unsupported_language(&root, "outline"))?;
         if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
             return Err(ToolError::new(
                 ErrorCode::TooLarge,

@@ -176,7 +176,10 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         )));
     };
     if meta.is_file() && languages::for_path(&root.abs).is_none() {
-        return Err(crate::tools::outline::unsupported_language(&root, "find_symbol"));
+        return Err(crate::symbols::languages::unsupported_language(
+            &root,
+            "find_symbol",
+        ));
     }
     let prefix = prefix.to_string_lossy().replace('\\', "/");
     let walk_started = index::walk_clock();
