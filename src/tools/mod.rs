@@ -229,6 +229,20 @@ mod tests {
                     cap.field
                 );
                 assert!(cap.min <= cap.max, "{}: empty cap on {}", spec.name, cap.field);
+                // The schema and the text a model reads state the cap the tool applies.
+                for (bound, value) in [("minimum", cap.min), ("maximum", cap.max)] {
+                    if let Some(stated) = property[bound].as_u64() {
+                        assert_eq!(stated, value, "{}: {bound} of {}", spec.name, cap.field);
+                    }
+                }
+                let text = format!("{} {}", spec.description, property["description"]);
+                assert!(
+                    text.contains(&cap.max.to_string()),
+                    "{}: neither the description nor {}'s says its cap {}",
+                    spec.name,
+                    cap.field,
+                    cap.max
+                );
             }
         }
     }
