@@ -1,46 +1,34 @@
 //! codesmith: a headless toolbox of file, search, shell and network tools for AI coding agents.
 //!
-//! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs in
-//! a [`context::Context`] (workspace boundary, session state), and [`envelope`] prints the one
-//! JSON result object.
+//! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs
+//! in a [`session::context::Context`] (workspace boundary, session state), and
+//! [`cli::envelope`] prints the one JSON result object.
+//!
+//! The modules below are grouped by layer, highest first; a module names only lower layers
+//! (`tests/layers.rs` checks it). ARCHITECTURE.md has the map, the flow of a call and the
+//! decisions behind them.
 #![deny(clippy::print_stdout)]
 
-pub mod approval;
-pub mod args;
-pub mod atomic;
-pub mod cancel;
-pub mod catalog;
+// Front ends: the command line and the MCP server. They parse a call and print its envelope.
 pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod context;
-pub mod deep_stack;
-pub mod diff;
-pub mod dispatch;
-pub mod envelope;
-pub mod error;
-pub mod file_change;
-pub mod freshness;
-pub mod generate;
-pub mod history;
-pub mod human;
-pub mod journal;
-pub mod line_endings;
 pub mod mcp;
-pub mod net;
-pub mod profile;
-pub mod reference;
-pub mod sandbox;
-pub mod similar_paths;
-pub mod state;
-pub mod symbols;
-pub mod syntax_gate;
-pub mod terminal;
-pub mod textfile;
+
+// The tools, one module each, and the registry that lists them.
 pub mod tools;
-pub mod trust;
-pub mod walk;
-pub mod workspace;
+
+// Services the tools stand on.
+pub mod args;
+pub mod fs;
+pub mod net;
+pub mod sandbox;
+pub mod session;
+pub mod symbols;
+
+// Foundations every layer may use.
+pub mod deep_stack;
+pub mod error;
+pub mod output;
+pub mod terminal;
 
 use std::ffi::OsString;
 
@@ -50,36 +38,36 @@ use cli::Invocation;
 pub fn run(argv: Vec<OsString>) -> i32 {
     match cli::parse(argv) {
         Invocation::Tool { global, spec, args } => {
-            let (envelope, status) = dispatch::call_tool(&global, spec, args);
-            envelope::print(&envelope, global.text_format);
+            let (envelope, status) = cli::dispatch::call_tool(&global, spec, args);
+            cli::envelope::print(&envelope, global.text_format);
             status
         }
-        Invocation::Tools { global, format } => match catalog::enabled_tools(&global) {
+        Invocation::Tools { global, format } => match cli::catalog::enabled_tools(&global) {
             Ok(specs) => {
-                envelope::write_stdout(catalog::render_for(&format, &specs).as_bytes());
-                envelope::EXIT_OK
+                cli::envelope::write_stdout(cli::catalog::render_for(&format, &specs).as_bytes());
+                cli::envelope::EXIT_OK
             }
-            Err(err) => envelope::emit("tools", Err(err), global.text_format, None),
+            Err(err) => cli::envelope::emit("tools", Err(err), global.text_format, None),
         },
         Invocation::Mcp { global } => mcp::serve(global),
-        Invocation::Trust { global, action, path } => envelope::emit(
+        Invocation::Trust { global, action, path } => cli::envelope::emit(
             "trust",
-            commands::trust(&global, &action, path),
+            cli::commands::trust(&global, &action, path),
             global.text_format,
             None,
         ),
-        Invocation::Approve { global, id, persist } => envelope::emit(
+        Invocation::Approve { global, id, persist } => cli::envelope::emit(
             "approve",
-            commands::approve(&global, &id, persist),
+            cli::commands::approve(&global, &id, persist),
             global.text_format,
             None,
         ),
         Invocation::Print(text) => {
-            envelope::write_stdout(text.as_bytes());
-            envelope::EXIT_OK
+            cli::envelope::write_stdout(text.as_bytes());
+            cli::envelope::EXIT_OK
         }
         Invocation::Usage { global, tool, error } => {
-            envelope::emit(&tool, Err(error), global.text_format, None)
+            cli::envelope::emit(&tool, Err(error), global.text_format, None)
         }
     }
 }

@@ -14,7 +14,7 @@ fn tools(ws: &Ws, format: &str) -> String {
 fn every_format_is_byte_stable_and_lists_every_tool() {
     let ws = Ws::new();
     let names: Vec<&str> = codesmith::tools::REGISTRY.iter().map(|s| s.name).collect();
-    for format in codesmith::catalog::FORMATS {
+    for format in codesmith::cli::catalog::FORMATS {
         let first = tools(&ws, format);
         assert_eq!(first, tools(&ws, format), "{format} is not byte-stable");
         for name in &names {

@@ -114,7 +114,7 @@ proptest! {
 
     #[test]
     fn arguments_parse_or_explain(text in either(JSON_TOKENS, 60)) {
-        if let Ok(value) = codesmith::args::parse_json_text("edit_file", &text) {
+        if let Ok(value) = codesmith::args::parse_json_text("edit_file", None, &text) {
             let _ = codesmith::args::from_value::<codesmith::tools::edit_file::EditFileArgs>(
                 "edit_file", value, codesmith::tools::edit_file::SPEC.schema);
         }
@@ -123,8 +123,8 @@ proptest! {
 
     #[test]
     fn globs_compile_or_refuse(glob in either(GLOB_TOKENS, 80)) {
-        let _ = codesmith::walk::GlobFilter::new(std::slice::from_ref(&glob), Path::new("."));
-        let _ = codesmith::walk::compile_glob(globset::GlobBuilder::new(&glob).literal_separator(true));
+        let _ = codesmith::fs::walk::GlobFilter::new(std::slice::from_ref(&glob), Path::new("."));
+        let _ = codesmith::fs::walk::compile_glob(globset::GlobBuilder::new(&glob).literal_separator(true));
     }
 
     #[test]
@@ -142,7 +142,7 @@ proptest! {
     fn paths_resolve_or_refuse(path in either(PATH_TOKENS, 30)) {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical");
-        let workspace = codesmith::workspace::Workspace::new(root, Vec::new());
+        let workspace = codesmith::fs::workspace::Workspace::new(root, Vec::new());
         let _ = workspace.resolve(&path);
         let _ = workspace.resolve_for_write(&path);
     }
@@ -152,8 +152,8 @@ proptest! {
         // Classification only: nothing runs.
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical");
-        let workspace = codesmith::workspace::Workspace::new(root, Vec::new());
-        let scope = codesmith::tools::exec_shell::classify::Scope::new(&workspace);
+        let workspace = codesmith::fs::workspace::Workspace::new(root, Vec::new());
+        let scope = codesmith::tools::exec_shell::scope::Scope::new(&workspace);
         let _ = codesmith::tools::exec_shell::classify::classify(&command, &scope);
     }
 }

@@ -11,7 +11,7 @@ fn generated_files_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bless = std::env::var("CODESMITH_BLESS").is_ok_and(|v| v == "1");
     let mut stale = Vec::new();
-    for (rel, content) in codesmith::generate::all() {
+    for (rel, content) in codesmith::cli::generate::all() {
         let path = root.join(rel);
         let current = std::fs::read_to_string(&path).ok();
         if current.as_deref() == Some(content.as_str()) {
@@ -33,14 +33,14 @@ fn generated_files_are_current() {
 
 #[test]
 fn man_page_documents_every_tool_parameter_and_error_code() {
-    let man = codesmith::generate::man_page();
+    let man = codesmith::cli::generate::man_page();
     for spec in codesmith::tools::REGISTRY {
         assert!(
             man.contains(&format!("{} (codesmith {})", spec.name, spec.alias)),
             "{}",
             spec.name
         );
-        for param in codesmith::catalog::parameters(spec) {
+        for param in codesmith::cli::catalog::parameters(spec) {
             assert!(man.contains(&param.name), "{}: {}", spec.name, param.name);
         }
     }
@@ -68,7 +68,7 @@ fn completions_offer_every_tool() {
         clap_complete::Shell::Zsh,
         clap_complete::Shell::Fish,
     ] {
-        let script = codesmith::generate::completions(shell);
+        let script = codesmith::cli::generate::completions(shell);
         for spec in codesmith::tools::REGISTRY {
             assert!(script.contains(spec.alias), "{shell}: {}", spec.alias);
             assert!(script.contains(spec.name), "{shell}: {}", spec.name);
@@ -103,11 +103,11 @@ fn readme_lists_every_tool_and_exit_status() {
 
 #[test]
 fn reference_documents_every_tool_and_error_code() {
-    let tools = codesmith::reference::tools_md();
+    let tools = codesmith::cli::reference::tools_md();
     for spec in codesmith::tools::REGISTRY {
         assert!(tools.contains(&format!("\n## {} (`codesmith {}`)\n", spec.name, spec.alias)));
         assert!(tools.contains(spec.description.trim_end()), "{}", spec.name);
-        for param in codesmith::catalog::parameters(spec) {
+        for param in codesmith::cli::catalog::parameters(spec) {
             assert!(
                 tools.contains(&format!("- `{}` (", param.name)),
                 "{}: {}",
@@ -116,7 +116,7 @@ fn reference_documents_every_tool_and_error_code() {
             );
         }
     }
-    let errors = codesmith::reference::errors::errors_md();
+    let errors = codesmith::cli::reference::errors::errors_md();
     for code in codesmith::error::ErrorCode::ALL {
         assert!(
             errors.contains(&format!(

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::harness::{symlink, Ws};
 
-/// The skip rules as ripgrep flags (see src/walk.rs).
+/// The skip rules as ripgrep flags (see src/fs/walk.rs).
 pub const RG_FLAGS: &[&str] = &[
     "--hidden",
     "--no-require-git",

@@ -25,6 +25,7 @@ mod fuzz_properties;
 mod generated;
 mod grep_files;
 mod invocation;
+mod layers;
 mod list_dir;
 mod malformed_json;
 mod mcp;

@@ -70,8 +70,11 @@ fn commands() -> Vec<(String, Vec<String>)> {
                 (entry["command"].as_str().unwrap().to_string(), args)
             }
             "yaml" => {
-                let language = codesmith::syntax_gate::Language::of("config.yaml").expect("yaml");
-                assert!(codesmith::syntax_gate::parse(language, &text).is_ok(), "{text}");
+                let language = codesmith::fs::syntax_gate::Language::of("config.yaml").expect("yaml");
+                assert!(
+                    codesmith::fs::syntax_gate::parse(language, &text).is_ok(),
+                    "{text}"
+                );
                 let cmd = text
                     .lines()
                     .find_map(|l| l.trim().strip_prefix("cmd: "))

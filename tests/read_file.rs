@@ -323,7 +323,7 @@ fn a_file_over_16_mb_streams_with_correct_totals_and_fingerprint() {
     assert_eq!(out.data()["total_lines"], total);
     // The streamed fingerprint is the whole file's.
     let record = &ws.fingerprints(None)[0];
-    let expected = codesmith::freshness::Fingerprint::of_file(&ws.join("big.log")).unwrap();
+    let expected = codesmith::session::freshness::Fingerprint::of_file(&ws.join("big.log")).unwrap();
     assert_eq!(record["hash"].as_str(), expected.hash.as_deref());
     assert_eq!(record["len"], text.len());
 }

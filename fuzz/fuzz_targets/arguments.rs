@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
     let _ = codesmith::args::find_mistake(text);
-    if let Ok(value) = codesmith::args::parse_json_text("edit_file", text) {
+    if let Ok(value) = codesmith::args::parse_json_text("edit_file", None, text) {
         let _ = codesmith::args::from_value::<codesmith::tools::edit_file::EditFileArgs>(
             "edit_file",
             value,

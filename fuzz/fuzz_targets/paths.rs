@@ -8,7 +8,7 @@ fuzz_target!(|path: &str| {
     let Ok(root) = dir.path().canonicalize() else {
         return;
     };
-    let workspace = codesmith::workspace::Workspace::new(root, Vec::new());
+    let workspace = codesmith::fs::workspace::Workspace::new(root, Vec::new());
     let _ = workspace.resolve(path);
     let _ = workspace.resolve_for_write(path);
 });

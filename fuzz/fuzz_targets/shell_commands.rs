@@ -8,7 +8,7 @@ fuzz_target!(|command: &str| {
     let Ok(root) = dir.path().canonicalize() else {
         return;
     };
-    let workspace = codesmith::workspace::Workspace::new(root, Vec::new());
-    let scope = codesmith::tools::exec_shell::classify::Scope::new(&workspace);
+    let workspace = codesmith::fs::workspace::Workspace::new(root, Vec::new());
+    let scope = codesmith::tools::exec_shell::scope::Scope::new(&workspace);
     let _ = codesmith::tools::exec_shell::classify::classify(command, &scope);
 });

@@ -6,93 +6,9 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::cli::{flag_kind, FlagKind};
+use super::clamp::whole_number;
+use super::kind::{flag_kind, FlagKind};
 use crate::error::ToolError;
-
-/// Numeric fields whose documented behaviour is to clamp, not refuse: the tool holds values it
-/// can represent inside the range itself (with its own notice); what it cannot represent — a
-/// negative number, one too large for 64 bits — is clamped here, before serde sees it.
-struct Clamped {
-    tool: &'static str,
-    field: &'static str,
-    min: u64,
-    max: u64,
-}
-
-const CLAMPED: &[Clamped] = &[
-    Clamped {
-        tool: crate::tools::read_file::SPEC.name,
-        field: "max_lines",
-        min: 1,
-        max: crate::tools::read_file::MAX_LINES_CAP,
-    },
-    Clamped {
-        tool: crate::tools::grep_files::SPEC.name,
-        field: "max_results",
-        min: 1,
-        max: crate::tools::grep_files::MAX_RESULTS_CAP,
-    },
-    Clamped {
-        tool: crate::tools::file_search::SPEC.name,
-        field: "max_results",
-        min: 1,
-        max: crate::tools::file_search::MAX_RESULTS_CAP,
-    },
-];
-
-/// Clamps the clamped fields of `tool` that are below their minimum or beyond 64 bits, and
-/// returns a notice for each (`max_results=-5 is outside 1..=1000; used 1.`). Runs on every
-/// call, so it looks at nothing but the few fields in its table.
-pub(super) fn clamp_out_of_range(tool: &str, args: &mut Value) -> Vec<String> {
-    let mut notices = Vec::new();
-    let Value::Object(map) = args else {
-        return notices;
-    };
-    for clamped in CLAMPED.iter().filter(|c| c.tool == tool) {
-        let Some(value) = map.get_mut(clamped.field) else {
-            continue;
-        };
-        let Some(number) = whole_number(value) else {
-            continue;
-        };
-        let used = if number < i128::from(clamped.min) {
-            clamped.min
-        } else if number > i128::from(u64::MAX) {
-            clamped.max
-        } else {
-            continue;
-        };
-        notices.push(format!(
-            "{}={} is outside {}..={}; used {used}.",
-            clamped.field,
-            shown(value),
-            clamped.min,
-            clamped.max
-        ));
-        *value = Value::from(used);
-    }
-    notices
-}
-
-/// The whole number `value` spells, if it spells one: an integer, a float without a fraction,
-/// or a string holding an integer. Beyond the range of `i128` saturates.
-fn whole_number(value: &Value) -> Option<i128> {
-    match value {
-        Value::Number(number) => {
-            if let Some(n) = number.as_i64() {
-                Some(i128::from(n))
-            } else if let Some(n) = number.as_u64() {
-                Some(i128::from(n))
-            } else {
-                let float = number.as_f64()?;
-                // Saturating on purpose: 1e40 is "too large" whatever its exact value.
-                (float.is_finite() && float.fract() == 0.0).then_some(float as i128)
-            }
-        }
-        Value::String(text) => text.trim().parse::<i128>().ok(),
-        _ => None,
-    }
-}
 
 /// A value as the caller wrote it, for a message: JSON, so a string shows its quotes.
 fn shown(value: &Value) -> String {
@@ -287,16 +203,5 @@ mod tests {
         assert_eq!(whole_number(&json!("abc")), None);
         assert_eq!(whole_number(&json!(true)), None);
         assert!(whole_number(&json!(1e23)).is_some_and(|n| n > i128::from(u64::MAX)));
-    }
-
-    #[test]
-    fn clamping_touches_only_its_table() {
-        let mut args = json!({"pattern": "x", "max_results": -5});
-        let notices = clamp_out_of_range("grep_files", &mut args);
-        assert_eq!(args["max_results"], 1);
-        assert_eq!(notices, ["max_results=-5 is outside 1..=1000; used 1."]);
-        let mut args = json!({"path": "f", "start_line": -5});
-        assert!(clamp_out_of_range("read_file", &mut args).is_empty());
-        assert_eq!(args["start_line"], -5);
     }
 }

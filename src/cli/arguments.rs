@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use clap::ArgMatches;
 use serde_json::{Map, Value};
 
-use super::{flag_kind, FlagKind};
+use crate::args::{flag_kind, FlagKind};
 use crate::error::ToolError;
 use crate::tools::ToolSpec;
 
@@ -66,7 +66,9 @@ pub(super) fn tool_arguments(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
-        Some(text) if !text.is_empty() => crate::args::parse_json_text(spec.name, text),
+        Some(text) if !text.is_empty() => {
+            crate::args::parse_json_text(spec.name, Some(spec.description), text)
+        }
         Some(_) => read_stdin_json(spec.name),
         None if spec.name == RAW_TEXT_TOOL.0
             && !object.contains_key(RAW_TEXT_TOOL.1)
@@ -104,7 +106,7 @@ fn raw_text_file(spec: &ToolSpec, value: &str) -> Option<Result<String, ToolErro
 fn raw_text_from_stdin(spec: &ToolSpec, mut object: Map<String, Value>) -> Result<Value, ToolError> {
     let text = read_stdin_text("the patch")?;
     if object.is_empty() && crate::args::strip_bom(&text).trim_start().starts_with('{') {
-        return crate::args::parse_json_text(spec.name, &text);
+        return crate::args::parse_json_text(spec.name, Some(spec.description), &text);
     }
     object.insert(RAW_TEXT_TOOL.1.to_string(), Value::String(text));
     Ok(Value::Object(object))
@@ -148,5 +150,5 @@ pub(super) fn read_stdin_text(what: &str) -> Result<String, ToolError> {
 
 fn read_stdin_json(tool: &str) -> Result<Value, ToolError> {
     let text = read_stdin_text("the JSON arguments")?;
-    crate::args::parse_json_text(tool, &text)
+    crate::args::parse_json_text(tool, crate::tools::find(tool).map(|spec| spec.description), &text)
 }

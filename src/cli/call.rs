@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::arguments::read_stdin_text;
 use super::translate::{self, Files};
 use super::Invocation;
-use crate::context::{Context, Global};
 use crate::error::ToolError;
+use crate::session::context::{Context, Global};
 use crate::tools;
 
 /// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].
@@ -31,7 +31,7 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             let tool = named_tool(&text).unwrap_or("read_file");
             let example = format!(
                 "{{\"name\": \"{tool}\", \"arguments\": {}}}",
-                crate::args::example_of(tool)
+                crate::args::example_in(tools::find(tool).map(|spec| spec.description))
             );
             let trimmed = crate::args::strip_bom(&text).trim();
             return usage(
@@ -52,7 +52,11 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     };
     let tool_name = tools::find(&name).map_or(name.as_str(), |spec| spec.name);
     let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(tool_name, &text) {
+        Value::String(text) => match crate::args::parse_json_text(
+            tool_name,
+            tools::find(&name).map(|spec| spec.description),
+            &text,
+        ) {
             Ok(value) => value,
             Err(err) => return usage(global, tool_name, err),
         },

@@ -10,6 +10,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::tools::Cap;
+
 /// The codesmith call another harness's call translates to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Translation {
@@ -144,13 +146,13 @@ impl<'a> Builder<'a> {
     }
 
     fn max_lines(&mut self, lines: u64) {
-        let cap = crate::tools::read_file::MAX_LINES_CAP;
+        let Cap { min, max: cap, .. } = cap("read_file", "max_lines");
         if lines > cap {
             self.notes.push(format!(
                 "read_file shows at most {cap} lines per call; continue with the start_line its output names."
             ));
         }
-        self.set("max_lines", lines.clamp(1, cap));
+        self.set("max_lines", lines.clamp(min, cap));
     }
 
     fn write(&mut self) -> Result<&'static str, String> {
@@ -230,7 +232,7 @@ impl<'a> Builder<'a> {
         if old == new {
             return Err(format!("the edits leave `{call_path}` unchanged"));
         }
-        self.set("patch", crate::diff::unified(call_path, old, new));
+        self.set("patch", crate::fs::diff::unified(call_path, old, new));
         Ok("apply_patch")
     }
 
@@ -249,13 +251,13 @@ impl<'a> Builder<'a> {
     }
 
     fn timeout(&mut self, ms: u64) {
-        let cap = crate::tools::exec_shell::MAX_TIMEOUT_MS;
+        let Cap { min, max: cap, .. } = cap("exec_shell", "timeout_ms");
         if ms > cap {
             self.notes.push(format!(
                 "exec_shell's longest timeout is {cap} ms; for longer work use background=true."
             ));
         }
-        self.set("timeout_ms", ms.clamp(1, cap));
+        self.set("timeout_ms", ms.clamp(min, cap));
     }
 
     /// Claude Code `Grep`: ripgrep's options by their flag names; lists matching files unless
@@ -295,10 +297,8 @@ impl<'a> Builder<'a> {
         }
         self.grep_context();
         if let Some(limit) = self.u64_of("head_limit") {
-            self.set(
-                "max_results",
-                limit.clamp(1, crate::tools::grep_files::MAX_RESULTS_CAP),
-            );
+            let Cap { min, max, .. } = cap("grep_files", "max_results");
+            self.set("max_results", limit.clamp(min, max));
         }
         self.note(
             "offset",
@@ -321,7 +321,8 @@ impl<'a> Builder<'a> {
                     "grep_files shows the same context before and after a match, so {lines} lines on both sides."
                 ));
             }
-            self.set("context", lines.min(crate::tools::grep_files::MAX_CONTEXT));
+            let Cap { min, max, .. } = cap("grep_files", "context");
+            self.set("context", lines.clamp(min, max));
         }
     }
 
@@ -377,12 +378,12 @@ impl<'a> Builder<'a> {
             [line] => line.to_string(),
             words => words
                 .iter()
-                .map(|w| crate::workspace::shell_word(w))
+                .map(|w| crate::fs::workspace::shell_word(w))
                 .collect::<Vec<_>>()
                 .join(" "),
         };
         let command = match self.str_of("workdir") {
-            Some(dir) => format!("(cd {} && {script})", crate::workspace::shell_word(dir)),
+            Some(dir) => format!("(cd {} && {script})", crate::fs::workspace::shell_word(dir)),
             None => script,
         };
         self.set("command", command);
@@ -519,8 +520,30 @@ fn globs_of_type(kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// The cap `tool` declares for `field` (the registry test below checks every one used here
+/// exists); a missing one would pass values through unclamped, for the tool to judge.
+fn cap(tool: &str, field: &'static str) -> Cap {
+    crate::tools::find(tool)
+        .and_then(|spec| spec.cap(field))
+        .copied()
+        .unwrap_or(Cap::new(field, 0, u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_caps_translations_clamp_to_are_declared() {
+        for (tool, field) in [
+            ("read_file", "max_lines"),
+            ("exec_shell", "timeout_ms"),
+            ("grep_files", "max_results"),
+            ("grep_files", "context"),
+        ] {
+            let declared = crate::tools::find(tool).and_then(|spec| spec.cap(field));
+            assert!(declared.is_some(), "{tool} declares no cap for {field}");
+        }
+    }
+
     use super::*;
 
     struct NoFiles;

@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 
 use super::protocol::{self, Era, RpcError};
 use super::Server;
-use crate::context::Global;
 use crate::error::{ErrorCode, ToolError};
+use crate::session::context::Global;
 use crate::tools::ToolSpec;
 
 /// At most this many approvals are asked for one call (a command can need a network and a
@@ -46,7 +46,7 @@ pub(super) fn tools_call(
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
     let Some(spec) = crate::tools::find(name) else {
-        let (envelope, _) = crate::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
+        let (envelope, _) = crate::cli::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
         return Ok(Some(call_result(&envelope)));
     };
     let progress = params["_meta"].get("progressToken").cloned();
@@ -84,9 +84,9 @@ pub(super) fn tools_call(
         };
         match decision {
             Decision::Approve { persist } => {
-                if let Err(err) = crate::commands::approve(&global, &approval.id, persist) {
+                if let Err(err) = crate::cli::commands::approve(&global, &approval.id, persist) {
                     return Ok(Some(call_result(
-                        &crate::envelope::build(spec.name, Err(err), None).0,
+                        &crate::cli::envelope::build(spec.name, Err(err), None).0,
                     )));
                 }
                 global.approve.push(approval.id.clone());
@@ -117,14 +117,14 @@ fn run_with_progress(
     token: Option<&Value>,
 ) -> Value {
     let Some(token) = token.cloned() else {
-        return crate::dispatch::call_tool(global, spec, arguments.clone()).0;
+        return crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
     };
     let (stop, stopped) = mpsc::channel::<()>();
     let ticker = std::thread::spawn(move || {
         let start = Instant::now();
         let mut ticks = 0u64;
         while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(PROGRESS_EVERY) {
-            if crate::cancel::requested() {
+            if crate::session::cancel::requested() {
                 break;
             }
             ticks += 1;
@@ -139,7 +139,7 @@ fn run_with_progress(
             ));
         }
     });
-    let envelope = crate::dispatch::call_tool(global, spec, arguments.clone()).0;
+    let envelope = crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
     drop(stop);
     let _ = ticker.join();
     envelope
@@ -265,7 +265,7 @@ fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
     )
     .with("approval", approval.json.clone())
     .with("declined", action);
-    crate::envelope::build(spec.name, Err(error), None).0
+    crate::cli::envelope::build(spec.name, Err(error), None).0
 }
 
 /// An `approval_required` envelope reworded for a client that cannot ask its user: the

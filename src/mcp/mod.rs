@@ -6,7 +6,7 @@
 //! main thread, which runs them one at a time through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
-//! Cancelling the request in progress kills its foreground process group (see [`crate::cancel`])
+//! Cancelling the request in progress kills its foreground process group (see [`crate::session::cancel`])
 //! and drops its response; a request still queued is dropped unanswered. When stdin closes, the
 //! running call is cancelled the same way, the queue is dropped and the server exits.
 
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::context::{Context, Global};
+use crate::session::context::{Context, Global};
 use protocol::{Era, RpcError};
 
 /// Requests received and not yet answered, by id (as JSON text), and those the client cancelled.
@@ -42,7 +42,7 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Inflight> {
 fn send(message: &Value) {
     let mut line = serde_json::to_string(message).unwrap_or_default();
     line.push('\n');
-    crate::envelope::write_stdout(line.as_bytes());
+    crate::cli::envelope::write_stdout(line.as_bytes());
 }
 
 /// Serves until stdin closes; returns the exit status.
@@ -111,7 +111,7 @@ impl Server {
                     continue;
                 }
                 // Under the lock the reader cancels with, so a cancellation is never lost.
-                crate::cancel::reset();
+                crate::session::cancel::reset();
                 inflight.running = Some(key.clone());
             }
             let response = match self.handle(&request) {
@@ -132,7 +132,7 @@ impl Server {
 
     /// Whether the client cancelled the request in progress (or went away).
     fn cancelled(&self) -> bool {
-        crate::cancel::requested()
+        crate::session::cancel::requested()
     }
 
     /// The result of one request; `Ok(None)` when it must go unanswered (it was cancelled).
@@ -222,11 +222,11 @@ impl Server {
     /// The enabled tools, in catalog order. The list follows `.codesmith/config.toml`, which
     /// can change, hence a short time-to-live, private to this workspace.
     fn list_tools(&self, era: &Era) -> Result<Value, RpcError> {
-        let config = crate::config::Config::load(&self.root.join(".codesmith"))
+        let config = crate::session::config::Config::load(&self.root.join(".codesmith"))
             .map_err(|err| RpcError::new(protocol::INTERNAL_ERROR, err.message))?;
-        let tools: Vec<Value> = crate::profile::enabled(&self.global, Some(&config))
+        let tools: Vec<Value> = crate::tools::profile::enabled(&self.global, Some(&config))
             .into_iter()
-            .map(crate::catalog::mcp_tool)
+            .map(crate::cli::catalog::mcp_tool)
             .collect();
         let mut result = json!({"tools": tools});
         if era.modern {
@@ -273,7 +273,7 @@ fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared)
     let mut inflight = lock(shared);
     let pending: Vec<String> = inflight.pending.iter().cloned().collect();
     inflight.cancelled.extend(pending);
-    crate::cancel::cancel();
+    crate::session::cancel::cancel();
 }
 
 /// One line from the client.
@@ -336,6 +336,6 @@ fn cancel(request_id: &Value, shared: &Shared) {
     }
     inflight.cancelled.insert(key.clone());
     if inflight.running.as_deref() == Some(key.as_str()) {
-        crate::cancel::cancel();
+        crate::session::cancel::cancel();
     }
 }

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 
 use serde_json::{json, Value};
 
-use crate::context::Context;
+use crate::session::context::Context;
 
 /// One audit record.
 #[derive(Debug, Default)]

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::audit::{self, Entry};
 use crate::net::body::{self, Format, Rendered};
 use crate::net::coding;
 use crate::net::gates::{self, Admission, Admitted};
 use crate::net::policy::Policy;
+use crate::session::context::Context;
 
 /// Redirects followed per call; the sixth is refused.
 pub const MAX_REDIRECTS: usize = 5;

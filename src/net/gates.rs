@@ -27,11 +27,11 @@ use std::time::Instant;
 
 use url::{Host, Url};
 
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
+use crate::session::approval::{ApprovalKind, ApprovalRequest};
+use crate::session::context::Context;
 
 /// Names that mean this machine without asking DNS (RFC 6761 and the usual /etc/hosts aliases).
 const LOCAL_NAMES: &[&str] = &[
@@ -297,7 +297,7 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
 /// The approval a prompt host needs.
 pub fn approval_request(host: &str) -> ApprovalRequest {
     ApprovalRequest {
-        kind: crate::net::APPROVAL_KIND,
+        kind: ApprovalKind::Network,
         subject: host.to_string(),
         reason: format!(
             "fetch_url wants to connect to `{host}`, which the network policy ([network] in \

@@ -16,9 +16,6 @@ pub mod scrub;
 
 pub use policy::{Decision, Policy};
 
-/// The approval kind for a host the policy says to ask about.
-pub const APPROVAL_KIND: &str = "network";
-
 /// fetch_url's byte cap: default and hard maximum.
 pub const DEFAULT_MAX_BYTES: u64 = 2_000_000;
 pub const MAX_BYTES_CAP: u64 = 10_000_000;

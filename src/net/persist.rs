@@ -6,11 +6,11 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use crate::atomic::{write_atomically, WriteOptions};
 use crate::error::{ErrorCode, ToolError};
-use crate::line_endings::{to_lf, EndingProfile, LineEnding};
+use crate::fs::atomic::{write_atomically, WriteOptions};
+use crate::fs::line_endings::{to_lf, EndingProfile, LineEnding};
 use crate::net::policy::canonical;
-use crate::state::Lock;
+use crate::session::state::Lock;
 
 const CONFIG: &str = ".codesmith/config.toml";
 

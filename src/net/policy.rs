@@ -19,7 +19,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use crate::config::Config;
+use crate::session::config::Config;
 
 /// What the policy says about a host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

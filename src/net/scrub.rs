@@ -11,22 +11,15 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::terminal::UnterminatedOsc;
+
 const REDACTED: &str = "[REDACTED]";
 
-/// Markup and terminal control: removed from the text as it is.
-fn cleaners() -> &'static [Regex] {
-    static RULES: OnceLock<Vec<Regex>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        [
-            // Terminal escape sequences, before control characters drop their ESC.
-            r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?",
-            // Tags (and comments) of markup.
-            r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>",
-        ]
-        .iter()
-        .filter_map(|pattern| Regex::new(pattern).ok())
-        .collect()
-    })
+/// Tags (and comments) of markup: removed from the text as it is.
+fn tags() -> Option<&'static Regex> {
+    static TAGS: OnceLock<Option<Regex>> = OnceLock::new();
+    TAGS.get_or_init(|| Regex::new(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>").ok())
+        .as_ref()
 }
 
 /// One secret shape. The part to redact is the group named `s` (the whole match without one);
@@ -226,12 +219,11 @@ fn redact(text: &str, rule: &Rule) -> String {
 /// secrets redacted, in the text as written and as a URL decoder reads it (`Bearer%20…`,
 /// `x+sk-…`).
 pub fn scrub(text: &str) -> String {
-    let mut out = text.to_string();
-    for (index, rule) in cleaners().iter().enumerate() {
-        out = rule.replace_all(&out, "").into_owned();
-        if index == 0 {
-            out.retain(|c| c == '\n' || !c.is_control());
-        }
+    // Escape sequences go before control characters drop their ESC.
+    let mut out = crate::terminal::strip_escapes_with(text, UnterminatedOsc::StripText);
+    out.retain(|c| c == '\n' || !c.is_control());
+    if let Some(tags) = tags() {
+        out = tags.replace_all(&out, "").into_owned();
     }
     for rule in rules() {
         out = redact(&out, rule);
@@ -372,6 +364,9 @@ mod tests {
             "502 Bad Gateway"
         );
         assert_eq!(scrub("a\x1b[31mred\x1b[0m\x07b\rc\td"), "aredbcd");
+        // Two-byte sequences go whole (their letter used to stay behind), and an OSC that is
+        // never terminated takes its payload with it.
+        assert_eq!(scrub("a\x1bMb\x1bPc\x1b]0;title"), "abc");
         assert_eq!(scrub("line one\nline two"), "line one\nline two");
         assert_eq!(scrub("1 < 2 and 3 > 2"), "1 < 2 and 3 > 2");
         assert_eq!(scrub("<script>alert(1)</script>"), "alert(1)");

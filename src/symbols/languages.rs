@@ -12,6 +12,9 @@ use std::sync::OnceLock;
 use tree_sitter::Language;
 use tree_sitter_tags::TagsConfiguration;
 
+use crate::error::ToolError;
+use crate::fs::workspace::WsPath;
+
 pub struct LanguageSpec {
     /// The name shown to the model and stored in records (`rust`).
     pub name: &'static str,
@@ -205,6 +208,19 @@ pub fn supported_text() -> String {
         .map(|lang| format!("{} (.{})", lang.name, lang.extensions.join(", .")))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The error for a file in a language without a grammar.
+pub fn unsupported_language(path: &WsPath, tool: &str) -> ToolError {
+    ToolError::invalid(format!(
+        "`{}` is not in a language {tool} understands. Supported: {}. To see the file, call \
+         read_file with path={}; to search its text, grep_files.",
+        path.display,
+        supported_text(),
+        path.call_arg()
+    ))
+    .with("path", path.display.clone())
+    .with("languages", LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>())
 }
 
 /// A fingerprint of the language table, its queries and the record format: records made under

@@ -4,12 +4,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::context::Context;
 use crate::error::ToolError;
 use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
-use crate::tools::{cap_argument, Capability, ToolOutput, ToolSpec};
+use crate::session::context::Context;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+
+/// max_bytes: 0 is refused, over the cap is read up to the cap.
+const MAX_BYTES: Cap = Cap::new("max_bytes", 1, MAX_BYTES_CAP);
+/// timeout_ms: 0 is refused, over the cap waits up to the cap.
+const TIMEOUT: Cap = Cap::new("timeout_ms", 1, MAX_TIMEOUT_MS);
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "fetch_url",
@@ -18,6 +23,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::Network,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FetchUrlArgs>,
+    caps: &[MAX_BYTES, TIMEOUT],
     run: |args, ctx| run(crate::tools::parse("fetch_url", args, SPEC.schema)?, ctx),
 };
 
@@ -90,20 +96,8 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             args.url
         )));
     }
-    let max_bytes = cap_argument(
-        "max_bytes",
-        args.max_bytes,
-        MAX_BYTES_CAP,
-        ("reading", "bytes"),
-        &mut notices,
-    );
-    let timeout_ms = cap_argument(
-        "timeout_ms",
-        args.timeout_ms,
-        MAX_TIMEOUT_MS,
-        ("waiting", "ms"),
-        &mut notices,
-    );
+    let max_bytes = MAX_BYTES.cut(args.max_bytes, ("reading", "bytes"), &mut notices);
+    let timeout_ms = TIMEOUT.cut(args.timeout_ms, ("waiting", "ms"), &mut notices);
     let url = crate::net::gates::parse_requested(&args.url)
         .inspect_err(|error| audit_refusal(ctx, &args.url, error))?;
     let policy = Policy::load(ctx.config()?);

@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::ToolError;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::walk::{self, Rules};
+use crate::fs::walk::{self, Rules};
+use crate::session::context::Context;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "file_search",
@@ -22,6 +22,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FileSearchArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("file_search", args, SPEC.schema)?, ctx),
 };
 
@@ -37,6 +38,8 @@ Examples:
 
 /// The most paths one call shows.
 pub const MAX_RESULTS_CAP: u64 = 200;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP).also_unrepresentable();
 /// At most this many similar names are suggested when nothing matches.
 const MAX_SUGGESTIONS: usize = 3;
 /// Names scoring below this are not suggested.
@@ -110,8 +113,8 @@ impl Pattern {
                 root_prefix,
             });
         }
-        crate::walk::check_glob_length(text)?;
-        let glob = crate::walk::compile_glob(
+        crate::fs::walk::check_glob_length(text)?;
+        let glob = crate::fs::walk::compile_glob(
             GlobBuilder::new(text)
                 .literal_separator(true)
                 .backslash_escape(true),
@@ -175,9 +178,16 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             ))
             .with("path", root.display.clone()))
         }
-        Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
+        Err(_) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &root,
+                &args.path,
+            ))
+        }
     }
-    crate::walk::check_glob_length(&args.pattern).map_err(|err| {
+    crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| {
         ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
     })?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
@@ -189,9 +199,7 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .with("pattern", args.pattern.clone())
     })?;
     let mut clamped = Vec::new();
-    let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut clamped)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut clamped) as usize;
     let rules = if args.include_ignored {
         Rules::IncludeIgnored
     } else {
@@ -327,7 +335,7 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
         .filter(|c| !"*?[]{}!".contains(*c))
         .collect::<String>()
         .to_lowercase();
-    let folded = crate::walk::compile_glob(
+    let folded = crate::fs::walk::compile_glob(
         GlobBuilder::new(last)
             .case_insensitive(true)
             .literal_separator(true),

@@ -4,10 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::context::Context;
 use crate::error::ToolError;
-use crate::history;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::session::context::Context;
+use crate::session::history;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "history",
@@ -16,6 +16,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<HistoryArgs>,
+    caps: &[LIMIT],
     run: |args, ctx| run(crate::tools::parse("history", args, SPEC.schema)?, ctx),
 };
 
@@ -38,13 +39,16 @@ pub struct HistoryArgs {
     pub limit: u64,
 }
 
+/// limit: held inside 1..=1000 without a notice (the output says how many are not shown).
+const LIMIT: Cap = Cap::new("limit", 1, 1000);
+
 /// Paths listed per checkpoint before the rest is counted.
 const PATHS_SHOWN: usize = 10;
 
 pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let session = ctx.state.session_name().to_string();
     let ids = history::list_ids(&ctx.state, Some(&session));
-    let limit = args.limit.clamp(1, 1000) as usize;
+    let limit = args.limit.clamp(LIMIT.min, LIMIT.max) as usize;
     let mut lines = Vec::new();
     let mut items = Vec::new();
     for (_, _, path) in ids.iter().rev().take(limit) {

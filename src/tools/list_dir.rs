@@ -5,9 +5,9 @@ use std::fs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::session::context::Context;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "list_dir",
@@ -16,6 +16,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ListDirArgs>,
+    caps: &[DEPTH],
     run: |args, ctx| run(crate::tools::parse("list_dir", args, SPEC.schema)?, ctx),
 };
 
@@ -29,6 +30,8 @@ Examples:
 pub const MAX_ENTRIES: usize = 1000;
 /// The deepest tree list_dir will show.
 pub const MAX_DEPTH: u64 = 10;
+/// depth: outside 1..=MAX_DEPTH is refused, naming the nearest legal depth.
+const DEPTH: Cap = Cap::new("depth", 1, MAX_DEPTH);
 
 fn default_path() -> String {
     ".".to_string()
@@ -60,16 +63,21 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         // The nearest legal depth is the likeliest intent.
         return Err(ToolError::invalid(format!(
             "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth={}.",
-            crate::workspace::quote_arg(&args.path),
-            args.depth.clamp(1, MAX_DEPTH)
+            crate::fs::workspace::quote_arg(&args.path),
+            args.depth.clamp(DEPTH.min, DEPTH.max)
         )));
     }
     let path = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &path, "list_dir")?;
     let meta = match fs::metadata(&path.abs) {
         Ok(meta) => meta,
-        Err(err) if crate::tools::read_file::is_missing(&err) => {
-            return Err(crate::tools::read_file::not_found(ctx, &path, &args.path))
+        Err(err) if crate::fs::open::is_missing(&err) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &path,
+                &args.path,
+            ))
         }
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
     };
@@ -115,7 +123,7 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
         lines: Vec::new(),
         total: 0,
     };
-    let walker = crate::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
+    let walker = crate::fs::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
     for entry in walker.filter_map(Result::ok) {
         if entry.depth() == 0 {
             continue;
@@ -135,7 +143,8 @@ fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, T
             let is_dir = fs::metadata(entry_path).is_ok_and(|m| m.is_dir());
             format!("{indent}{name} -> {target}{}", if is_dir { "/" } else { "" })
         } else if kind.is_dir() {
-            let unexpanded = entry.depth() < depth && crate::walk::is_always_skipped(entry.file_name(), true);
+            let unexpanded =
+                entry.depth() < depth && crate::fs::walk::is_always_skipped(entry.file_name(), true);
             format!(
                 "{indent}{name}/{}",
                 if unexpanded {

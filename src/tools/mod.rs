@@ -5,23 +5,26 @@
 //! listing its `SPEC` here.
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::context::Context;
+pub use crate::args::clamp::Cap;
 use crate::error::ToolError;
+pub use crate::output::{with_notices, ToolOutput};
+use crate::session::context::Context;
 
 pub mod apply_patch;
 pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
+pub mod file_change;
 pub mod file_search;
 pub mod find_symbol;
 pub mod grep_files;
 pub mod history;
 pub mod list_dir;
 pub mod outline;
+pub mod profile;
 pub mod read_file;
-pub mod tasks;
 pub mod undo;
 pub mod write_file;
 
@@ -45,56 +48,6 @@ impl Capability {
     }
 }
 
-/// Adds `notices` to a result: first among a success's notices, or as `Note:` lines at the end
-/// of a failure's message (an error envelope has no notices field).
-pub fn with_notices(
-    result: Result<ToolOutput, ToolError>,
-    notices: Vec<String>,
-) -> Result<ToolOutput, ToolError> {
-    match result {
-        Ok(mut out) => {
-            out.notices.splice(0..0, notices);
-            Ok(out)
-        }
-        Err(mut err) => {
-            for notice in notices {
-                err.message.push_str("\nNote: ");
-                err.message.push_str(&notice);
-            }
-            Err(err)
-        }
-    }
-}
-
-/// What a successful tool call hands back: the text for the model, data for programs, and
-/// notices (side observations such as "this file changed since you read it").
-#[derive(Debug, Default)]
-pub struct ToolOutput {
-    pub output: String,
-    pub data: Map<String, Value>,
-    pub notices: Vec<String>,
-}
-
-impl ToolOutput {
-    pub fn new(output: impl Into<String>) -> ToolOutput {
-        ToolOutput {
-            output: output.into(),
-            data: Map::new(),
-            notices: Vec::new(),
-        }
-    }
-
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> ToolOutput {
-        self.data.insert(key.to_string(), value.into());
-        self
-    }
-
-    pub fn notice(mut self, notice: impl Into<String>) -> ToolOutput {
-        self.notices.push(notice.into());
-        self
-    }
-}
-
 pub type RunFn = fn(Value, &mut Context) -> Result<ToolOutput, ToolError>;
 
 /// A tool's declaration. Each tool module exports one as `SPEC`.
@@ -110,8 +63,17 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The JSON Schema of the tool's arguments.
     pub schema: fn() -> Value,
+    /// The numeric arguments the tool holds inside a range rather than refusing.
+    pub caps: &'static [Cap],
     /// Deserializes the arguments (the one place that yields `invalid_arguments` for them) and runs.
     pub run: RunFn,
+}
+
+impl ToolSpec {
+    /// The cap of the numeric argument `field`, if the tool caps it.
+    pub fn cap(&self, field: &str) -> Option<&'static Cap> {
+        crate::args::clamp::cap_of(self.caps, field)
+    }
 }
 
 /// Every registered tool, in catalog order.
@@ -126,9 +88,9 @@ pub const REGISTRY: &[ToolSpec] = &[
     outline::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
-    tasks::task_output::SPEC,
-    tasks::task_wait::SPEC,
-    tasks::task_cancel::SPEC,
+    exec_shell::tasks::task_output::SPEC,
+    exec_shell::tasks::task_wait::SPEC,
+    exec_shell::tasks::task_cancel::SPEC,
     history::SPEC,
     undo::SPEC,
     fetch_url::SPEC,
@@ -151,7 +113,7 @@ pub fn names() -> Vec<&'static str> {
 /// the one thing in it worth reading, a spill file an output named, goes to read_file.
 pub fn refuse_state_path(
     ctx: &Context,
-    path: &crate::workspace::WsPath,
+    path: &crate::fs::workspace::WsPath,
     tool: &str,
 ) -> Result<(), ToolError> {
     if !ctx.workspace.is_state_path(&path.abs) {
@@ -163,7 +125,7 @@ pub fn refuse_state_path(
          (`.codesmith/spill/...`) can be read with read_file. Otherwise call {tool} with a path \
          outside .codesmith/, e.g. path={}.",
         path.display,
-        crate::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
+        crate::fs::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
     ))
     .with("path", path.display.clone()))
 }
@@ -182,43 +144,8 @@ pub fn cwd_note(ctx: &Context, first: &std::path::Path) -> Option<String> {
         "Paths are relative to the workspace root, not the session cwd `{}`: from there, `{}` is path={}.",
         workspace.display(workspace.cwd()),
         workspace.display(first),
-        crate::workspace::quote_arg(&workspace.call_path(first))
+        crate::fs::workspace::quote_arg(&workspace.call_path(first))
     ))
-}
-
-/// Holds a numeric argument inside `allowed`. A value outside is not an error (the call still does
-/// the useful thing) but never silent: the notice names the value asked for and the one used.
-pub fn clamp_argument(
-    name: &str,
-    value: u64,
-    allowed: std::ops::RangeInclusive<u64>,
-    notices: &mut Vec<String>,
-) -> u64 {
-    let (low, high) = (*allowed.start(), *allowed.end());
-    let used = value.clamp(low, high);
-    if used != value {
-        notices.push(format!("{name}={value} is outside {low}..={high}; used {used}."));
-    }
-    used
-}
-
-/// Holds a numeric argument to at most `cap`, saying so in a notice: `{name}={value} is over the
-/// cap; {doing} at most {cap} {unit}.`
-pub fn cap_argument(
-    name: &str,
-    value: u64,
-    cap: u64,
-    (doing, unit): (&str, &str),
-    notices: &mut Vec<String>,
-) -> u64 {
-    if value > cap {
-        notices.push(format!(
-            "{name}={value} is over the cap; {doing} at most {cap} {unit}."
-        ));
-        cap
-    } else {
-        value
-    }
 }
 
 /// The input schema of `T`, trimmed to what tool-definition formats expect: an object schema
@@ -284,6 +211,37 @@ mod tests {
                     properties.contains_key(positional),
                     "{}: positional {positional}",
                     spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn caps_name_integer_properties_and_hold_a_range() {
+        for spec in REGISTRY {
+            let schema = (spec.schema)();
+            for cap in spec.caps {
+                let property = &schema["properties"][cap.field];
+                assert!(
+                    property.is_object(),
+                    "{}: cap on unknown field {}",
+                    spec.name,
+                    cap.field
+                );
+                assert!(cap.min <= cap.max, "{}: empty cap on {}", spec.name, cap.field);
+                // The schema and the text a model reads state the cap the tool applies.
+                for (bound, value) in [("minimum", cap.min), ("maximum", cap.max)] {
+                    if let Some(stated) = property[bound].as_u64() {
+                        assert_eq!(stated, value, "{}: {bound} of {}", spec.name, cap.field);
+                    }
+                }
+                let text = format!("{} {}", spec.description, property["description"]);
+                assert!(
+                    text.contains(&cap.max.to_string()),
+                    "{}: neither the description nor {}'s says its cap {}",
+                    spec.name,
+                    cap.field,
+                    cap.max
                 );
             }
         }

@@ -5,11 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tree_sitter_tags::TagsContext;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::fs::workspace::{quote_arg, WsPath};
+use crate::session::context::Context;
 use crate::symbols::{self, languages, Symbol};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::{quote_arg, WsPath};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "outline",
@@ -18,6 +18,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<OutlineArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("outline", args, SPEC.schema)?, ctx),
 };
 
@@ -32,6 +33,8 @@ Examples:
 
 /// The most definitions one call shows.
 pub const MAX_RESULTS_CAP: u64 = 2000;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 /// At most this many files of a directory are outlined.
 pub const MAX_FILES: usize = 200;
 
@@ -52,22 +55,6 @@ pub struct OutlineArgs {
     pub max_results: u64,
 }
 
-/// The error for a file in a language without a grammar.
-pub fn unsupported_language(path: &WsPath, tool: &str) -> ToolError {
-    ToolError::invalid(format!(
-        "`{}` is not in a language {tool} understands. Supported: {}. To see the file, call \
-         read_file with path={}; to search its text, grep_files.",
-        path.display,
-        languages::supported_text(),
-        path.call_arg()
-    ))
-    .with("path", path.display.clone())
-    .with(
-        "languages",
-        languages::LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>(),
-    )
-}
-
 struct FileOutline {
     path: String,
     language: &'static str,
@@ -76,13 +63,11 @@ struct FileOutline {
 
 pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
-    let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "outline")?;
     let meta = std::fs::metadata(&root.abs)
-        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+        .map_err(|_| crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path))?;
     let mut context = TagsContext::new();
     let (files, more_files) = if meta.is_dir() {
         let sources = symbols::index::walk_sources(ctx.workspace.root(), &root.abs);
@@ -102,16 +87,16 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             .collect::<Vec<_>>();
         (files, more)
     } else if meta.is_file() {
-        let language =
-            languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
-        if meta.len() > crate::walk::MAX_FILE_BYTES {
+        let language = languages::for_path(&root.abs)
+            .ok_or_else(|| languages::unsupported_language(&root, "outline"))?;
+        if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
             return Err(ToolError::new(
                 ErrorCode::TooLarge,
                 format!(
                     "`{}` is over {} MB, more than outline parses. Read it in pages with read_file \
                      with path={}, or search it with grep_files.",
                     root.display,
-                    crate::walk::MAX_FILE_BYTES / (1024 * 1024),
+                    crate::fs::walk::MAX_FILE_BYTES / (1024 * 1024),
                     root.call_arg()
                 ),
             )

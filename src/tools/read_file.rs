@@ -3,18 +3,18 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::freshness::{self, Fingerprint, HASH_LIMIT};
-use crate::textfile;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::{quote_arg, WsPath};
+use crate::fs::open::open_regular_file;
+use crate::fs::textfile;
+use crate::fs::workspace::{quote_arg, WsPath};
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint, HASH_LIMIT};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
@@ -23,6 +23,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ReadFileArgs>,
+    caps: &[MAX_LINES],
     run: |args, ctx| run(crate::tools::parse("read_file", args, SPEC.schema)?, ctx),
 };
 
@@ -35,6 +36,8 @@ Examples:
 
 /// At most this many lines per page.
 pub const MAX_LINES_CAP: u64 = 500;
+/// max_lines: over the cap is shown as the cap; below 1, or beyond 64 bits, is clamped.
+pub const MAX_LINES: Cap = Cap::new("max_lines", 1, MAX_LINES_CAP).also_unrepresentable();
 /// A page stops before its rendered text passes this many bytes (but holds at least one line).
 pub const PAGE_BYTES: usize = 16 * 1024;
 /// Longer lines are cut to this many characters.
@@ -82,15 +85,9 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         )));
     }
     let mut notices = Vec::new();
-    let max_lines = crate::tools::cap_argument(
-        "max_lines",
-        args.max_lines,
-        MAX_LINES_CAP,
-        ("showing", "lines"),
-        &mut notices,
-    );
+    let max_lines = MAX_LINES.cut(args.max_lines, ("showing", "lines"), &mut notices);
     let path = ctx.resolve(&args.path)?;
-    let file = open_regular_file(ctx, &path, &args.path)?;
+    let file = open_regular_file(&ctx.workspace, ctx.tool, &path, &args.path)?;
     let meta = file
         .metadata()
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
@@ -121,169 +118,6 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let mut out = page.finish(&args.path);
     out.notices.extend(notices);
     Ok(out.with("path", path.display))
-}
-
-/// Opens `path` for reading if it is a regular file, with the error the model needs otherwise.
-/// The open is non-blocking, so a FIFO that appears between the check and the open still
-/// cannot hang the call.
-pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs::File, ToolError> {
-    let meta = match fs::metadata(&path.abs) {
-        Ok(meta) => meta,
-        Err(err) if is_missing(&err) => return Err(not_found(ctx, path, given)),
-        Err(err) => return Err(ToolError::io(&path.display, "read", &err)),
-    };
-    check_file_type(ctx, &meta, path, given)?;
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&path.abs)
-        .map_err(|err| ToolError::io(&path.display, "open", &err))?;
-    let meta = file
-        .metadata()
-        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
-    check_file_type(ctx, &meta, path, given)?;
-    Ok(file)
-}
-
-fn check_file_type(ctx: &Context, meta: &fs::Metadata, path: &WsPath, given: &str) -> Result<(), ToolError> {
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::IsDirectory,
-            format!(
-                "`{}` is a directory, not a file. Call list_dir with path={} to see what it holds.",
-                path.display,
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone()));
-    }
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
-        // The tool that asked decides the verb: write_file and edit_file land here too.
-        let (done, doing, way_out) = match ctx.tool {
-            "read_file" => ("read", "Reading it", "if you need its output"),
-            "edit_file" => ("edited", "Editing it", "if you need to talk to it"),
-            "apply_patch" => ("patched", "Patching it", "if you need to talk to it"),
-            _ => ("written", "Writing to it", "if you need to feed it"),
-        };
-        return Err(ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!(
-                "{} is {what}; only regular files can be {done}. {doing} could block or never end; \
-                 {way_out}, use exec_shell with a command that bounds it.",
-                as_given(ctx, path, given)
-            ),
-        )
-        .with("path", path.display.clone()));
-    }
-    Ok(())
-}
-
-/// The path as the caller wrote it, and where it resolves when a symlink took it elsewhere:
-/// "`/dev/stdin` (which resolves to `/dev/null`)", so the message names what was asked for.
-fn as_given(ctx: &Context, path: &WsPath, given: &str) -> String {
-    let lexical = crate::workspace::normalize_lexically(&ctx.workspace.cwd().join(given));
-    if lexical == path.abs {
-        format!("`{}`", path.display)
-    } else {
-        format!("`{given}` (which resolves to `{}`)", path.display)
-    }
-}
-
-/// Whether a failed lookup means the path does not exist (`NotADirectory`: a file stands where
-/// the path needs a directory, as in `notes.txt/x`).
-pub fn is_missing(err: &std::io::Error) -> bool {
-    matches!(
-        err.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-    )
-}
-
-/// `not_found` with up to three similar existing paths.
-///
-/// A relative path resolves against the session cwd, which an earlier `cd` may have moved: a
-/// model that still thinks from the root asks for `sub/a.txt` from `sub` and gets a miss for
-/// a file it can see. So when the cwd is not the root, the message says where the path led,
-/// and if the path exists from the root, it names the call that reaches it from the cwd.
-pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
-    let workspace = &ctx.workspace;
-    let similar = crate::similar_paths::suggest(workspace, &path.abs, 3);
-    let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
-    let cwd = workspace.display(workspace.cwd());
-    let subject = if from_cwd {
-        format!(
-            "`{given}` (from the session cwd `{cwd}`, that is `{}`)",
-            path.display
-        )
-    } else {
-        format!("`{given}`")
-    };
-    let hint = match from_cwd.then(|| from_root(workspace, given)).flatten() {
-        Some(at_root) => format!(
-            "Relative paths resolve against the session cwd, not the workspace root; `{}` does exist \
-             relative to the root. {}",
-            at_root.display,
-            call_from_cwd(ctx.tool, &at_root)
-        ),
-        None => {
-            // The message names them as the next call must (from the session cwd);
-            // `data.similar` keeps them as results show paths.
-            let callable = |p: &String| workspace.call_path_of(p);
-            if similar.is_empty() {
-                "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
-            } else {
-                format!(
-                    "Similar paths that exist: {}. Call again with one of them, or use file_search to \
-                     find the file.",
-                    similar
-                        .iter()
-                        .map(|p| format!("`{}`", callable(p)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        }
-    };
-    let err = ToolError::new(ErrorCode::NotFound, format!("{subject} does not exist. {hint}"))
-        .with("path", path.display.clone())
-        .with("similar", similar);
-    if from_cwd {
-        err.with("cwd", cwd)
-    } else {
-        err
-    }
-}
-
-/// `given` resolved from the workspace root instead of the cwd, if something is there; its
-/// `call` is still written from the cwd, where the next call resolves it.
-fn from_root(workspace: &crate::workspace::Workspace, given: &str) -> Option<WsPath> {
-    let mut at_root = workspace.clone();
-    at_root.set_cwd(workspace.root());
-    let path = at_root.resolve(given).ok()?;
-    fs::symlink_metadata(&path.abs).ok()?;
-    Some(WsPath {
-        call: workspace.call_path(&path.abs),
-        ..path
-    })
-}
-
-/// How the next call reaches `path` from the session cwd.
-fn call_from_cwd(tool: &str, path: &WsPath) -> String {
-    let arg = path.call_arg();
-    match tool {
-        "apply_patch" => format!("From the session cwd, the patch names it `{}`.", path.call),
-        "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={arg}."),
-        _ => format!("From the session cwd, call {tool} with path={arg} and the other arguments unchanged."),
-    }
 }
 
 fn binary_error(path: &WsPath, len: u64) -> ToolError {

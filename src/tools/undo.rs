@@ -5,10 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::history::restore::{self, Found, Step};
-use crate::history::{self, Checkpoint};
+use crate::session::context::Context;
+use crate::session::history::restore::{self, Found, Step};
+use crate::session::history::{self, Checkpoint};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -18,6 +18,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<UndoArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("undo", args, SPEC.schema)?, ctx),
 };
 
@@ -48,9 +49,9 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let targets = restore::targets(ctx, &chosen)?;
     // Every path is locked in sorted order, as apply_patch does, before it is inspected, so no
     // edit through codesmith runs between the check and the restore.
-    let mut paths: Vec<crate::workspace::WsPath> = targets
+    let mut paths: Vec<crate::fs::workspace::WsPath> = targets
         .iter()
-        .map(|t| crate::workspace::WsPath {
+        .map(|t| crate::fs::workspace::WsPath {
             abs: t.abs.clone(),
             display: t.path.clone(),
             call: String::new(),
@@ -59,7 +60,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     paths.sort_by(|a, b| a.abs.cmp(&b.abs));
     let _locks = paths
         .iter()
-        .map(|p| crate::file_change::lock(&ctx.state, p))
+        .map(|p| crate::tools::file_change::lock(&ctx.state, p))
         .collect::<Result<Vec<_>, _>>()?;
     let mut steps = Vec::new();
     let mut conflicts = Vec::new();

@@ -5,12 +5,12 @@ use std::fs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::file_change::{self, LoadedFile};
-use crate::line_endings::{self, LfText};
+use crate::fs::line_endings::{self, LfText};
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::tools::file_change::{self, LoadedFile};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::WsPath;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "write_file",
@@ -19,6 +19,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<WriteFileArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("write_file", args, SPEC.schema)?, ctx),
 };
 
@@ -44,7 +45,7 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             "`{}` ends with `/`, which names a directory; write_file writes files. Call again with \
              a file name, for example path={}.",
             args.path,
-            crate::workspace::quote_arg(&format!("{}file.txt", args.path))
+            crate::fs::workspace::quote_arg(&format!("{}file.txt", args.path))
         )));
     }
     let path = ctx.resolve_for_write(&args.path)?;
@@ -60,7 +61,7 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
                 "`{}` is a directory; write_file writes files. To put a file inside it, call \
                  write_file with path={}; to see what it holds, call list_dir with path={}.",
                 path.display,
-                crate::workspace::quote_arg(&format!("{}/NAME", path.call)),
+                crate::fs::workspace::quote_arg(&format!("{}/NAME", path.call)),
                 path.call_arg()
             ),
         )
@@ -160,7 +161,7 @@ fn replace(
     prepared.created = false;
     prepared.commit(&ctx.state)?;
     let old_text = loaded.as_ref().map_or("", |l| l.text.as_str());
-    let diff = crate::diff::unified(
+    let diff = crate::fs::diff::unified(
         &path.display,
         LfText::new(old_text).as_str(),
         &line_endings::to_lf(&content),
@@ -175,7 +176,7 @@ fn replace(
     );
     if !diff.is_empty() {
         output.push('\n');
-        output.push_str(&crate::diff::abbreviate(&diff));
+        output.push_str(&crate::fs::diff::abbreviate(&diff));
     }
     let mut out = ToolOutput::new(output)
         .with("path", path.display.clone())

@@ -32,8 +32,8 @@ use ignore::WalkState;
 use tree_sitter_tags::TagsContext;
 
 use super::{languages, record, LanguageSpec, Symbol};
-use crate::atomic::{write_atomically, WriteOptions};
-use crate::state::Lock;
+use crate::fs::atomic::{write_atomically, WriteOptions};
+use crate::session::state::Lock;
 use manifest::{Entry, Manifest, Stat};
 use postings::Posting;
 
@@ -63,7 +63,8 @@ pub struct SourceFile {
 /// Every file under `walk_root` in a language with a grammar, by grep_files' rules, sorted.
 pub fn walk_sources(workspace_root: &Path, walk_root: &Path) -> Vec<SourceFile> {
     let found = Mutex::new(Vec::new());
-    let walker = crate::walk::search_walker(walk_root, crate::walk::Rules::Respect, None).build_parallel();
+    let walker =
+        crate::fs::walk::search_walker(walk_root, crate::fs::walk::Rules::Respect, None).build_parallel();
     walker.run(|| {
         let mut flush = Flush {
             local: Vec::new(),
@@ -106,7 +107,7 @@ fn source_file(root: &Path, entry: &ignore::DirEntry) -> Option<SourceFile> {
     let abs = entry.path();
     let language = languages::for_path(abs)?;
     let meta = entry.metadata().ok()?;
-    if meta.len() > crate::walk::MAX_FILE_BYTES {
+    if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
         return None;
     }
     let rel = abs.strip_prefix(root).ok()?.to_str()?.to_string();
@@ -428,7 +429,7 @@ impl Index {
     ) {
         let next = AtomicUsize::new(0);
         let large = Mutex::new(());
-        let threads = crate::walk::threads().min(files.len().max(1));
+        let threads = crate::fs::walk::threads().min(files.len().max(1));
         let (sender, receiver) = std::sync::mpsc::sync_channel::<(usize, Option<Hashed>)>(256);
         std::thread::scope(|scope| {
             for _ in 0..threads {

@@ -12,7 +12,7 @@ use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, 
 use super::model::{FilePatch, Hunk, Tag};
 use super::unified::clip;
 use crate::error::{ErrorCode, ToolError};
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
 
 /// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large
 /// file has hundreds of thousands).
@@ -25,7 +25,7 @@ pub struct FileText<'a> {
 }
 
 impl<'a> FileText<'a> {
-    /// `text` is at most [`crate::file_change::MAX_FILE_BYTES`] long, well under 4 GB.
+    /// `text` is at most [`crate::tools::file_change::MAX_FILE_BYTES`] long, well under 4 GB.
     pub fn new(text: &'a str) -> FileText<'a> {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         let (mut crlf, mut lf) = (0usize, 0usize);

@@ -9,11 +9,11 @@ use std::rc::Rc;
 
 use super::apply::Splice;
 use super::links::LinkStep;
-use crate::atomic::{write_atomically, write_atomically_parts, WriteOptions};
-use crate::context::Context;
 use crate::error::ToolError;
-use crate::freshness::{self, Fingerprint};
-use crate::workspace::WsPath;
+use crate::fs::atomic::{write_atomically, write_atomically_parts, WriteOptions};
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint};
 
 pub(super) enum Step {
     Link(LinkStep),
@@ -138,7 +138,7 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
         }
     }
     if recorded.is_some() {
-        crate::history::store_afters(&ctx.state, &changes);
+        crate::session::history::store_afters(&ctx.state, &changes);
     }
     for step in &steps {
         match step {
@@ -155,8 +155,8 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
 }
 
 /// Every path's bytes and mode before and after the patch, for its checkpoint.
-fn checkpoint_changes(steps: &[Step]) -> Vec<crate::history::Change<'_>> {
-    use crate::history::{Change, Content};
+fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>> {
+    use crate::session::history::{Change, Content};
     use std::os::unix::ffi::OsStrExt;
     fn link(target: &Path) -> Content<'_> {
         Content {
@@ -165,7 +165,7 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::history::Change<'_>> {
             symlink: true,
         }
     }
-    let new_mode = 0o666 & !crate::atomic::current_umask();
+    let new_mode = 0o666 & !crate::fs::atomic::current_umask();
     let mut changes = Vec::new();
     for step in steps {
         match step {
@@ -221,13 +221,16 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::history::Change<'_>> {
 }
 
 /// Records the checkpoint of the whole patch before the first step is taken.
-fn record_checkpoint(ctx: &Context, changes: &[crate::history::Change]) -> Option<crate::history::Recorded> {
+fn record_checkpoint(
+    ctx: &Context,
+    changes: &[crate::session::history::Change],
+) -> Option<crate::session::history::Recorded> {
     let mut names: Vec<&str> = changes.iter().map(|c| c.path.as_str()).take(4).collect();
     if changes.len() > 4 {
         names.push("…");
     }
     let summary = format!("apply_patch {}", names.join(", "));
-    crate::history::record_or_notice(&ctx.state, "apply_patch", &summary, changes)
+    crate::session::history::record_or_notice(&ctx.state, "apply_patch", &summary, changes)
 }
 
 /// Directories that writing `path` would create, deepest first.

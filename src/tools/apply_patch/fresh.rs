@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::freshness;
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::session::freshness;
 
 use super::model::{FilePatch, Op};
 

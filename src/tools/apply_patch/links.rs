@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use super::model::{FilePatch, Op, Tag};
 use super::transaction::{self, Planning};
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
 
 /// Plans `file` when it deletes or renames a symlink; returns false (nothing planned) for
 /// every other change, which goes through the link to its target as usual.

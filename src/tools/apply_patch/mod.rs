@@ -21,8 +21,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
+use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use model::{FilePatch, Format, ParseError};
 
@@ -33,6 +33,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ApplyPatchArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("apply_patch", args, SPEC.schema)?, ctx),
 };
 
@@ -94,7 +95,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let mut output = if diff.is_empty() {
         summary
     } else {
-        format!("{summary}\n{}", shown_diff(&crate::diff::abbreviate(&diff)))
+        format!("{summary}\n{}", shown_diff(&crate::fs::diff::abbreviate(&diff)))
     };
     output.truncate(output.trim_end().len());
     let mut result = ToolOutput::new(output);
@@ -250,8 +251,8 @@ fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {
 /// reads or writes, in sorted order so that two patches over the same files cannot deadlock, and
 /// holds them from the freshness check through the last write. A path that does not resolve is
 /// left to the plan, which reports it with the patch line.
-fn lock_all(ctx: &Context, files: &[FilePatch]) -> Result<Vec<crate::state::Lock>, ToolError> {
-    let mut paths: Vec<crate::workspace::WsPath> = files
+fn lock_all(ctx: &Context, files: &[FilePatch]) -> Result<Vec<crate::session::state::Lock>, ToolError> {
+    let mut paths: Vec<crate::fs::workspace::WsPath> = files
         .iter()
         .flat_map(|file| std::iter::once(&file.path).chain(file.move_to.as_ref()))
         .filter_map(|given| ctx.resolve_for_write(given).ok())
@@ -260,6 +261,6 @@ fn lock_all(ctx: &Context, files: &[FilePatch]) -> Result<Vec<crate::state::Lock
     paths.dedup_by(|a, b| a.abs == b.abs);
     paths
         .iter()
-        .map(|path| crate::file_change::lock(&ctx.state, path))
+        .map(|path| crate::tools::file_change::lock(&ctx.state, path))
         .collect()
 }

@@ -16,10 +16,10 @@ use super::commit::{NewBytes, Step};
 use super::links::{self, LinkStep};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::file_change::{self, LoadedFile};
-use crate::workspace::WsPath;
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::tools::file_change::{self, LoadedFile};
 
 /// A file's text after the operations so far.
 struct Current {
@@ -229,7 +229,7 @@ fn replace_whole(
     let applied = run_hunks("", &path, file)?;
     let text = applied.splice.to_text("");
     plan.diff
-        .push_str(&crate::diff::unified(&display, &current, &text));
+        .push_str(&crate::fs::diff::unified(&display, &current, &text));
     plan.notices.push(format!(
         "`*** Add File: {}` named a file that exists, so it was replaced whole, as write_file does \
          (this session had read it and it had not changed since).",
@@ -364,7 +364,7 @@ pub(super) fn existing<'s>(
         )
         .with("path", slot.path.display.clone())),
         None => {
-            let err = crate::tools::read_file::not_found(ctx, &slot.path, &file.path);
+            let err = crate::fs::open::not_found(&ctx.workspace, ctx.tool, &slot.path, &file.path);
             let message = format!(
                 "{} (The patch changes it at patch line {}; nothing was written. To create a file, use \
                  `*** Add File:` or a diff from /dev/null.)",
@@ -554,7 +554,7 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
         let origin = slot.current.as_ref().and_then(|c| c.origin);
         let before = origin.and_then(|o| slots[o].loaded.as_ref());
         let plain = before.is_some_and(|b| b.encoding == encoding_rs::UTF_8 && !b.bom)
-            && crate::syntax_gate::Language::of(&slot.path.display).is_none();
+            && crate::fs::syntax_gate::Language::of(&slot.path.display).is_none();
         finals.push(match (text, before) {
             (None, _) => Final::Absent,
             (Some(Text::Original), Some(_)) if origin == Some(finals.len()) => Final::Unchanged,

@@ -10,12 +10,12 @@ use std::ops::Range;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::file_change;
-use crate::line_endings::{to_lf, LfEdit};
+use crate::fs::line_endings::{to_lf, LfEdit};
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::tools::file_change;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::workspace::WsPath;
 use adapt::IndentChange;
 use matching::Level;
 
@@ -26,6 +26,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::WritesFiles,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<EditFileArgs>,
+    caps: &[],
     run: |args, ctx| run(crate::tools::parse("edit_file", args, SPEC.schema)?, ctx),
 };
 
@@ -226,7 +227,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
             .with("replacements", 0)
             .with("dry_run", args.dry_run));
     }
-    let diff = crate::diff::unified_for_edits(display, hay, &plan.edits);
+    let diff = crate::fs::diff::unified_for_edits(display, hay, &plan.edits);
     let prepared = file_change::prepare_owned(&path, Some(&file), new_text)?;
     if !args.dry_run {
         prepared.commit(&ctx.state)?;
@@ -250,7 +251,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         text.push_str(note);
     }
     text.push('\n');
-    text.push_str(&crate::diff::abbreviate(&diff));
+    text.push_str(&crate::fs::diff::abbreviate(&diff));
     let mut out = ToolOutput::new(text)
         .with("path", display)
         .with("match", plan.level.as_str())

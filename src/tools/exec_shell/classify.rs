@@ -16,13 +16,13 @@
 //! `cd` is followed through the command (`cd /tmp && rm -rf build` deletes `/tmp/build`), and
 //! a `cd` to a directory only known at run time makes later relative paths unknown.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tree_sitter::{Node, Parser};
 
 use super::rules::{self, Word};
+use super::scope::Scope;
 use super::writes;
-use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
@@ -66,23 +66,6 @@ impl Classification {
             .map(|f| f.reason.as_str())
             .collect();
         (!reasons.is_empty()).then(|| reasons.join("; "))
-    }
-}
-
-/// Where paths in the command are resolved.
-pub struct Scope<'a> {
-    pub workspace: &'a Workspace,
-    pub cwd: PathBuf,
-    pub home: Option<PathBuf>,
-}
-
-impl<'a> Scope<'a> {
-    pub fn new(workspace: &'a Workspace) -> Scope<'a> {
-        Scope {
-            workspace,
-            cwd: workspace.cwd().to_path_buf(),
-            home: std::env::var_os("HOME").map(PathBuf::from),
-        }
     }
 }
 
@@ -441,9 +424,10 @@ impl Walker<'_> {
             Some(Word { text: Some(t), .. }) if self.cdpath && !t.starts_with('/') && !t.starts_with('.') => {
                 None
             }
-            Some(Word { text: Some(t), .. }) if t != "-" => {
-                self.cwd.as_ref().map(|cwd| normalize(&cwd.join(t)))
-            }
+            Some(Word { text: Some(t), .. }) if t != "-" => self
+                .cwd
+                .as_ref()
+                .map(|cwd| crate::fs::workspace::normalize_lexically(&cwd.join(t))),
             _ => None,
         };
     }
@@ -679,21 +663,6 @@ fn backtick_scripts(text: &str) -> Vec<String> {
         }
     }
     scripts
-}
-
-/// Folds `.` and `..` without touching the disk.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 use super::*;
-use crate::workspace::Workspace;
+use crate::fs::workspace::Workspace;
+use std::path::Path;
 
 fn classify_in(command: &str, root: &Path) -> Classification {
     let workspace = Workspace::new(root.to_path_buf(), Vec::new());

@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::approval::ApprovalRequest;
-use crate::config::Config;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::Decision;
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
+use crate::session::approval::{ApprovalKind, ApprovalRequest};
+use crate::session::config::Config;
+use crate::session::context::Context;
 
 use super::run::SpawnError;
 
@@ -110,13 +110,13 @@ pub fn lifting_requests(command: &str, scope: &str) -> [ApprovalRequest; 2] {
     let scope = scope.to_string();
     [
         ApprovalRequest {
-            kind: "destructive",
+            kind: ApprovalKind::Destructive,
             subject: command.to_string(),
             reason: "it writes outside the directories a command may write".to_string(),
             scope: scope.clone(),
         },
         ApprovalRequest {
-            kind: crate::net::APPROVAL_KIND,
+            kind: ApprovalKind::Network,
             subject: command.to_string(),
             reason: "it opens network connections".to_string(),
             scope,

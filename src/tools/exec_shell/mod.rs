@@ -15,8 +15,10 @@ pub mod probe;
 pub mod rules;
 pub mod run;
 pub mod safe;
+pub mod scope;
 pub mod sentinel;
 pub mod stopped;
+pub mod tasks;
 pub mod wrappers;
 pub mod writes;
 
@@ -27,12 +29,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::net::{Decision, Policy};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
-use classify::{Class, Classification, Scope};
+use crate::session::approval::{ApprovalKind, ApprovalRequest};
+use crate::session::context::Context;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use classify::{Class, Classification};
+use scope::Scope;
 use sentinel::Sentinel;
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -42,6 +45,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::RunsCode,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ExecShellArgs>,
+    caps: &[TIMEOUT],
     run: |args, ctx| run(crate::tools::parse("exec_shell", args, SPEC.schema)?, ctx),
 };
 
@@ -59,6 +63,8 @@ Examples:
 /// The default and the largest timeout, in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// timeout_ms: outside 1..=MAX_TIMEOUT_MS is refused (a foreign call's translation clamps it).
+pub const TIMEOUT: Cap = Cap::new("timeout_ms", 1, MAX_TIMEOUT_MS);
 
 fn default_timeout_ms() -> u64 {
     DEFAULT_TIMEOUT_MS
@@ -88,8 +94,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let network = policy.default_decision();
     if args.background {
-        let started =
-            crate::tools::tasks::start(ctx, &args.command, classification.class, &settings, network);
+        let started = tasks::start(ctx, &args.command, classification.class, &settings, network);
         return crate::tools::with_notices(started, policy_notes);
     }
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
@@ -293,23 +298,26 @@ fn sandbox_hint(
 
 /// The snapshot a checkpoint of the command starts from: none for a read-only command or with
 /// `[history] shell = false`; `Err` holds the notice for a snapshot that could not be taken.
-pub fn snapshot_before(ctx: &Context, class: Class) -> Option<Result<crate::history::shell::Before, String>> {
-    if class == Class::ReadOnly || !crate::history::shell::enabled(ctx) {
+pub fn snapshot_before(
+    ctx: &Context,
+    class: Class,
+) -> Option<Result<crate::session::history::shell::Before, String>> {
+    if class == Class::ReadOnly || !crate::session::history::shell::enabled(ctx) {
         return None;
     }
-    Some(crate::history::shell::before(ctx))
+    Some(crate::session::history::shell::before(ctx))
 }
 
 /// Records what the command changed since `snapshot`; the notices for the call.
 fn snapshot_after(
     ctx: &Context,
-    snapshot: Option<Result<crate::history::shell::Before, String>>,
+    snapshot: Option<Result<crate::session::history::shell::Before, String>>,
     command: &str,
 ) -> Vec<String> {
     match snapshot {
         None => Vec::new(),
         Some(Err(notice)) => vec![notice],
-        Some(Ok(before)) => crate::history::shell::after(ctx, &before, "exec_shell", command),
+        Some(Ok(before)) => crate::session::history::shell::after(ctx, &before, "exec_shell", command),
     }
 }
 
@@ -338,7 +346,7 @@ fn gate(
     }
     if let Some(reason) = classification.reasons(Class::Destructive) {
         ctx.require_approval(&ApprovalRequest {
-            kind: "destructive",
+            kind: ApprovalKind::Destructive,
             subject: subject.clone(),
             reason,
             scope: scope.clone(),
@@ -347,7 +355,7 @@ fn gate(
     if let Some(reason) = classification.reasons(Class::Network) {
         if policy.default_decision() != Decision::Allow {
             ctx.require_approval(&ApprovalRequest {
-                kind: crate::net::APPROVAL_KIND,
+                kind: ApprovalKind::Network,
                 subject,
                 reason,
                 scope,

@@ -24,10 +24,10 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use crate::freshness::{self, Fingerprint, Record};
-use crate::journal::{self, Line};
-use crate::state::State;
-use crate::workspace::{quote_arg, Workspace};
+use crate::fs::workspace::{quote_arg, Workspace};
+use crate::session::freshness::{self, Fingerprint, Record};
+use crate::session::journal::{self, Line};
+use crate::session::state::State;
 
 /// Timestamps this close are treated as possibly the same filesystem tick.
 const SAME_TICK_NS: i128 = 2_000_000_000;

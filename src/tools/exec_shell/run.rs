@@ -194,8 +194,8 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
     let pid = spawn(launch, out_write.as_raw_fd(), err_write.as_raw_fd())?;
-    // Until it is reaped, the group can be killed by a cancellation (see crate::cancel).
-    let _foreground = crate::cancel::ForegroundGroup::register(pid);
+    // Until it is reaped, the group can be killed by a cancellation (see crate::session::cancel).
+    let _foreground = crate::session::cancel::ForegroundGroup::register(pid);
     drop(out_write);
     drop(err_write);
     set_nonblocking(out_read.as_raw_fd())?;

@@ -10,10 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::classify::normalize;
-use crate::approval::ApprovalRequest;
-use crate::context::Context;
+use crate::fs::workspace::normalize_lexically as normalize;
 use crate::sandbox::Request;
+use crate::session::approval::ApprovalRequest;
+use crate::session::context::Context;
 
 use super::confine::lifting_requests;
 
@@ -382,7 +382,7 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
              if the user already agreed); {other_way}.\n"
         ),
         approval: Some(serde_json::json!({
-            "id": id, "kind": request.kind, "subject": request.subject, "reason": request.reason,
+            "id": id, "kind": request.kind.as_str(), "subject": request.subject, "reason": request.reason,
         })),
     }
 }

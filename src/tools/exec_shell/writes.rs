@@ -16,8 +16,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::classify::Scope;
 use super::rules::{base_name, is_device_write, is_safe, Word};
+use super::scope::Scope;
 
 mod programs;
 mod rm;

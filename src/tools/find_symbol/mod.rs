@@ -8,11 +8,11 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "find_symbol",
@@ -21,6 +21,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FindSymbolArgs>,
+    caps: &[MAX_RESULTS],
     run: |args, ctx| run(crate::tools::parse("find_symbol", args, SPEC.schema)?, ctx),
 };
 
@@ -36,6 +37,8 @@ Examples:
 
 /// The most definitions and references one call shows.
 pub const MAX_RESULTS_CAP: u64 = 500;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 
 fn default_path() -> String {
     ".".to_string()
@@ -90,8 +93,8 @@ impl Wanted {
                 "name {} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
                  one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
                  with pattern={}.",
-                crate::workspace::quote_arg(&args.name),
-                crate::workspace::quote_arg(name)
+                crate::fs::workspace::quote_arg(&args.name),
+                crate::fs::workspace::quote_arg(name)
             ))
             .with("field", "name"));
         }
@@ -155,27 +158,28 @@ pub struct Hit {
 pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let wanted = Wanted::parse(&args)?;
     let mut notices = Vec::new();
-    let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
-            as usize;
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
     if let Some(kind) = &wanted.kind {
         check_kind(kind, &args)?;
     }
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "find_symbol")?;
     let meta = std::fs::metadata(&root.abs)
-        .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
+        .map_err(|_| crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path))?;
     let Ok(prefix) = root.abs.strip_prefix(ctx.workspace.root()) else {
         return Err(ToolError::invalid(format!(
             "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
              with grep_files, e.g. pattern={} path={}.",
             root.display,
-            crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
+            crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
             root.call_arg()
         )));
     };
     if meta.is_file() && languages::for_path(&root.abs).is_none() {
-        return Err(crate::tools::outline::unsupported_language(&root, "find_symbol"));
+        return Err(crate::symbols::languages::unsupported_language(
+            &root,
+            "find_symbol",
+        ));
     }
     let prefix = prefix.to_string_lossy().replace('\\', "/");
     let walk_started = index::walk_clock();
@@ -183,7 +187,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let index_dir = ctx.state.dir().join("index");
     let grep_hint = format!(
         " Until it is fixed, search the text instead: grep_files with pattern={}.",
-        crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
+        crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
     );
     let io_error = |err: std::io::Error| {
         let mut error =
@@ -364,9 +368,9 @@ fn check_kind(kind: &str, args: &FindSymbolArgs) -> Result<(), ToolError> {
     Err(ToolError::invalid(format!(
         "kind {} is not a kind of symbol codesmith knows. Use one of: {}; or leave kind out, e.g. \
          call find_symbol with name={}.",
-        crate::workspace::quote_arg(kind),
+        crate::fs::workspace::quote_arg(kind),
         kinds.join(", "),
-        crate::workspace::quote_arg(&args.name)
+        crate::fs::workspace::quote_arg(&args.name)
     ))
     .with("field", "kind")
     .with("kinds", kinds))

@@ -2,9 +2,9 @@
 //! with the kind, container and line range after the text.
 
 use super::{FindSymbolArgs, Found, Hit, Wanted};
-use crate::context::Context;
+use crate::fs::workspace::quote_arg;
+use crate::session::context::Context;
 use crate::tools::ToolOutput;
-use crate::workspace::quote_arg;
 
 pub struct Search<'a> {
     pub args: &'a FindSymbolArgs,

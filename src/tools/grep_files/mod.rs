@@ -9,10 +9,10 @@ mod search;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
-use crate::walk::{self, GlobFilter, Rules};
+use crate::fs::walk::{self, GlobFilter, Rules};
+use crate::session::context::Context;
+use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "grep_files",
@@ -21,6 +21,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     capability: Capability::ReadOnly,
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<GrepFilesArgs>,
+    caps: &[MAX_RESULTS, CONTEXT],
     run: |args, ctx| run(crate::tools::parse("grep_files", args, SPEC.schema)?, ctx),
 };
 
@@ -35,11 +36,15 @@ Examples:
 
 /// At most this many results (matches, or files) are shown per call.
 pub const MAX_RESULTS_CAP: u64 = 1000;
+/// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
+pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP).also_unrepresentable();
 /// The longest pattern taken, in characters: a regex's matching time grows with its length,
 /// and no line worth finding needs more.
 pub const MAX_PATTERN_CHARS: usize = 4000;
 /// At most this many context lines around each match.
 pub const MAX_CONTEXT: u64 = 50;
+/// context: over the cap is refused (a foreign call's translation clamps it).
+pub const CONTEXT: Cap = Cap::new("context", 0, MAX_CONTEXT);
 
 fn default_path() -> String {
     ".".to_string()
@@ -186,8 +191,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         )));
     }
     let mut notices = Vec::new();
-    let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices);
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices);
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "grep_files")?;
     match std::fs::metadata(&root.abs) {
@@ -204,7 +208,14 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             )
             .with("path", root.display.clone()))
         }
-        Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
+        Err(_) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &root,
+                &args.path,
+            ))
+        }
     }
     let chars = args.pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {

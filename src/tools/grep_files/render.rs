@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 
 use super::search::{Found, Query, RowKind};
 use super::{GrepFilesArgs, OutputMode, MAX_RESULTS_CAP};
-use crate::context::Context;
 use crate::error::ToolError;
+use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
 /// The arguments of this call in catalog spelling, for "call grep_files with …" hints.

@@ -20,7 +20,7 @@ use grep_searcher::{
 use ignore::WalkState;
 
 use super::{GrepFilesArgs, OutputMode};
-use crate::walk::{self, GlobFilter, Rules};
+use crate::fs::walk::{self, GlobFilter, Rules};
 
 /// What to search for and how much to keep.
 pub struct Query {

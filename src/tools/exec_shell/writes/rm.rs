@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::{physical, Follow, Judge};
-use crate::tools::exec_shell::classify::normalize;
+use crate::fs::workspace::normalize_lexically as normalize;
 use crate::tools::exec_shell::rules::Word;
 
 /// Reasons for each `rm` target that lands somewhere it should not.

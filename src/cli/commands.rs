@@ -1,0 +1,145 @@
+//! The commands for people rather than models: `trust` and `approve`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::output::ToolOutput;
+use crate::session::approval::ApprovalKind;
+use crate::session::context::Global;
+use crate::session::state::{check_session_name, PendingApproval, State};
+
+/// The state, the workspace root and the notices from opening them (a state file that does not
+/// parse), which the command's result carries.
+fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolError> {
+    check_session_name(&global.session)?;
+    let mut ctx = crate::session::context::Context::open(global, "trust")?;
+    let notices = ctx.take_opening_notices();
+    Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf(), notices))
+}
+
+/// `codesmith trust add|remove|list [PATH]`.
+pub fn trust(global: &Global, action: &str, path: Option<PathBuf>) -> Result<ToolOutput, ToolError> {
+    let (state, root, notices) = open_state(global)?;
+    // A trust.json that does not parse is reported by the refusal itself.
+    let notices = if action == "list" { notices } else { Vec::new() };
+    crate::output::with_notices(trust_action(&state, &root, action, path), notices)
+}
+
+fn trust_action(
+    state: &State,
+    root: &std::path::Path,
+    action: &str,
+    path: Option<PathBuf>,
+) -> Result<ToolOutput, ToolError> {
+    let need_path = || {
+        path.clone().ok_or_else(|| {
+            ToolError::invalid(format!(
+                "trust {action} needs a directory, e.g. `codesmith trust {action} /opt/shared`"
+            ))
+        })
+    };
+    let roots = match action {
+        "add" => crate::session::trust::add(state, root, &need_path()?)?,
+        "remove" => crate::session::trust::remove(state, &need_path()?)?,
+        _ => crate::session::trust::load(state.dir()),
+    };
+    let list: Vec<String> = roots.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let output = if list.is_empty() {
+        "No trusted paths; only the workspace is reachable.".to_string()
+    } else {
+        format!("Trusted paths outside the workspace:\n{}", list.join("\n"))
+    };
+    Ok(ToolOutput::new(output).with("trusted", list))
+}
+
+/// `codesmith approve ID [--persist]`: grants a pending approval of this session.
+pub fn approve(global: &Global, id: &str, persist: bool) -> Result<ToolOutput, ToolError> {
+    let (state, root, notices) = open_state(global)?;
+    crate::output::with_notices(approve_in(global, &state, &root, id, persist), notices)
+}
+
+fn approve_in(
+    global: &Global,
+    state: &State,
+    root: &std::path::Path,
+    id: &str,
+    persist: bool,
+) -> Result<ToolOutput, ToolError> {
+    let session = state.load_session();
+    let Some(pending) = session.pending.get(id).cloned() else {
+        // Granted actions stay on record (a later `--persist` needs their kind and subject)
+        // but are no longer waiting for anyone, so they are not offered.
+        let persisted = crate::session::approval::persisted(state.dir());
+        let waiting: Vec<&str> = session
+            .pending
+            .keys()
+            .filter(|k| !session.approvals.contains(*k) && !persisted.contains(*k))
+            .map(String::as_str)
+            .collect();
+        let way_out = match waiting.as_slice() {
+            [] => "Nothing is waiting for approval now: repeat the call that returned \
+                   approval_required and approve the id in its error.approval.id."
+                .to_string(),
+            [one] => format!("Waiting now: {one}; approve it with `codesmith approve {one}`."),
+            several => format!(
+                "Waiting now: {}; approve one with `codesmith approve ID`.",
+                several.join(", ")
+            ),
+        };
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "no pending approval `{id}` in session `{}`. Ids come from approval_required errors \
+                 of this session (pass --session NAME before `approve` for another one). {way_out}",
+                global.session
+            ),
+        )
+        .with("pending", waiting));
+    };
+    let newly = state.update_session(|session| session.approvals.insert(id.to_string()))?;
+    // A repeated approve says so, so that nobody takes it for a second action being allowed.
+    let mut output = if newly {
+        format!(
+            "Approved {id}: {} `{}` for session `{}`.",
+            pending.kind, pending.subject, global.session
+        )
+    } else {
+        format!(
+            "{id} was already approved: {} `{}` for session `{}`; nothing changed for the session.",
+            pending.kind, pending.subject, global.session
+        )
+    };
+    if persist {
+        crate::session::approval::persist(state, id)?;
+        if let Some(extra) = persist_hook(root, &pending)? {
+            output.push(' ');
+            output.push_str(&extra);
+        }
+        output.push_str(" Persisted for the workspace.");
+    }
+    Ok(ToolOutput::new(output)
+        .with("id", id)
+        .with("kind", pending.kind)
+        .with("subject", pending.subject)
+        .with("persisted", Value::Bool(persist))
+        .with("already_approved", Value::Bool(!newly)))
+}
+
+/// What `--persist` does beyond recording the id, by kind. Returns a sentence for the output.
+/// A network approval also puts its host on the policy's allow list, where a person can see and
+/// revoke it.
+fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>, ToolError> {
+    match ApprovalKind::parse(&pending.kind) {
+        // A shell command that needs the network is approved as a command, not as a host: the
+        // persisted approval id covers it.
+        Some(ApprovalKind::Network) if pending.tool.as_deref() == Some("exec_shell") => Ok(Some(
+            "The command is approved for the workspace; the [network] allow list names hosts, \
+             so it was not changed."
+                .to_string(),
+        )),
+        Some(ApprovalKind::Network) => crate::net::persist::allow_host(root, &pending.subject).map(Some),
+        Some(ApprovalKind::Destructive) | None => Ok(None),
+    }
+}

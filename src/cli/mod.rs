@@ -1,0 +1,584 @@
+//! The command line: global options, one subcommand per registered tool (built from its
+//! schema), and `call`, `tools`, `trust`, `approve`. Parsing ends in an [`Invocation`]; nothing
+//! here runs a tool.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{Map, Value};
+
+mod arguments;
+mod call;
+pub mod catalog;
+pub mod commands;
+pub mod dispatch;
+pub mod envelope;
+mod foreign;
+pub mod generate;
+pub mod human;
+pub mod reference;
+mod translate;
+mod usage;
+
+use crate::args::{flag_kind, FlagKind};
+use crate::error::{ErrorCode, ToolError};
+use crate::session::context::Global;
+use crate::tools::{self, ToolSpec, REGISTRY};
+
+/// What the command line asks for.
+pub enum Invocation {
+    Tool {
+        global: Global,
+        spec: &'static ToolSpec,
+        args: Value,
+    },
+    Tools {
+        global: Global,
+        format: String,
+    },
+    /// `mcp`: serve the tools over the Model Context Protocol on stdio.
+    Mcp {
+        global: Global,
+    },
+    Trust {
+        global: Global,
+        action: String,
+        path: Option<PathBuf>,
+    },
+    Approve {
+        global: Global,
+        id: String,
+        persist: bool,
+    },
+    /// `--help`, `--version`: text for a person.
+    Print(String),
+    /// A usage error, reported in an envelope under `tool`.
+    Usage {
+        global: Global,
+        tool: String,
+        error: ToolError,
+    },
+}
+
+/// The full command tree, for help, the man page and the completions.
+pub fn command() -> Command {
+    let mut cmd = base_command();
+    for spec in REGISTRY {
+        cmd = cmd.subcommand(tool_command(spec, &(spec.schema)()));
+    }
+    cmd.subcommand(call_command())
+        .subcommand(tools_command())
+        .subcommand(trust_command())
+        .subcommand(approve_command())
+        .subcommand(mcp_command())
+}
+
+/// The command tree a call needs. A tool call (the hot path) gets the global options and that
+/// one tool's subcommand, so start-up never builds the other tools' subcommands or schemas;
+/// anything else (help, `tools`, an unknown name, a usage error) gets the full tree, so
+/// behaviour and messages are the same as with [`command`].
+fn command_for(invoked: Option<&str>, schema: Option<&Value>) -> Command {
+    match (invoked.and_then(tools::find), schema) {
+        (Some(spec), Some(schema)) => base_command().subcommand(tool_command(spec, schema)),
+        _ if invoked == Some("call") => base_command().subcommand(call_command()),
+        _ => command(),
+    }
+}
+
+/// The global options that take a value (the peeks below skip it).
+const GLOBALS_WITH_VALUE: [&str; 5] = ["--workspace", "--session", "--format", "--approve", "--tools"];
+
+/// The first argument past the global options: the subcommand clap will see. `None` when an
+/// option other than the globals comes first (`--help`, `--version`, a typo), which the full
+/// tree handles.
+fn invoked_name(argv: &[OsString]) -> Option<&str> {
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        let arg = arg.to_str()?;
+        if GLOBALS_WITH_VALUE.contains(&arg) {
+            args.next();
+        } else if arg == "--yolo"
+            || GLOBALS_WITH_VALUE
+                .iter()
+                .any(|flag| arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
+        {
+            continue;
+        } else if arg.starts_with('-') {
+            return None;
+        } else {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+/// Whether `--format text` is among the global options, so that a command line clap refuses
+/// is still answered in the format asked for.
+fn asks_for_text(argv: &[OsString]) -> bool {
+    let mut args = argv.iter().skip(1).map(|a| a.to_str().unwrap_or_default());
+    while let Some(arg) = args.next() {
+        match arg {
+            "--format" => return args.next() == Some("text"),
+            "--format=text" => return true,
+            _ if GLOBALS_WITH_VALUE.contains(&arg) => {
+                args.next();
+            }
+            _ if !arg.starts_with('-') => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+fn base_command() -> Command {
+    Command::new("codesmith")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("File, search, shell and network tools for AI coding agents; one JSON envelope per call")
+        .long_about(
+            "codesmith gives AI coding agents the tools they use all day. Each tool is a subcommand \
+             that takes JSON (flags, --json TEXT, or a JSON object on stdin) and prints one JSON \
+             result envelope on stdout.",
+        )
+        .subcommand_required(true)
+        .allow_external_subcommands(true)
+        .max_term_width(100)
+        .arg(
+            Arg::new("workspace")
+                .long("workspace")
+                .value_name("DIR")
+                .env("CODESMITH_WORKSPACE")
+                // Not PathBuf, which refuses an empty value: an empty CODESMITH_WORKSPACE means
+                // unset (see `env_value`).
+                .value_parser(clap::value_parser!(std::ffi::OsString))
+                .value_hint(clap::ValueHint::AnyPath)
+                .help("The workspace root, the boundary of every path [default: the current directory]"),
+        )
+        .arg(
+            Arg::new("session")
+                .long("session")
+                .value_name("NAME")
+                .env("CODESMITH_SESSION")
+                .default_value("default")
+                .help("The session whose cwd, read fingerprints and approvals apply"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(["json", "text"])
+                .default_value("json")
+                .help("json: the envelope; text: only its output, for people"),
+        )
+        .arg(
+            Arg::new("approve")
+                .long("approve")
+                .value_name("ID")
+                .action(ArgAction::Append)
+                .help("Grant the pending approval ID for this call (repeatable)"),
+        )
+        .arg(
+            Arg::new("yolo")
+                .long("yolo")
+                .action(ArgAction::SetTrue)
+                .help("Grant every approval for this call"),
+        )
+        .arg(
+            Arg::new("tools")
+                .long("tools")
+                .value_name("LIST")
+                .env("CODESMITH_TOOLS")
+                .help(
+                    "Offer only these tools: comma-separated tool names and capabilities \
+                     (read_only, writes_files, runs_code, network) [default: all]",
+                ),
+        )
+}
+
+fn call_command() -> Command {
+    Command::new("call")
+        .about("Run a model's tool call verbatim: stdin {\"name\": TOOL, \"arguments\": {...}}")
+        .long_about(
+            "Reads {\"name\": \"<tool>\", \"arguments\": {...}} from stdin (or --json TEXT). \
+             \"arguments\" may also be a JSON string holding the object, as OpenAI sends it.",
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("TEXT")
+                .num_args(0..=1)
+                .default_missing_value("")
+                .help("The call as JSON instead of stdin (no value: read it from stdin)"),
+        )
+        .arg(
+            Arg::new("call")
+                .index(1)
+                .value_name("CALL")
+                .conflicts_with("json")
+                .help("The call as JSON (same as --json CALL)"),
+        )
+}
+
+fn tools_command() -> Command {
+    Command::new("tools")
+        .about("Print the tool catalog: names, descriptions, input schemas")
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(crate::cli::catalog::FORMATS)
+                .default_value("json")
+                .help("The catalog's shape"),
+        )
+}
+
+fn mcp_command() -> Command {
+    Command::new("mcp")
+        .about("Serve the tools over the Model Context Protocol (MCP) on stdio")
+        .long_about(
+            "Serves the same tools over the Model Context Protocol: JSON-RPC 2.0 on stdin and \
+             stdout, one message per line, diagnostics on stderr. Speaks the initialize handshake \
+             (2024-11-05 to 2025-11-25) and the stateless 2026-07-28. One connection is one \
+             session (--session, default `default`); the workspace is --workspace or the current \
+             directory; --tools restricts what tools/list offers. Closing stdin ends the server \
+             and every foreground command it started.",
+        )
+}
+
+fn trust_command() -> Command {
+    Command::new("trust")
+        .about("Manage trusted paths outside the workspace")
+        .arg(
+            Arg::new("action")
+                .value_name("ACTION")
+                .required(true)
+                .value_parser(["add", "remove", "list"]),
+        )
+        .arg(
+            Arg::new("path")
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The directory (add, remove)"),
+        )
+}
+
+fn approve_command() -> Command {
+    Command::new("approve")
+        .about("Grant a pending approval for this session")
+        .arg(
+            Arg::new("id")
+                .value_name("ID")
+                .required(true)
+                .help("The id from an approval_required error"),
+        )
+        .arg(
+            Arg::new("persist")
+                .long("persist")
+                .action(ArgAction::SetTrue)
+                .help("Record it for the workspace (for network: add the host to the allow list)"),
+        )
+}
+
+/// The subcommand of one tool: its short name, the canonical name as an alias, a flag per
+/// schema property and the positional main argument.
+fn tool_command(spec: &'static ToolSpec, schema: &Value) -> Command {
+    let first_line = spec.description.lines().next().unwrap_or_default().to_string();
+    let mut cmd = Command::new(spec.alias);
+    // The task tools have no short name: their alias is their name.
+    if spec.alias != spec.name {
+        cmd = cmd.visible_alias(spec.name);
+    }
+    let mut cmd = cmd.about(first_line).long_about(spec.description).arg(
+        Arg::new("json")
+            .long("json")
+            .value_name("TEXT")
+            .num_args(0..=1)
+            .default_missing_value("")
+            .help("All arguments as one JSON object (no value: read it from stdin)"),
+    );
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
+    for (name, prop) in properties {
+        let help = prop["description"].as_str().unwrap_or_default();
+        let mut arg = Arg::new(name.clone())
+            .long(name.replace('_', "-"))
+            .help(help.lines().next().unwrap_or_default().to_string())
+            .long_help(help.to_string());
+        arg = match flag_kind(prop) {
+            // A bare switch (`--dry-run`); `--dry-run=false` still says no. The value must be
+            // joined by `=`, so the word after a switch stays a positional argument.
+            FlagKind::Bool => arg
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .value_parser(["true", "false"])
+                .value_name("BOOL"),
+            FlagKind::List => arg.action(ArgAction::Append).value_name("VALUE"),
+            // `--max-results -5` is a value (clamped later), not an unknown flag `-5`.
+            FlagKind::Integer => arg.value_name("N").allow_negative_numbers(true),
+            FlagKind::Number => arg.value_name(name.to_uppercase()).allow_negative_numbers(true),
+            FlagKind::Str => arg.value_name(name.to_uppercase()),
+        };
+        let values = enum_values(prop);
+        if !values.is_empty() {
+            arg = arg.value_parser(clap::builder::PossibleValuesParser::new(values));
+        }
+        cmd = cmd.arg(arg);
+        if spec.positional == Some(name.as_str()) {
+            cmd = cmd.arg(
+                Arg::new("__positional")
+                    .index(1)
+                    .value_name(name.to_uppercase())
+                    .conflicts_with(name.clone())
+                    .help(format!("Same as --{}", name.replace('_', "-"))),
+            );
+        }
+    }
+    cmd
+}
+
+/// The values an enum field takes: its `enum`, or the `const` of each `oneOf` branch (how
+/// documented enum variants are written), for validation, help and completions.
+fn enum_values(prop: &Value) -> Vec<String> {
+    if let Some(values) = prop["enum"].as_array() {
+        return values
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+    }
+    prop["oneOf"]
+        .as_array()
+        .map(|branches| {
+            branches
+                .iter()
+                .filter_map(|b| b["const"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Parses the command line.
+pub fn parse(argv: Vec<OsString>) -> Invocation {
+    let invoked = invoked_name(&argv).map(String::from);
+    let text_format = asks_for_text(&argv);
+    let schema = invoked
+        .as_deref()
+        .and_then(tools::find)
+        .map(|spec| (spec.schema)());
+    let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(&argv) {
+        Ok(matches) => matches,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                return Invocation::Print(err.render().to_string());
+            }
+            let error =
+                usage::misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
+                    usage::usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
+                });
+            return Invocation::Usage {
+                global: Global {
+                    session: "default".into(),
+                    text_format,
+                    ..Global::default()
+                },
+                tool: usage::usage_tool_name(invoked.as_deref()),
+                error,
+            };
+        }
+    };
+    let mut global = global_of(&matches);
+    if let Some(list) = global.tools.take() {
+        match crate::tools::profile::parse_flag(&list.concat()) {
+            Ok(names) => global.tools = Some(names),
+            Err(error) => {
+                let tool = usage::usage_tool_name(matches.subcommand_name());
+                return Invocation::Usage { global, tool, error };
+            }
+        }
+    }
+    let Some((name, sub)) = matches.subcommand() else {
+        return Invocation::Print(command().render_help().to_string());
+    };
+    match name {
+        "call" => call::parse_call(global, sub),
+        "mcp" => Invocation::Mcp { global },
+        "tools" => Invocation::Tools {
+            global,
+            format: sub
+                .get_one::<String>("format")
+                .cloned()
+                .unwrap_or_else(|| "json".into()),
+        },
+        "trust" => Invocation::Trust {
+            global,
+            action: sub.get_one::<String>("action").cloned().unwrap_or_default(),
+            path: sub.get_one::<PathBuf>("path").cloned(),
+        },
+        "approve" => Invocation::Approve {
+            global,
+            id: sub.get_one::<String>("id").cloned().unwrap_or_default(),
+            persist: sub.get_flag("persist"),
+        },
+        _ => match tools::find(name) {
+            Some(spec) => match arguments::tool_arguments(spec, schema.as_ref(), sub) {
+                Ok(args) => Invocation::Tool { global, spec, args },
+                Err(error) => Invocation::Usage {
+                    global,
+                    tool: spec.name.to_string(),
+                    error,
+                },
+            },
+            None => Invocation::Usage {
+                global,
+                tool: name.to_string(),
+                error: unknown_tool(name),
+            },
+        },
+    }
+}
+
+fn global_of(matches: &ArgMatches) -> Global {
+    Global {
+        workspace: env_value::<std::ffi::OsString>(matches, "workspace").map(PathBuf::from),
+        session: env_value::<String>(matches, "session").unwrap_or_else(|| "default".into()),
+        text_format: matches.get_one::<String>("format").is_some_and(|f| f == "text"),
+        approve: matches
+            .get_many::<String>("approve")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        yolo: matches.get_flag("yolo"),
+        tools: env_value::<String>(matches, "tools").map(|list| vec![list]),
+    }
+}
+
+/// A global option's value, where an environment variable that is set but empty counts as
+/// unset (shells and CI templates often export `VAR=`); an empty flag value is kept, so it is
+/// reported as given.
+fn env_value<T>(matches: &ArgMatches, id: &str) -> Option<T>
+where
+    T: Clone + Send + Sync + AsRef<std::ffi::OsStr> + 'static,
+{
+    let value = matches.get_one::<T>(id)?;
+    let from_env = matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable);
+    if from_env && value.as_ref().is_empty() {
+        return None;
+    }
+    Some(value.clone())
+}
+
+/// The `unknown_tool` error: the tools there are, and not to retry the name.
+///
+/// A name another harness uses (`Edit`, `Bash`, `str_replace_editor`) also gets the tool it
+/// most likely meant here, in the message and as `error.suggestion`.
+pub fn unknown_tool(name: &str) -> ToolError {
+    let near = usage::nearest_command(name);
+    let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
+    let hint = match (foreign::intended(name), near) {
+        (Some((tool, what)), _) => format!(" `{name}` is not a tool here; {what} is {tool}."),
+        (None, Some((command, Some(tool)))) if command != tool => {
+            format!(" Did you mean `{command}` ({tool})?")
+        }
+        (None, Some((command, _))) => format!(" Did you mean `{command}`?"),
+        (None, None) => String::new(),
+    };
+    let error = ToolError::new(
+        ErrorCode::UnknownTool,
+        format!(
+            "unknown tool `{name}`.{hint} Do not retry `{name}`; it does not exist. Available tools: {}.",
+            tools::names().join(", ")
+        ),
+    )
+    .with("available", tools::names());
+    match intended {
+        Some((tool, _)) => error.with("suggestion", serde_json::json!({ "name": tool })),
+        None => error,
+    }
+}
+
+/// The `unknown_tool` error for a whole call from another harness: the call translated into
+/// codesmith's tool and arguments, in the message and as `error.suggestion`, ready to send.
+pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn translate::Files) -> ToolError {
+    let Some(translated) = translate::translate(name, arguments, files) else {
+        return unknown_tool(name);
+    };
+    let available = tools::names().join(", ");
+    match translated {
+        Ok(call) => {
+            let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
+            let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
+            ToolError::new(
+                ErrorCode::UnknownTool,
+                format!(
+                    "unknown tool `{name}`; here the same call is {}. Send this call, as is (it is also \
+                     error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
+                     Available tools: {available}.",
+                    call.name
+                ),
+            )
+            .with("available", tools::names())
+            .with("suggestion", suggestion)
+        }
+        Err(why) => {
+            let mut error = unknown_tool(name);
+            let tool = error.details["suggestion"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            error.message = format!(
+                "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
+                 Do not retry `{name}`; it does not exist. Available tools: {available}."
+            );
+            error
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<OsString> {
+        std::iter::once("codesmith")
+            .chain(args.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn invoked_name_skips_global_options() {
+        assert_eq!(invoked_name(&argv(&["read", "a"])), Some("read"));
+        assert_eq!(
+            invoked_name(&argv(&["--workspace", "/w", "--session=s", "--yolo", "ls"])),
+            Some("ls")
+        );
+        assert_eq!(
+            invoked_name(&argv(&["--approve", "x", "--format", "text", "call"])),
+            Some("call")
+        );
+        assert_eq!(invoked_name(&argv(&["--help"])), None);
+        assert_eq!(invoked_name(&argv(&[])), None);
+    }
+
+    #[test]
+    fn one_tool_tree_renders_the_same_help_as_the_full_tree() {
+        for spec in REGISTRY {
+            let schema = (spec.schema)();
+            let mut small = command_for(Some(spec.alias), Some(&schema));
+            let mut full = command();
+            small.build();
+            full.build();
+            let help = |cmd: &mut Command| {
+                cmd.find_subcommand_mut(spec.alias)
+                    .map(|sub| sub.render_long_help().to_string())
+                    .unwrap_or_default()
+            };
+            assert_eq!(help(&mut small), help(&mut full), "{}", spec.name);
+            assert!(!help(&mut full).is_empty());
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! What a tool call runs in: the workspace boundary, the session's state, the call's approvals.
+
+use std::cell::{OnceCell, RefCell};
+use std::path::PathBuf;
+
+use crate::error::ToolError;
+use crate::fs::workspace::{Workspace, WsPath};
+use crate::output::ToolOutput;
+use crate::session::approval::ApprovalRequest;
+use crate::session::config::Config;
+use crate::session::state::{check_session_name, State};
+
+/// Global options, already resolved from flags and environment.
+#[derive(Debug, Clone, Default)]
+pub struct Global {
+    pub workspace: Option<PathBuf>,
+    pub session: String,
+    pub text_format: bool,
+    pub approve: Vec<String>,
+    pub yolo: bool,
+    /// `--tools`: the tools and capabilities offered (see `tools::profile`); `None`: all.
+    pub tools: Option<Vec<String>>,
+}
+
+pub struct Context {
+    /// The canonical name of the tool being run.
+    pub tool: &'static str,
+    pub workspace: Workspace,
+    pub state: State,
+    approve: Vec<String>,
+    yolo: bool,
+    config: OnceCell<Config>,
+    /// The session as it was read when the call opened (approvals, reminders); changes go
+    /// through `State::update_session`, which reads it again under the lock.
+    session: crate::session::state::SessionFile,
+    /// Notices from opening the session (the recorded cwd was gone), for the call's result.
+    /// Also the config's problems, once it is loaded (the network policy's readers).
+    opening_notices: RefCell<Vec<String>>,
+}
+
+impl Context {
+    /// Opens the workspace and the session: canonical root, trusted roots, the session's cwd.
+    pub fn open(global: &Global, tool: &'static str) -> Result<Context, ToolError> {
+        check_session_name(&global.session)?;
+        let root = workspace_root(global)?;
+        crate::session::state::check_state_dir(&root.join(".codesmith"))?;
+        let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool);
+        let mut opening_notices = Vec::new();
+        let trusted = crate::session::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
+            opening_notices.push(crate::session::trust::corrupt_notice(&parse_error));
+            Vec::new()
+        });
+        if let Err(parse_error) = crate::session::approval::persisted_checked(state.dir()) {
+            opening_notices.push(format!(
+                "`.codesmith/approvals.json` does not parse ({parse_error}), so no approvals \
+                 persisted for the workspace apply until it is fixed. Ask the user to fix the file \
+                 (a JSON list of approval ids) or delete it."
+            ));
+        }
+        let mut workspace = Workspace::new(root, trusted);
+        let (session, corrupt) = state.load_session_checked();
+        if let Some(notice) = corrupt {
+            opening_notices.push(notice);
+            // Rewritten fresh now (the copy is kept), so the notice is given once.
+            let _ = state.update_session(|_| ());
+        }
+        if session.cwd != "." {
+            let cwd = workspace.root().join(&session.cwd);
+            workspace.set_cwd(&cwd);
+            if workspace.cwd() == workspace.root() {
+                opening_notices.push(cwd_lost(&session.cwd, &cwd));
+                // Recorded, so the notice is given once and later calls start from the root.
+                let _ = state.update_session(|session| session.cwd = ".".to_string());
+            }
+        }
+        Ok(Context {
+            tool,
+            workspace,
+            state,
+            approve: global.approve.clone(),
+            yolo: global.yolo,
+            config: OnceCell::new(),
+            opening_notices: RefCell::new(opening_notices),
+            session,
+        })
+    }
+
+    /// Adds the notices from opening the session to a tool's result: as notices on success,
+    /// and at the end of the message on failure (an error envelope has no notices, and a
+    /// `not_found` is exactly when the model needs to know its cwd moved).
+    pub fn with_opening_notices(
+        &mut self,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut notices = self.opening_notices.take();
+        notices.extend(self.state.take_notices());
+        crate::output::with_notices(result, notices)
+    }
+
+    /// Spills `text` (see [`crate::session::state::State::spill`]) and names the file as a call takes it
+    /// from the session cwd; `None` when it could not be saved.
+    pub fn spill_for_call(&self, tool: &str, text: &str) -> Option<String> {
+        let rel = self.state.spill(tool, text).ok()?;
+        Some(self.workspace.call_path_of(&rel))
+    }
+
+    /// Takes the notices from opening the session, for a command that builds its own result.
+    pub fn take_opening_notices(&mut self) -> Vec<String> {
+        self.opening_notices.take()
+    }
+
+    /// The session as read when the call opened.
+    pub fn session(&self) -> &crate::session::state::SessionFile {
+        &self.session
+    }
+
+    /// The workspace config, loaded on first use.
+    pub fn config(&self) -> Result<&Config, ToolError> {
+        if let Some(config) = self.config.get() {
+            return Ok(config);
+        }
+        let config = Config::load(self.state.dir())?;
+        self.opening_notices.borrow_mut().extend(config.problems());
+        Ok(self.config.get_or_init(|| config))
+    }
+
+    /// Resolves a path argument through the workspace boundary.
+    pub fn resolve(&self, path: &str) -> Result<WsPath, ToolError> {
+        self.workspace.resolve(path)
+    }
+
+    /// Resolves a path that is about to be written (refuses `.codesmith/`).
+    pub fn resolve_for_write(&self, path: &str) -> Result<WsPath, ToolError> {
+        self.workspace.resolve_for_write(path)
+    }
+
+    /// Moves the session's cwd (persisted for the next call). `dir` must be inside a root.
+    pub fn set_cwd(&mut self, dir: &std::path::Path) -> Result<(), ToolError> {
+        self.workspace.set_cwd(dir);
+        let display = self.workspace.display(self.workspace.cwd());
+        self.state.update_session(|session| session.cwd = display)
+    }
+
+    /// Ok when `request` is granted (by `--yolo`, `--approve ID`, `codesmith approve ID` in this
+    /// session, or a persisted approval); otherwise records it as pending and returns
+    /// `approval_required`.
+    pub fn require_approval(&self, request: &ApprovalRequest) -> Result<(), ToolError> {
+        if self.is_approved(request) {
+            return Ok(());
+        }
+        let id = request.id();
+        let mut pending = request.pending();
+        pending.tool = Some(self.tool.to_string());
+        self.state.update_session(|session| {
+            session.pending.insert(id, pending);
+        })?;
+        Err(request.error(self.tool))
+    }
+
+    /// Whether `request` is granted, without recording anything.
+    pub fn is_approved(&self, request: &ApprovalRequest) -> bool {
+        let id = request.id();
+        self.yolo
+            || self.approve.contains(&id)
+            || self.session.approvals.contains(&id)
+            || crate::session::approval::persisted(self.state.dir()).contains(&id)
+    }
+}
+
+/// The notice for a recorded cwd that can no longer be used.
+fn cwd_lost(recorded: &str, path: &std::path::Path) -> String {
+    let why = if path.exists() {
+        "is no longer inside the workspace or a trusted directory"
+    } else {
+        "no longer exists"
+    };
+    format!(
+        "The session cwd `{recorded}` {why}, so the cwd is now the workspace root: relative paths \
+         resolve from there. To work in another directory, use exec_shell with `cd DIR`."
+    )
+}
+
+fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {
+    let given = match &global.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|err| ToolError::io(".", "determine the current directory", &err))?,
+    };
+    let root = given.canonicalize().map_err(|_| {
+        ToolError::invalid(format!(
+            "the workspace `{}` does not exist. Pass an existing directory with --workspace DIR \
+             (or CODESMITH_WORKSPACE).",
+            given.display()
+        ))
+    })?;
+    if !root.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "the workspace `{}` is not a directory. Pass a directory with --workspace DIR.",
+            given.display()
+        )));
+    }
+    Ok(root)
+}

@@ -1,0 +1,301 @@
+//! Reverting checkpoints without clobbering anyone.
+//!
+//! Every path is first compared with the state the checkpoints left it in (their "after"): a
+//! path that holds something else was changed by someone since, and restoring it would destroy
+//! that work, so the whole revert is refused (unless forced) naming each such path. A path that
+//! already holds its "before" state is left alone. Then every blob to restore is read and
+//! checked, the revert is recorded as a checkpoint of its own (so it can be undone), and the
+//! paths are restored one by one, each atomically (a file through a temp file and a rename, a
+//! symlink likewise, as a link); if one fails, those already restored are put back, newest
+//! first, so the tree is left as it was found.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
+
+use super::{blobs, Change, Checkpoint, Content, Side};
+use crate::error::{ErrorCode, ToolError};
+use crate::fs::workspace::WsPath;
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint};
+
+/// A path's state on disk, as comparable to a [`Side`].
+#[derive(Debug, Clone)]
+pub struct OnDisk {
+    pub bytes: Vec<u8>,
+    pub side: Side,
+}
+
+/// One path to revert: what it must hold now, and what it gets back.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: String,
+    pub abs: PathBuf,
+    pub expect: Option<Side>,
+    pub restore: Option<Side>,
+    /// Every state the checkpoints gave the path (before and after each): the path holding
+    /// one of them is still codesmith's doing, e.g. half way through an undo that was killed.
+    pub known: Vec<Option<Side>>,
+}
+
+/// What the revert of one path found.
+pub enum Found {
+    /// As the checkpoints left it: restore it.
+    AsLeft(Option<OnDisk>),
+    /// Already in the state it would be restored to.
+    AlreadyRestored,
+    /// Changed by someone since: what it holds, in words.
+    Changed(Option<OnDisk>, String),
+}
+
+/// The paths `checkpoints` (newest first) changed, each with the state the newest left it in
+/// and the state before the oldest that touched it.
+pub fn targets(ctx: &Context, checkpoints: &[Checkpoint]) -> Result<Vec<Target>, ToolError> {
+    let mut targets: Vec<Target> = Vec::new();
+    for checkpoint in checkpoints {
+        for entry in &checkpoint.entries {
+            let known = [entry.before.clone(), entry.after.clone()];
+            match targets.iter_mut().find(|t| t.path == entry.path) {
+                Some(target) => {
+                    target.restore = entry.before.clone();
+                    target.known.extend(known);
+                }
+                None => targets.push(Target {
+                    abs: checked_path(ctx, &entry.path)?,
+                    path: entry.path.clone(),
+                    expect: entry.after.clone(),
+                    restore: entry.before.clone(),
+                    known: known.to_vec(),
+                }),
+            }
+        }
+    }
+    Ok(targets)
+}
+
+/// The absolute path of a recorded path, refused if it could lead anywhere but a place inside
+/// the workspace: an absolute or `..` path, `.codesmith/`, or a parent directory that resolves
+/// outside (a symlinked directory). The last component is not followed: a symlink there is
+/// what gets replaced.
+fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
+    let relative = Path::new(path);
+    let plain = relative.components().all(|c| matches!(c, Component::Normal(_)));
+    let abs = ctx.workspace.root().join(relative);
+    let refuse = |why: &str| {
+        ToolError::new(
+            ErrorCode::OutsideWorkspace,
+            format!("path escapes workspace: the checkpoint names `{path}`, {why}; nothing was restored."),
+        )
+        .with("path", path)
+    };
+    if !plain || path.is_empty() {
+        return Err(refuse("which is not a plain relative path"));
+    }
+    if ctx.workspace.is_state_path(&abs) {
+        return Err(refuse("which is inside .codesmith/"));
+    }
+    let parent = abs.parent().unwrap_or(ctx.workspace.root());
+    let existing = parent
+        .ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(ctx.workspace.root());
+    let real = existing
+        .canonicalize()
+        .map_err(|err| ToolError::io(path, "inspect", &err))?;
+    if !real.starts_with(ctx.workspace.root()) {
+        return Err(refuse(
+            "whose directory leads outside the workspace through a symlink",
+        ));
+    }
+    Ok(abs)
+}
+
+/// The state of `abs` without following a final symlink; `None` when absent.
+pub fn on_disk(abs: &Path) -> std::io::Result<Option<OnDisk>> {
+    let meta = match fs::symlink_metadata(abs) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let (bytes, symlink) = if meta.file_type().is_symlink() {
+        (fs::read_link(abs)?.as_os_str().as_bytes().to_vec(), true)
+    } else if meta.is_file() {
+        (fs::read(abs)?, false)
+    } else {
+        return Err(std::io::Error::other("not a regular file or symlink"));
+    };
+    let side = Side {
+        blob: blobs::hash_parts(&[&bytes]),
+        mode: if symlink {
+            0o777
+        } else {
+            meta.permissions().mode() & 0o7777
+        },
+        size: bytes.len() as u64,
+        symlink,
+    };
+    Ok(Some(OnDisk { bytes, side }))
+}
+
+/// Whether a state on disk is the recorded one: same content, same kind, same permissions.
+pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
+    match (disk, recorded) {
+        (None, None) => true,
+        (Some(d), Some(r)) => d.blob == r.blob && d.symlink == r.symlink && (d.symlink || d.mode == r.mode),
+        _ => false,
+    }
+}
+
+/// Compares a target's path with the state the checkpoints left it in.
+pub fn inspect(target: &Target) -> Found {
+    let disk = match on_disk(&target.abs) {
+        Ok(disk) => disk,
+        Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
+    };
+    let side = disk.as_ref().map(|d| &d.side);
+    if same(side, target.restore.as_ref()) {
+        return Found::AlreadyRestored;
+    }
+    if target.known.iter().any(|known| same(side, known.as_ref())) {
+        return Found::AsLeft(disk);
+    }
+    let what = match (side, target.expect.as_ref()) {
+        (None, _) => "it was deleted since".to_string(),
+        (Some(_), None) => "it was created since (the checkpoint left no file there)".to_string(),
+        (Some(d), Some(e)) if d.blob == e.blob && d.symlink == e.symlink => format!(
+            "its permissions changed since ({:o}, the checkpoint left {:o})",
+            d.mode, e.mode
+        ),
+        (Some(d), Some(_)) => format!("its content changed since ({} bytes now)", d.size),
+    };
+    Found::Changed(disk, what)
+}
+
+/// One restore, planned: the bytes to put back, and what is there now (for rolling back).
+pub struct Step {
+    pub target: Target,
+    pub current: Option<OnDisk>,
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// Reads and checks every blob the restores need, before anything is written.
+pub fn load_blobs(ctx: &Context, steps: &mut [Step]) -> Result<(), ToolError> {
+    for step in steps.iter_mut() {
+        if let Some(side) = &step.target.restore {
+            let bytes = blobs::read(&ctx.state, &side.blob).map_err(|err| {
+                ToolError::new(
+                    ErrorCode::IoError,
+                    format!(
+                        "the saved content of `{}` cannot be read ({err}); the history is damaged, so \
+                         nothing was restored. Restore the file from version control instead.",
+                        step.target.path
+                    ),
+                )
+                .with("path", step.target.path.clone())
+            })?;
+            step.bytes = Some(bytes);
+        }
+    }
+    Ok(())
+}
+
+/// The revert as a checkpoint's changes: from what is there now to what comes back.
+pub fn changes(steps: &[Step]) -> Vec<Change<'_>> {
+    fn content<'a>(bytes: &'a [u8], side: &Side) -> Content<'a> {
+        Content {
+            parts: vec![bytes],
+            mode: side.mode,
+            symlink: side.symlink,
+        }
+    }
+    steps
+        .iter()
+        .map(|step| Change {
+            path: step.target.path.clone(),
+            before: step.current.as_ref().map(|c| content(&c.bytes, &c.side)),
+            after: step
+                .target
+                .restore
+                .as_ref()
+                .zip(step.bytes.as_deref())
+                .map(|(side, bytes)| content(bytes, side)),
+        })
+        .collect()
+}
+
+/// Restores every step, all or nothing; refreshes the session's fingerprints of the paths.
+pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
+    for (done, step) in steps.iter().enumerate() {
+        let restore = step.target.restore.as_ref().zip(step.bytes.as_deref());
+        if let Err(err) = put(&step.target.abs, restore) {
+            let mut unrestored = Vec::new();
+            for earlier in steps[..done].iter().rev() {
+                let back = earlier.current.as_ref().map(|c| (&c.side, c.bytes.as_slice()));
+                if put(&earlier.target.abs, back).is_err() {
+                    unrestored.push(earlier.target.path.clone());
+                }
+            }
+            let after = if unrestored.is_empty() {
+                "the paths already restored were put back, so the tree is as it was".to_string()
+            } else {
+                format!(
+                    "putting back failed for {}; check those files",
+                    unrestored.join(", ")
+                )
+            };
+            return Err(ToolError::new(
+                ErrorCode::IoError,
+                format!(
+                    "restoring `{}` failed ({err}); {after}. Fix the cause, then retry the same call.",
+                    step.target.path
+                ),
+            )
+            .with("path", step.target.path.clone()));
+        }
+    }
+    for step in steps {
+        let path = WsPath {
+            abs: step.target.abs.clone(),
+            display: step.target.path.clone(),
+            call: ctx.workspace.call_path(&step.target.abs),
+        };
+        match (&step.target.restore, &step.bytes) {
+            (Some(side), Some(bytes)) if !side.symlink => {
+                if let Ok(meta) = fs::metadata(&path.abs) {
+                    freshness::record(&ctx.state, &path, Fingerprint::of_content(&meta, bytes))?;
+                }
+            }
+            _ => freshness::forget(&ctx.state, &path.display),
+        }
+    }
+    Ok(())
+}
+
+/// Puts one path into a state: a file or a symlink (atomically, by rename), or nothing.
+fn put(abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Result<()> {
+    match state {
+        None => match fs::symlink_metadata(abs) {
+            Ok(_) => fs::remove_file(abs),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(err) => Err(err),
+        },
+        Some((side, bytes)) if side.symlink => {
+            let dir = abs.parent().unwrap_or(Path::new("."));
+            fs::create_dir_all(dir)?;
+            let temp = dir.join(format!(".codesmith-tmp-link-{}", std::process::id()));
+            let _ = fs::remove_file(&temp);
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(bytes), &temp)?;
+            fs::rename(&temp, abs).inspect_err(|_| {
+                let _ = fs::remove_file(&temp);
+            })
+        }
+        // The rename replaces a symlink in the way; it never writes through it.
+        Some((side, bytes)) => crate::fs::atomic::write_atomically_in_mode(
+            abs,
+            bytes,
+            crate::fs::atomic::WriteOptions::USER_FILE,
+            side.mode,
+        ),
+    }
+}

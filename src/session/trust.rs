@@ -1,0 +1,144 @@
+//! Trusted roots: directories outside the workspace that `codesmith trust add` allows.
+//! Stored in `.codesmith/trust.json` as a sorted list of absolute, canonical paths.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::ToolError;
+use crate::session::state::State;
+
+const FILE: &str = "trust.json";
+
+/// The trusted roots recorded for the workspace whose state directory is `state_dir`; none
+/// when the file is missing or does not parse (see [`load_checked`] for the difference).
+pub fn load(state_dir: &Path) -> Vec<PathBuf> {
+    load_checked(state_dir).unwrap_or_default()
+}
+
+/// The trusted roots, or the parse error of a `trust.json` that exists but does not parse.
+/// A missing or unreadable file is no roots.
+pub fn load_checked(state_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let Ok(bytes) = std::fs::read(state_dir.join(FILE)) else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_slice::<Vec<PathBuf>>(&bytes).map_err(|err| err.to_string())
+}
+
+/// The notice for a `trust.json` that does not parse, given on every call that reads it.
+pub fn corrupt_notice(parse_error: &str) -> String {
+    format!(
+        "`.codesmith/trust.json` does not parse ({parse_error}), so no trusted paths outside the \
+         workspace apply until it is fixed. Ask the user to fix the file (a JSON list of absolute \
+         directory paths) or delete it and `codesmith trust add DIR` again."
+    )
+}
+
+/// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
+/// than overwritten, since rewriting it would drop the user's entries.
+fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
+    load_checked(state.dir()).map_err(|parse_error| {
+        ToolError::new(
+            crate::error::ErrorCode::IoError,
+            format!(
+                "`.codesmith/trust.json` does not parse ({parse_error}); it was not changed, so \
+                 its entries are not lost. Fix the file (a JSON list of absolute directory paths) \
+                 or delete it, then run the trust command again."
+            ),
+        )
+        .with("path", ".codesmith/trust.json")
+    })
+}
+
+fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {
+    let bytes = serde_json::to_vec_pretty(roots).unwrap_or_default();
+    state
+        .write_file(FILE, &bytes)
+        .map_err(|err| ToolError::io(".codesmith/trust.json", "write", &err))
+}
+
+/// Adds `path` (an existing directory outside the workspace at `root`; stored canonical).
+/// Returns the new list.
+pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
+    let canonical = match path.canonicalize() {
+        Ok(canonical) => canonical,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ToolError::new(
+                crate::error::ErrorCode::NotFound,
+                format!(
+                    "`{}` does not exist; trust add takes an existing directory, e.g. \
+                     `codesmith trust add /opt/shared`",
+                    path.display()
+                ),
+            )
+            .with("path", path.to_string_lossy().into_owned()))
+        }
+        Err(err) => return Err(ToolError::io(&path.to_string_lossy(), "trust", &err)),
+    };
+    if !canonical.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "`{}` is not a directory; trust add takes a directory, e.g. `codesmith trust add /opt/shared`",
+            path.display()
+        )));
+    }
+    let holds = if canonical.parent().is_none() {
+        Some("is the filesystem root".to_string())
+    } else if root.starts_with(&canonical) {
+        Some(format!("contains the workspace `{}`", root.display()))
+    } else if home_is_under(&canonical) {
+        Some("contains the home directory".to_string())
+    } else {
+        None
+    };
+    if let Some(holds) = holds {
+        return Err(ToolError::invalid(format!(
+            "`{}` {holds}; trusting it would make nearly every path a root, so it was not added. \
+             A narrower directory is needed: trust only the directory outside the workspace that \
+             holds what you need, e.g. `codesmith trust add /opt/shared`.",
+            path.display()
+        ))
+        .with("path", path.to_string_lossy().into_owned()));
+    }
+    if canonical.starts_with(root) {
+        return Err(ToolError::invalid(format!(
+            "`{}` is inside the workspace `{}`, which is reachable already; trust add is for \
+             directories outside it.",
+            path.display(),
+            root.display()
+        )));
+    }
+    let mut roots = load_for_change(state)?;
+    if !roots.contains(&canonical) {
+        roots.push(canonical);
+        roots.sort();
+    }
+    save(state, &roots)?;
+    Ok(roots)
+}
+
+/// Removes `path` (given as added, or any spelling that canonicalizes to it). Returns the new list.
+pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut roots = load_for_change(state)?;
+    let before = roots.len();
+    roots.retain(|r| r != &canonical && r != path);
+    if roots.len() == before {
+        return Err(ToolError::new(
+            crate::error::ErrorCode::NotFound,
+            format!(
+                "`{}` is not a trusted path. `codesmith trust list` shows the trusted paths.",
+                path.display()
+            ),
+        ));
+    }
+    save(state, &roots)?;
+    Ok(roots)
+}
+
+/// Whether the home directory lies strictly under `dir` (trusting `/home` trusts every home).
+fn home_is_under(dir: &Path) -> bool {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return false;
+    };
+    let home = PathBuf::from(home);
+    let home = home.canonicalize().unwrap_or(home);
+    home != dir && home.starts_with(dir)
+}

@@ -1,0 +1,488 @@
+//! Background tasks: `exec_shell` with `background=true`, and the three tools that follow one.
+//! They live inside exec_shell's folder because they are its background mode: they start, confine
+//! and report a command with exec_shell's own machinery.
+//!
+//! A task outlives the codesmith invocation that started it, so nothing about it lives in
+//! memory: each task is a directory `.codesmith/tasks/<id>/` holding the command, the process
+//! group id, the two output streams as files, the exit status (written by a small supervising
+//! shell when the command ends), a `cancelled` mark, and the read cursor of `task_output`.
+//!
+//! The process is started in its own session (`setsid`), so it survives codesmith's exit and
+//! its whole group can be killed by `task_cancel`. Ids are `task-1`, `task-2`, … in order of
+//! creation within the workspace, so an output naming an id stays byte-stable for equal state.
+
+pub mod task_cancel;
+pub mod task_output;
+pub mod task_wait;
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::fs::atomic::{write_atomically, WriteOptions};
+use crate::net::Decision;
+use crate::session::context::Context;
+use crate::tools::exec_shell::classify::Class;
+use crate::tools::exec_shell::confine::{self, ShellSettings};
+use crate::tools::exec_shell::{output, probe, run, stopped};
+use crate::tools::ToolOutput;
+
+/// The supervising script: runs the command (`$1`), then records its status in `$2`
+/// (written to a temporary name and renamed, so a reader never sees half a number).
+const SUPERVISOR: &str =
+    "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// New output shown per stream per call is capped like exec_shell's streams.
+fn tasks_dir(ctx: &Context) -> PathBuf {
+    ctx.state.dir().join("tasks")
+}
+
+/// Where a task lives; refuses ids that are not `task-N`.
+pub fn task_dir(ctx: &Context, id: &str) -> Result<PathBuf, ToolError> {
+    let valid = id
+        .strip_prefix("task-")
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let dir = tasks_dir(ctx).join(id);
+    if !valid || !dir.join("pgid").is_file() {
+        let known = list(ctx);
+        let hint = match known.last() {
+            Some(last) => format!(
+                "Known tasks: {}. For example call task_output with task_id=\"{last}\".",
+                known.join(", ")
+            ),
+            None => "No task has been started in this workspace; start one with exec_shell and \
+                     background=true."
+                .to_string(),
+        };
+        return Err(
+            ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
+                .with("task_id", id),
+        );
+    }
+    Ok(dir)
+}
+
+/// Every task id, in order of creation.
+pub fn list(ctx: &Context) -> Vec<String> {
+    let mut ids: Vec<(u64, String)> = fs::read_dir(tasks_dir(ctx))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let n = name.strip_prefix("task-")?.parse::<u64>().ok()?;
+                    Some((n, name))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids.into_iter().map(|(_, name)| name).collect()
+}
+
+/// Starts `command` detached in the session cwd, inside its sandbox, and returns at once.
+pub fn start(
+    ctx: &Context,
+    command: &str,
+    class: Class,
+    settings: &ShellSettings,
+    network: Decision,
+) -> Result<ToolOutput, ToolError> {
+    let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
+    ctx.state.ensure_dir().map_err(fail)?;
+    fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
+    let (id, dir) = allocate(ctx).map_err(fail)?;
+    fs::write(dir.join("command"), command).map_err(fail)?;
+    let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
+    let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
+    let confinement = confine::plan(ctx, settings, command, network, Some(&dir))?;
+    let mut snapshot_notes = Vec::new();
+    match crate::tools::exec_shell::snapshot_before(ctx, class) {
+        Some(Ok(before)) => fs::write(dir.join("snapshot"), before.tree).map_err(fail)?,
+        Some(Err(notice)) => snapshot_notes.push(notice),
+        None => {}
+    }
+    let env = confinement.env();
+    let status_dir = dir.join(confine::TASK_STATUS_DIR);
+    fs::create_dir_all(&status_dir).map_err(fail)?;
+    let exit_path = status_dir.join("exit").to_string_lossy().into_owned();
+    let arguments = ["codesmith-task", command, exit_path.as_str()];
+    let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
+        let launch = run::Launch {
+            script: SUPERVISOR,
+            arguments: &arguments,
+            cwd: ctx.workspace.cwd(),
+            env: &env,
+            sandbox,
+            reported_status: None,
+        };
+        run::spawn_detached(&launch, &stdout, &stderr)
+    })?;
+    let record = Confined {
+        watched: confinement.watched.clone(),
+        network,
+        scope: ctx.workspace.display(ctx.workspace.cwd()),
+        cwd: ctx.workspace.cwd().to_path_buf(),
+        request: confine::held(&confinement.request, &report),
+    };
+    let _ = fs::write(
+        dir.join("sandbox.json"),
+        serde_json::to_vec(&record).unwrap_or_default(),
+    );
+    // The child is not waited for: it must outlive this process, and once we exit it is
+    // reparented and reaped by init.
+    fs::write(dir.join("pgid"), pid.to_string()).map_err(fail)?;
+    let rel = format!(".codesmith/tasks/{id}");
+    // Named from the session cwd, so a read_file or `cat` of it works as written.
+    let shown = ctx.workspace.call_path_of(&rel);
+    let text = format!(
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
+         Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
+    );
+    let mut out = ToolOutput::new(text);
+    out.notices = snapshot_notes;
+    if let Some(line) = &confinement.removed_before {
+        out.notices.push(line.trim_end().to_string());
+    }
+    Ok(out
+        .with("task_id", id.as_str())
+        .with("status", "running")
+        .with("class", class.as_str())
+        .with("stdout_path", format!("{rel}/stdout"))
+        .with("stderr_path", format!("{rel}/stderr"))
+        .with("cwd", ctx.workspace.display(ctx.workspace.cwd()))
+        .with("sandbox", report.to_json()))
+}
+
+/// What a task ran inside, kept beside it so its output can be read for sandbox stops later.
+#[derive(Debug, Serialize, Deserialize)]
+struct Confined {
+    /// Git redirections that did not exist when the task started (removed once it ended).
+    #[serde(default)]
+    watched: Vec<PathBuf>,
+    /// The network policy's decision when the task started.
+    network: Decision,
+    /// The cwd as the approval ids scope it.
+    scope: String,
+    cwd: PathBuf,
+    request: crate::sandbox::Request,
+}
+
+/// The hint for a stop the task's new output shows, if any; once it has ended, also the git
+/// redirections it planted (removed).
+fn stop_hint(
+    ctx: &Context,
+    dir: &Path,
+    finished: bool,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Option<stopped::Hint> {
+    let record: Confined = serde_json::from_slice(&fs::read(dir.join("sandbox.json")).ok()?).ok()?;
+    let planted = finished
+        .then(|| confine::remove_planted(&record.watched, ctx.workspace.root()))
+        .flatten();
+    let command = fs::read_to_string(dir.join("command")).ok()?;
+    stopped::Hint::with_line_first(stop_hint_of(ctx, &record, &command, stdout, stderr), planted)
+}
+
+fn stop_hint_of(
+    ctx: &Context,
+    record: &Confined,
+    command: &str,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Option<stopped::Hint> {
+    let stop = stopped::detect(
+        &String::from_utf8_lossy(stdout),
+        &String::from_utf8_lossy(stderr),
+        &record.cwd,
+        &record.request,
+    )?;
+    Some(stopped::hint(
+        ctx,
+        &stop.under_policy(record.network),
+        command,
+        &record.scope,
+    ))
+}
+
+/// Reserves the next `task-N` directory (`create_dir` is the atomic claim). Numbers are never
+/// handed out twice, even after a task's directory was deleted (a detached process of the old
+/// task may still write its exit status there): the highest number given so far is kept in
+/// `tasks/last-id`.
+fn allocate(ctx: &Context) -> std::io::Result<(String, PathBuf)> {
+    let tasks = tasks_dir(ctx);
+    fs::create_dir_all(&tasks)?;
+    let _lock = crate::session::state::Lock::exclusive(&tasks.join("last-id.lock"))?;
+    let last_given = fs::read_to_string(tasks.join("last-id"))
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let last_listed = list(ctx)
+        .last()
+        .and_then(|id| id.strip_prefix("task-")?.parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut next = last_given.max(last_listed) + 1;
+    loop {
+        let id = format!("task-{next}");
+        let dir = tasks.join(&id);
+        match fs::create_dir(&dir) {
+            Ok(()) => {
+                write_atomically(
+                    &tasks.join("last-id"),
+                    next.to_string().as_bytes(),
+                    WriteOptions::STATE_FILE,
+                )?;
+                return Ok((id, dir));
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Exited(i32),
+    Cancelled,
+    /// The process group is gone without an exit status (killed from outside).
+    Vanished,
+}
+
+impl Status {
+    pub fn finished(self) -> bool {
+        self != Status::Running
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Exited(_) => "exited",
+            Status::Cancelled => "cancelled",
+            Status::Vanished => "vanished",
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Status::Running => "running".to_string(),
+            Status::Exited(code) => format!("exited with code {code}"),
+            Status::Cancelled => "cancelled".to_string(),
+            Status::Vanished => "ended without an exit status (killed from outside)".to_string(),
+        }
+    }
+}
+
+pub fn pgid(dir: &Path) -> i32 {
+    fs::read_to_string(dir.join("pgid"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The exit status the supervising shell wrote. The status directory is writable by the task
+/// itself, so the file is opened without following a link and read only as a number.
+fn exit_code(dir: &Path) -> Option<i32> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(confine::TASK_STATUS_DIR).join("exit"))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    (&mut file).take(32).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
+}
+
+/// Whether any process of the group is alive. Zombies do not count: an orphan whose new
+/// parent has not reaped it yet still answers `kill(pid, 0)`, but it runs nothing.
+pub fn group_alive(pgid: i32) -> bool {
+    if pgid <= 1 {
+        return false;
+    }
+    let Ok(entries) = fs::read_dir("/proc") else {
+        // SAFETY: signal 0 only checks for existence and permission.
+        return unsafe { libc::kill(-pgid, 0) } == 0;
+    };
+    entries.filter_map(|e| e.ok()).any(|entry| {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+            return false;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
+        pgrp == Some(pgid) && state != "Z" && state != "X"
+    })
+}
+
+pub fn status(dir: &Path) -> Status {
+    if dir.join("cancelled").exists() {
+        return Status::Cancelled;
+    }
+    // A task can write its own status file, so a status counts only once the supervising
+    // shell (the group's leader, which writes it last) is gone: a running task cannot make
+    // itself look finished.
+    let pgid = pgid(dir);
+    if !process_alive(pgid) {
+        if let Some(code) = exit_code(dir) {
+            return Status::Exited(code);
+        }
+    }
+    if group_alive(pgid) {
+        return Status::Running;
+    }
+    exit_code(dir).map_or(Status::Vanished, Status::Exited)
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn process_alive(pid: i32) -> bool {
+    if pid <= 1 {
+        return false;
+    }
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        // No /proc entry: gone, or no /proc at all (signal 0 only checks for existence).
+        // SAFETY: signal 0 sends nothing.
+        return unsafe { libc::kill(pid, 0) } == 0;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    !matches!(state, Some("Z") | Some("X") | None)
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cursor {
+    stdout: u64,
+    stderr: u64,
+}
+
+/// Records the checkpoint of a finished task, once: the first call to see it ended claims the
+/// snapshot taken when it started (by renaming it) and compares the workspace with it now.
+pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
+    let claimed = dir.join("snapshot.taken");
+    if fs::rename(dir.join("snapshot"), &claimed).is_err() {
+        return Vec::new();
+    }
+    let Ok(tree) = fs::read_to_string(&claimed) else {
+        return Vec::new();
+    };
+    let command = fs::read_to_string(dir.join("command")).unwrap_or_default();
+    let before = crate::session::history::shell::Before {
+        tree: tree.trim().to_string(),
+    };
+    crate::session::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
+}
+
+/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
+pub fn report(
+    ctx: &Context,
+    id: &str,
+    dir: &Path,
+    status: Status,
+    lead: &str,
+) -> Result<ToolOutput, ToolError> {
+    // Read, advance and save the cursor under a lock, so parallel calls never hand out the same
+    // new output twice.
+    let cursor_path = dir.join("cursor.json");
+    let lock = crate::session::state::Lock::exclusive(&dir.join("cursor.lock"));
+    let mut cursor: Cursor = fs::read(&cursor_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let (new_out, out_end) = read_from(&dir.join("stdout"), cursor.stdout);
+    let (new_err, err_end) = read_from(&dir.join("stderr"), cursor.stderr);
+    cursor.stdout = out_end;
+    cursor.stderr = err_end;
+    let _ = write_atomically(
+        &cursor_path,
+        &serde_json::to_vec(&cursor).unwrap_or_default(),
+        WriteOptions::STATE_FILE,
+    );
+    drop(lock);
+
+    let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
+    let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
+    let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
+    let hint = stop_hint(ctx, dir, status.finished(), &new_out, &new_err);
+    let mut text = format!("{lead}{id}: {}\n", status.describe());
+    if let Some(hint) = &hint {
+        text.push_str(&hint.line);
+    }
+    for (name, capped) in [("stdout", &out), ("stderr", &err)] {
+        if !capped.text.is_empty() {
+            text.push_str(&format!("{name} (new):\n{}", capped.text));
+            if !capped.text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+    if out.text.is_empty() && err.text.is_empty() {
+        text.push_str("(no new output)\n");
+    }
+    let rel = format!(".codesmith/tasks/{id}");
+    if status == Status::Running {
+        text.push_str(&format!(
+            "Call task_output with task_id=\"{id}\" for more, task_wait with task_id=\"{id}\" to wait \
+             for the end, or task_cancel with task_id=\"{id}\" to stop it. The whole output is in \
+             {rel}/stdout and {rel}/stderr.\n"
+        ));
+    }
+    let mut result = ToolOutput::new(text)
+        .with("task_id", id)
+        .with("status", status.as_str())
+        .with("finished", status.finished())
+        .with(
+            "exit_code",
+            match status {
+                Status::Exited(code) => serde_json::Value::from(code),
+                _ => serde_json::Value::Null,
+            },
+        )
+        .with("stdout_path", format!("{rel}/stdout"))
+        .with("stderr_path", format!("{rel}/stderr"))
+        .with("new_stdout_bytes", new_out.len())
+        .with("new_stderr_bytes", new_err.len());
+    if let Some(approval) = hint.and_then(|hint| hint.approval) {
+        result = result.with("approval", approval);
+    }
+    if status.finished() {
+        for notice in record_finished(ctx, dir) {
+            result = result.notice(notice);
+        }
+        if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
+            result = result.notice(notice);
+        }
+    }
+    Ok(result)
+}
+
+fn read_from(path: &Path, offset: u64) -> (Vec<u8>, u64) {
+    let Ok(mut file) = fs::File::open(path) else {
+        return (Vec::new(), offset);
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // A file that shrank (truncated by the command) is read from its start again.
+    let offset = if offset > len { 0 } else { offset };
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(offset)).is_ok() {
+        let _ = file.take(len - offset).read_to_end(&mut bytes);
+    }
+    let end = offset + bytes.len() as u64;
+    (bytes, end)
+}

@@ -1,0 +1,538 @@
+//! The pipeline every file-changing tool goes through: load an existing file for change, then
+//! prepare the new bytes (encode, syntax gate), then commit them (atomic write, refreshed
+//! fingerprint).
+//!
+//! Preparing and committing are separate steps because apply_patch must compute and gate every
+//! file of a patch before it writes any of them.
+//!
+//! ```text
+//! let file = file_change::load(ctx, &path, &args.path)?;      // not_read / stale / binary / not_utf8
+//! let lf = file.lf();                                         // match in LF space
+//! let new_text = lf.splice(&edits);                           // original endings kept
+//! let prepared = file_change::prepare(&path, Some(&file), &new_text)?;  // encode + syntax gate
+//! prepared.commit(&ctx.state)?;                               // atomic write + freshness::record
+//! ```
+
+use std::fs;
+use std::io::Read;
+
+use encoding_rs::Encoding;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::fs::line_endings::{EndingProfile, LfText};
+use crate::fs::textfile;
+use crate::fs::workspace::{shell_word, WsPath};
+use crate::session::context::Context;
+use crate::session::freshness::{self, Fingerprint};
+use crate::session::state::State;
+
+/// The largest file the editing tools change (past it, freshness has no content hash and a
+/// whole-file rewrite is no longer an "edit").
+pub const MAX_FILE_BYTES: u64 = freshness::HASH_LIMIT;
+
+/// Serializes changes to one file across processes: held from [`load`] until after
+/// [`Prepared::commit`], it makes two parallel edits of the same file run one after the other,
+/// so the second sees the first's result (its freshness record was refreshed by the first
+/// commit) instead of silently overwriting it. Keyed by the resolved path, for every session.
+/// A caller changing several files takes their locks in sorted path order (no deadlock).
+pub fn lock(state: &State, path: &WsPath) -> Result<crate::session::state::Lock, ToolError> {
+    let dir = state.dir().join("locks");
+    let key = xxhash_rust::xxh3::xxh3_64(path.abs.as_os_str().as_encoded_bytes());
+    let take = || -> std::io::Result<crate::session::state::Lock> {
+        state.ensure_dir()?;
+        fs::create_dir_all(&dir)?;
+        crate::session::state::Lock::exclusive(&dir.join(format!("{key:016x}.lock")))
+    };
+    take().map_err(|err| state.io_error(&dir, ".codesmith/locks", "lock a file for change in", &err))
+}
+
+/// An existing file, loaded for change.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    pub path: WsPath,
+    /// The bytes on disk when they differ from `text` (a BOM, another encoding); `None` for
+    /// plain UTF-8, whose bytes are `text` itself, so a large file is held once, not twice.
+    /// See [`LoadedFile::bytes`].
+    raw: Option<Vec<u8>>,
+    /// The decoded text, original line endings, without the BOM.
+    pub text: String,
+    /// The encoding the file is written back in.
+    pub encoding: &'static Encoding,
+    /// The file starts with a byte-order mark (kept on write).
+    pub bom: bool,
+    /// False for a legacy encoding guessed from little evidence. Such a file may still be
+    /// edited, but only with characters it already holds (see [`prepare`]).
+    pub encoding_confident: bool,
+    pub endings: EndingProfile,
+}
+
+impl LoadedFile {
+    /// The exact bytes on disk (for restoring on rollback, and for the fingerprint).
+    pub fn bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.text.as_bytes())
+    }
+
+    /// The exact bytes on disk, by value.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.raw.unwrap_or_else(|| self.text.into_bytes())
+    }
+
+    /// The LF view of the text, for matching; splice edits through it to keep the endings.
+    pub fn lf(&self) -> LfText<'_> {
+        LfText::new(&self.text)
+    }
+
+    /// `None` for UTF-8 without a BOM; otherwise e.g. `"Shift_JIS"`, `"UTF-8 with BOM"`.
+    pub fn encoding_label(&self) -> Option<String> {
+        match (self.encoding == encoding_rs::UTF_8, self.bom) {
+            (true, false) => None,
+            (true, true) => Some("UTF-8 with BOM".to_string()),
+            (false, true) => Some(format!("{} with BOM", self.encoding.name())),
+            (false, false) => Some(self.encoding.name().to_string()),
+        }
+    }
+}
+
+/// Loads an existing file for change, running every gate in front of a change:
+/// `not_found` (with similar paths), `is_directory`, `not_a_regular_file`, `too_large`,
+/// `not_read` / `stale` (freshness, in the name of `ctx.tool`), `binary_file`, and `not_utf8`
+/// when the encoding could not be identified with confidence or does not round-trip exactly.
+/// `given` is the path as the caller wrote it (for messages).
+pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, ToolError> {
+    let mut file = crate::fs::open::open_regular_file(&ctx.workspace, ctx.tool, path, given)?;
+    let meta = file
+        .metadata()
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "`{}` is {} bytes; {} changes files up to {MAX_FILE_BYTES} bytes. Use exec_shell \
+                 with a streaming tool (sed, awk) for a file this large.",
+                path.display,
+                meta.len(),
+                ctx.tool
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|err| ToolError::io(&path.display, "read", &err))?;
+    // Binary first: read_file refuses binary files, so "read it first" would be a dead end.
+    if textfile::is_binary(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!(
+                "`{}` holds binary data; {} changes text files only. To replace it, remove it \
+                 with exec_shell (`rm {}`) and create it again with write_file.",
+                path.display,
+                ctx.tool,
+                path.shell_word()
+            ),
+        )
+        .with("path", path.display.clone()));
+    }
+    // The fingerprint of exactly these bytes must be the one the session recorded. Checked on
+    // the bytes already in hand, so a large file is read and hashed once; only on a mismatch
+    // does the full check run, for the right error (`not_read`, `stale`), and if the file on
+    // disk matches after all, it changed while this call was reading it.
+    let read_now = Fingerprint::of_content(&meta, &bytes);
+    let recorded = freshness::lookup(&ctx.state, &path.display);
+    if !recorded.is_some_and(|r| r.fingerprint.same_content(&read_now)) {
+        freshness::check(&ctx.state, path, ctx.tool)?;
+        return Err(stale_during_call(path, ctx.tool));
+    }
+    // Plain UTF-8 (the common case) becomes the text without a copy.
+    let (decoded, raw) = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        (textfile::decode(&bytes), Some(bytes))
+    } else {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let decoded = textfile::Decoded {
+                    text,
+                    encoding: encoding_rs::UTF_8,
+                    bom: false,
+                    lossy: false,
+                };
+                (decoded, None)
+            }
+            Err(err) => {
+                let bytes = err.into_bytes();
+                (textfile::decode(&bytes), Some(bytes))
+            }
+        }
+    };
+    let on_disk = raw.as_deref().unwrap_or(decoded.text.as_bytes());
+    if decoded.lossy || !round_trips(&decoded, on_disk) {
+        return Err(not_utf8(path, ctx.tool, &decoded, on_disk));
+    }
+    let endings = EndingProfile::of(&decoded.text);
+    let encoding_confident =
+        decoded.encoding == encoding_rs::UTF_8 || decoded.bom || convincing(&decoded.text);
+    Ok(LoadedFile {
+        path: path.clone(),
+        encoding_confident,
+        text: decoded.text,
+        encoding: decoded.encoding,
+        bom: decoded.bom,
+        endings,
+        raw,
+    })
+}
+
+/// Enough evidence that a guessed legacy encoding is right: several non-ASCII characters, most
+/// of them letters (a wrong guess tends to produce symbols and box-drawing characters).
+fn convincing(text: &str) -> bool {
+    const MIN_NON_ASCII: usize = 4;
+    let (mut non_ascii, mut letters) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        non_ascii += 1;
+        if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    non_ascii >= MIN_NON_ASCII && letters * 10 >= non_ascii * 7
+}
+
+/// A legacy encoding is only safe to write back if decoding and re-encoding reproduces the
+/// file byte for byte; otherwise bytes outside the edit would change.
+fn round_trips(decoded: &textfile::Decoded, bytes: &[u8]) -> bool {
+    if decoded.encoding == encoding_rs::UTF_8 {
+        return true;
+    }
+    textfile::encode(&decoded.text, decoded.encoding, decoded.bom).as_deref() == Some(bytes)
+}
+
+fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded, bytes: &[u8]) -> ToolError {
+    // A UTF-8 file with a few stray bytes is not in another encoding: converting it whole
+    // (iconv from LATIN1) would turn every correct `é` into mojibake. Name the bytes instead.
+    if decoded.lossy && textfile::mostly_utf8(bytes) {
+        return stray_bytes(path, tool, bytes);
+    }
+    let (why, from) = if decoded.lossy {
+        (
+            "is not valid UTF-8, and its encoding could not be identified with confidence".to_string(),
+            "LATIN1",
+        )
+    } else {
+        (
+            format!(
+                "looks like {}, but does not convert to text and back byte for byte",
+                decoded.encoding.name()
+            ),
+            decoded.encoding.name(),
+        )
+    };
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
+             non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
+             example `iconv -f {from} -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
+             read_file with path={3} and retry.",
+            path.display,
+            path.shell_word(),
+            shell_word(&format!("{}.utf8", path.call)),
+            path.call_arg()
+        ),
+    )
+    .with("path", path.display.clone())
+}
+
+/// The refusal for a file that is UTF-8 but for a few invalid bytes: where they are, and two
+/// ways to mend them — a byte-exact `sed` (in the C locale, so the bytes themselves match) that
+/// turns the first into the character its windows-1252 reading gives (the usual source of a
+/// stray byte), or write_file with the intended text.
+fn stray_bytes(path: &WsPath, tool: &str, bytes: &[u8]) -> ToolError {
+    const SHOWN: usize = 3;
+    let (runs, total) = textfile::invalid_utf8_runs(bytes, SHOWN);
+    let hex = |run: &[u8]| run.iter().map(|b| format!("\\x{b:02x}")).collect::<String>();
+    let spots: Vec<String> = runs
+        .iter()
+        .map(|run| {
+            format!(
+                "line {} at byte offset {} (`{}`)",
+                run.line,
+                run.offset,
+                hex(&run.bytes)
+            )
+        })
+        .collect();
+    let mut where_ = spots.join(", ");
+    if total > runs.len() {
+        where_.push_str(&format!(", and {} more", total - runs.len()));
+    }
+    let fix = runs.first().map_or_else(String::new, |run| {
+        let (meant, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&run.bytes);
+        let utf8 = hex(meant.as_bytes());
+        format!(
+            " If `{}` on line {} was meant as `{meant}`, exec_shell with `LC_ALL=C sed -i '{}s/{}/{utf8}/g' {}` \
+             makes it UTF-8 (or `s/{}//g` drops it).",
+            hex(&run.bytes),
+            run.line,
+            run.line,
+            hex(&run.bytes),
+            path.shell_word(),
+            hex(&run.bytes)
+        )
+    });
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{0}` is UTF-8 except for {1}: {where_}. {tool} will not change it, since writing it back \
+             would replace {2} with U+FFFD; the rest of the file is fine, so do not convert it whole \
+             (iconv would garble every correct non-ASCII character). Fix {2} first.{fix} Or replace \
+             the file with write_file holding the intended text. Then call read_file with path={3} \
+             and retry.",
+            path.display,
+            if total == 1 {
+                "one invalid byte sequence".to_string()
+            } else {
+                format!("{total} invalid byte sequences")
+            },
+            if total == 1 { "it" } else { "them" },
+            path.call_arg()
+        ),
+    )
+    .with("path", path.display.clone())
+    .with(
+        "invalid_bytes",
+        runs.iter()
+            .map(|run| serde_json::json!({"line": run.line, "offset": run.offset, "bytes": hex(&run.bytes)}))
+            .collect::<Vec<_>>(),
+    )
+    .with("invalid_count", total)
+}
+
+fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::Stale,
+        format!(
+            "`{}` changed on disk while {tool} was reading it. Call read_file with path={} \
+             to see the current content, then redo this call against it.",
+            path.display,
+            path.call_arg()
+        ),
+    )
+    .with("path", path.display.clone())
+}
+
+/// New bytes for one file, encoded and past the syntax gate, not yet written.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub path: WsPath,
+    /// Exactly what [`Prepared::commit`] writes.
+    pub bytes: Vec<u8>,
+    /// The file does not exist yet.
+    pub created: bool,
+}
+
+/// Turns the final text of a file into bytes, ready to commit: encoded in `before`'s encoding
+/// and BOM (UTF-8 without BOM for a new file), then checked by the syntax gate against
+/// `before`'s text. Refuses (`invalid_arguments`) a character the file's encoding cannot hold,
+/// naming it and its line, rather than writing a substitute; and (`not_utf8`) a character new to
+/// a file whose encoding is only a guess. Nothing is written.
+pub fn prepare(path: &WsPath, before: Option<&LoadedFile>, after_text: &str) -> Result<Prepared, ToolError> {
+    prepare_owned(path, before, after_text.to_string())
+}
+
+/// [`prepare`] taking the text by value, which saves a copy of it for a UTF-8 file (worth it on
+/// large files).
+pub fn prepare_owned(
+    path: &WsPath,
+    before: Option<&LoadedFile>,
+    after_text: String,
+) -> Result<Prepared, ToolError> {
+    let (encoding, bom) = before.map_or((encoding_rs::UTF_8, false), |b| (b.encoding, b.bom));
+    if let Some(before) = before.filter(|b| !b.encoding_confident) {
+        if let Some(c) = new_character(&before.text, &after_text) {
+            return Err(guessed_encoding(path, encoding, c));
+        }
+    }
+    crate::fs::syntax_gate::check_moved(
+        &path.display,
+        before.map(|b| b.path.display.as_str()),
+        before.map(|b| b.text.as_str()),
+        &after_text,
+    )?;
+    let bytes = if encoding == encoding_rs::UTF_8 && !bom {
+        after_text.into_bytes()
+    } else {
+        textfile::encode(&after_text, encoding, bom)
+            .ok_or_else(|| unencodable(path, encoding, &after_text))?
+    };
+    Ok(Prepared {
+        path: path.clone(),
+        bytes,
+        created: before.is_none(),
+    })
+}
+
+/// A non-ASCII character of `after` that `before` does not hold.
+fn new_character(before: &str, after: &str) -> Option<char> {
+    let known: std::collections::HashSet<char> = before.chars().filter(|c| !c.is_ascii()).collect();
+    after.chars().find(|c| !c.is_ascii() && !known.contains(c))
+}
+
+/// Refusal to add a character to a file whose encoding is only a guess: the bytes already in
+/// the file are written back as they were whatever the true encoding, and so are ASCII and
+/// characters the file already holds, but a new character would be encoded by the guess.
+fn guessed_encoding(path: &WsPath, encoding: &'static Encoding, c: char) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotUtf8,
+        format!(
+            "`{path}` is not UTF-8, and there is too little text to tell its encoding for sure \
+             (it might be {enc}). The new text adds `{c}` (U+{code:04X}), which would be written \
+             in a guessed encoding, so nothing was written. Change it using only ASCII and \
+             characters the file already holds, or, if you know its encoding, convert it to UTF-8 \
+             with exec_shell (`iconv -f ENCODING -t UTF-8 {word} > {temp} && mv {temp} {word}`), \
+             then call read_file with path={arg} and retry.",
+            path = path.display,
+            word = path.shell_word(),
+            temp = shell_word(&format!("{}.utf8", path.call)),
+            arg = path.call_arg(),
+            enc = encoding.name(),
+            code = c as u32
+        ),
+    )
+    .with("path", path.display.clone())
+    .with("encoding_guess", encoding.name())
+}
+
+fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolError {
+    let mut line = 1;
+    let mut culprit = None;
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        let mut buf = [0u8; 4];
+        if textfile::encode(c.encode_utf8(&mut buf), encoding, false).is_none() {
+            culprit = Some(c);
+            break;
+        }
+    }
+    let what = match culprit {
+        Some(c) => format!("`{c}` (U+{:04X}) on line {line} of the new text", c as u32),
+        None => "a character of the new text".to_string(),
+    };
+    ToolError::new(
+        ErrorCode::InvalidArguments,
+        format!(
+            "{what} cannot be written in {enc}, the encoding of `{path}`; nothing was written. Use a \
+             character that {enc} can hold (or an escape the file's format allows), or convert the \
+             file to UTF-8 first with exec_shell (`iconv -f {enc} -t UTF-8 {path} > {path}.utf8 && \
+             mv {path}.utf8 {path}`), then read it again and retry.",
+            enc = encoding.name(),
+            path = path.display
+        ),
+    )
+    .with("path", path.display.clone())
+    .with("encoding", encoding.name())
+}
+
+impl Prepared {
+    /// Writes the bytes atomically (temp file in the same directory, fsync, rename; the mode of
+    /// a replaced file is kept; missing parents are created) and records the new fingerprint
+    /// in this session, so the next edit needs no re-read. On failure the original file is
+    /// untouched.
+    pub fn commit(&self, state: &State) -> Result<(), ToolError> {
+        let recorded = self.record_checkpoint(state)?;
+        crate::fs::atomic::write_atomically(
+            &self.path.abs,
+            &self.bytes,
+            crate::fs::atomic::WriteOptions::USER_FILE,
+        )
+        .map_err(|err| {
+            if let Some(recorded) = &recorded {
+                recorded.discard();
+            }
+            let mut error = ToolError::io(&self.path.display, "write", &err);
+            error.message.push_str(if self.created {
+                "; nothing was created."
+            } else {
+                "; the original file is unchanged."
+            });
+            error
+        })?;
+        if recorded.is_some() {
+            let after = crate::session::history::Content::file(&self.bytes, 0);
+            crate::session::history::store_afters(
+                state,
+                &[crate::session::history::Change {
+                    path: self.path.display.clone(),
+                    before: None,
+                    after: Some(after),
+                }],
+            );
+        }
+        let meta =
+            fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
+        freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
+    }
+
+    /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
+    /// anything is written.
+    fn record_checkpoint(
+        &self,
+        state: &State,
+    ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
+        use std::os::unix::fs::PermissionsExt;
+        let before = match fs::metadata(&self.path.abs) {
+            Ok(meta) => Some((
+                fs::read(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
+                meta.permissions().mode(),
+            )),
+            Err(_) => None,
+        };
+        let after_mode = before
+            .as_ref()
+            .map_or(0o666 & !crate::fs::atomic::current_umask(), |(_, mode)| *mode);
+        let change = crate::session::history::Change {
+            path: self.path.display.clone(),
+            before: before
+                .as_ref()
+                .map(|(bytes, mode)| crate::session::history::Content::file(bytes, *mode)),
+            after: Some(crate::session::history::Content::file(&self.bytes, after_mode)),
+        };
+        let summary = format!("{} {}", state.tool(), self.path.display);
+        Ok(crate::session::history::record_or_notice(
+            state,
+            state.tool(),
+            &summary,
+            &[change],
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iconv_is_suggested_only_for_a_file_that_is_not_mostly_utf8() {
+        let path = WsPath {
+            abs: "/ws/a.txt".into(),
+            display: "a.txt".into(),
+            call: "a.txt".into(),
+        };
+        let lossy = |bytes: &[u8]| textfile::Decoded {
+            text: String::from_utf8_lossy(bytes).into_owned(),
+            encoding: encoding_rs::UTF_8,
+            bom: false,
+            lossy: true,
+        };
+        let legacy = b"x \xff\xfe\xfd\n";
+        let err = not_utf8(&path, "edit_file", &lossy(legacy), legacy);
+        assert!(err.message.contains("iconv -f LATIN1"), "{}", err.message);
+        let stray = "é é é \u{0}"
+            .as_bytes()
+            .iter()
+            .map(|&b| if b == 0 { 0xff } else { b })
+            .collect::<Vec<_>>();
+        let err = not_utf8(&path, "edit_file", &lossy(&stray), &stray);
+        assert!(!err.message.contains("iconv -f"), "{}", err.message);
+        assert!(err.message.contains("byte offset 9"), "{}", err.message);
+    }
+}
