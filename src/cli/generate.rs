@@ -9,8 +9,8 @@ use clap_complete::Shell;
 use roff::{bold, italic, roman, Inline, Roff};
 
 use crate::cli::catalog;
-use crate::error::ErrorCode;
 use crate::cli::reference;
+use crate::error::ErrorCode;
 use crate::tools::REGISTRY;
 
 /// Every generated file: its path relative to the crate root, and its content.

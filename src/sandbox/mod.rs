@@ -221,10 +221,22 @@ mod tests {
 
     #[test]
     fn a_missing_feature_is_lasting_and_a_shortage_is_not() {
-        for errno in [libc::ENOSYS, libc::EPERM, libc::EACCES, libc::EINVAL, libc::EOPNOTSUPP] {
+        for errno in [
+            libc::ENOSYS,
+            libc::EPERM,
+            libc::EACCES,
+            libc::EINVAL,
+            libc::EOPNOTSUPP,
+        ] {
             assert!(failure(errno).is_lasting(), "{errno}");
         }
-        for errno in [libc::ENOMEM, libc::EAGAIN, libc::ENOSPC, libc::EMFILE, libc::EUSERS] {
+        for errno in [
+            libc::ENOMEM,
+            libc::EAGAIN,
+            libc::ENOSPC,
+            libc::EMFILE,
+            libc::EUSERS,
+        ] {
             assert!(!failure(errno).is_lasting(), "{errno}");
         }
     }
