@@ -330,10 +330,11 @@ fn a_fresh_crate_builds_offline_confined() {
         "[package]\nname = \"fresh\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     ws.write("c/src/main.rs", "fn main() { println!(\"built and ran\"); }\n");
+    // The crate builds into its own target/ in the workspace, wherever the suite's cargo builds.
     let out = ws
         .call(
             "exec_shell",
-            json!({"command": "cd c && cargo build --offline -q && ./target/debug/fresh", "timeout_ms": 300000}),
+            json!({"command": "cd c && unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR && cargo build --offline -q && ./target/debug/fresh", "timeout_ms": 300000}),
         )
         .ok();
     assert_eq!(out.data()["exit_code"], 0, "{}", out.output());
