@@ -181,3 +181,15 @@ impl std::fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+mod file;
+
+pub use file::{special_kind_name, Missing};
+
+/// A file as messages name it: as results show it, as the next call's `path=` argument, and as
+/// a word a suggested shell command can hold.
+pub struct FileRef<'a> {
+    pub display: &'a str,
+    pub call_arg: String,
+    pub shell_word: String,
+}

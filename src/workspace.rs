@@ -54,6 +54,15 @@ impl WsPath {
     pub fn shell_word(&self) -> String {
         shell_word(&self.call)
     }
+
+    /// The names an error message gives this path.
+    pub fn file_ref(&self) -> crate::error::FileRef<'_> {
+        crate::error::FileRef {
+            display: &self.display,
+            call_arg: self.call_arg(),
+            shell_word: self.shell_word(),
+        }
+    }
 }
 
 impl Workspace {

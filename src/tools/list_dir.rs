@@ -74,15 +74,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
     };
     if !meta.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "`{}` is a file, not a directory. Call read_file with path={} to read it.",
-                path.display,
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::not_a_directory(&path.file_ref()));
     }
     let listing = list(ctx, &path.abs, args.depth as usize)?;
     let mut output = if listing.lines.is_empty() {

@@ -129,15 +129,11 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             0,
         )
     } else {
-        return Err(ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!(
-                "`{}` is a FIFO, socket or device, which outline does not read. Outline a source \
-                 file or a directory, e.g. path=\".\".",
-                root.display
-            ),
-        )
-        .with("path", root.display.clone()));
+        return Err(ToolError::special_file_skipped(
+            "outline",
+            &root.display,
+            "Outline a source file or a directory, e.g. path=\".\".",
+        ));
     };
     let mut out = render(ctx, &root, meta.is_dir(), &files, more_files, max_results);
     out.notices.extend(notices);

@@ -148,42 +148,20 @@ pub fn open_regular_file(ctx: &Context, path: &WsPath, given: &str) -> Result<fs
 fn check_file_type(ctx: &Context, meta: &fs::Metadata, path: &WsPath, given: &str) -> Result<(), ToolError> {
     let kind = meta.file_type();
     if kind.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::IsDirectory,
-            format!(
-                "`{}` is a directory, not a file. Call list_dir with path={} to see what it holds.",
-                path.display,
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::is_directory(&path.file_ref()));
     }
     if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
-        // The tool that asked decides the verb: write_file and edit_file land here too.
-        let (done, doing, way_out) = match ctx.tool {
-            "read_file" => ("read", "Reading it", "if you need its output"),
-            "edit_file" => ("edited", "Editing it", "if you need to talk to it"),
-            "apply_patch" => ("patched", "Patching it", "if you need to talk to it"),
-            _ => ("written", "Writing to it", "if you need to feed it"),
-        };
-        return Err(ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!(
-                "{} is {what}; only regular files can be {done}. {doing} could block or never end; \
-                 {way_out}, use exec_shell with a command that bounds it.",
-                as_given(ctx, path, given)
-            ),
-        )
-        .with("path", path.display.clone()));
+        let what = crate::error::special_kind_name(
+            kind.is_fifo(),
+            kind.is_socket(),
+            kind.is_char_device() || kind.is_block_device(),
+        );
+        return Err(ToolError::not_a_regular_file(
+            ctx.tool,
+            &path.display,
+            &as_given(ctx, path, given),
+            what,
+        ));
     }
     Ok(())
 }
@@ -219,48 +197,21 @@ pub fn not_found(ctx: &Context, path: &WsPath, given: &str) -> ToolError {
     let similar = crate::similar_paths::suggest(workspace, &path.abs, 3);
     let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
     let cwd = workspace.display(workspace.cwd());
-    let subject = if from_cwd {
-        format!(
-            "`{given}` (from the session cwd `{cwd}`, that is `{}`)",
-            path.display
-        )
-    } else {
-        format!("`{given}`")
-    };
-    let hint = match from_cwd.then(|| from_root(workspace, given)).flatten() {
-        Some(at_root) => format!(
-            "Relative paths resolve against the session cwd, not the workspace root; `{}` does exist \
-             relative to the root. {}",
-            at_root.display,
-            call_from_cwd(ctx.tool, &at_root)
-        ),
-        None => {
-            // The message names them as the next call must (from the session cwd);
-            // `data.similar` keeps them as results show paths.
-            let callable = |p: &String| workspace.call_path_of(p);
-            if similar.is_empty() {
-                "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
-            } else {
-                format!(
-                    "Similar paths that exist: {}. Call again with one of them, or use file_search to \
-                     find the file.",
-                    similar
-                        .iter()
-                        .map(|p| format!("`{}`", callable(p)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        }
-    };
-    let err = ToolError::new(ErrorCode::NotFound, format!("{subject} does not exist. {hint}"))
-        .with("path", path.display.clone())
-        .with("similar", similar);
-    if from_cwd {
-        err.with("cwd", cwd)
-    } else {
-        err
-    }
+    let at_root = from_cwd.then(|| from_root(workspace, given)).flatten();
+    // The message names similar paths as the next call must (from the session cwd);
+    // `data.similar` keeps them as results show paths.
+    let similar_callable = similar.iter().map(|p| workspace.call_path_of(p)).collect();
+    ToolError::not_found(crate::error::Missing {
+        given,
+        display: &path.display,
+        cwd: from_cwd.then_some(cwd.as_str()),
+        at_root: at_root.as_ref().map(|at_root| {
+            let call = ToolError::call_from_cwd(ctx.tool, &at_root.call, &at_root.call_arg());
+            (at_root.display.as_str(), call)
+        }),
+        similar,
+        similar_callable,
+    })
 }
 
 /// `given` resolved from the workspace root instead of the cwd, if something is there; its
@@ -276,27 +227,8 @@ fn from_root(workspace: &crate::workspace::Workspace, given: &str) -> Option<WsP
     })
 }
 
-/// How the next call reaches `path` from the session cwd.
-fn call_from_cwd(tool: &str, path: &WsPath) -> String {
-    let arg = path.call_arg();
-    match tool {
-        "apply_patch" => format!("From the session cwd, the patch names it `{}`.", path.call),
-        "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={arg}."),
-        _ => format!("From the session cwd, call {tool} with path={arg} and the other arguments unchanged."),
-    }
-}
-
 fn binary_error(path: &WsPath, len: u64) -> ToolError {
-    ToolError::new(
-        ErrorCode::BinaryFile,
-        format!(
-            "`{}` is a binary file ({len} bytes); read_file shows text only. To inspect it, use \
-             exec_shell with `file {1}` or `xxd {1} | head`.",
-            path.display,
-            path.shell_word()
-        ),
-    )
-    .with("path", path.display.clone())
+    ToolError::binary_for_read(&path.file_ref(), len)
 }
 
 fn read_whole(

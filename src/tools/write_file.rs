@@ -54,17 +54,10 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         notices.push(target);
     }
     match fs::metadata(&path.abs) {
-        Ok(meta) if meta.is_dir() => Err(ToolError::new(
-            ErrorCode::IsDirectory,
-            format!(
-                "`{}` is a directory; write_file writes files. To put a file inside it, call \
-                 write_file with path={}; to see what it holds, call list_dir with path={}.",
-                path.display,
-                crate::workspace::quote_arg(&format!("{}/NAME", path.call)),
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone())),
+        Ok(meta) if meta.is_dir() => Err(ToolError::is_directory_for_write(
+            &path.file_ref(),
+            &crate::workspace::quote_arg(&format!("{}/NAME", path.call)),
+        )),
         Ok(_) => replace(ctx, &args, &path, notices),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, &args, &path, notices),
         Err(err) => {

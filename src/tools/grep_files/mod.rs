@@ -193,16 +193,15 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() || meta.is_file() => {}
         Ok(_) => {
-            return Err(ToolError::new(
-                ErrorCode::NotARegularFile,
-                format!(
-                    "`{}` is a FIFO, socket or device, which grep_files does not read. Search a \
-                     directory or a regular file instead, e.g. call grep_files with pattern={} path=\".\".",
-                    root.display,
+            return Err(ToolError::special_file_skipped(
+                "grep_files",
+                &root.display,
+                &format!(
+                    "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \
+                     path=\".\".",
                     serde_json::to_string(&args.pattern).unwrap_or_default()
                 ),
-            )
-            .with("path", root.display.clone()))
+            ))
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
