@@ -77,25 +77,7 @@ fn approve_in(
             .filter(|k| !session.approvals.contains(*k) && !persisted.contains(*k))
             .map(String::as_str)
             .collect();
-        let way_out = match waiting.as_slice() {
-            [] => "Nothing is waiting for approval now: repeat the call that returned \
-                   approval_required and approve the id in its error.approval.id."
-                .to_string(),
-            [one] => format!("Waiting now: {one}; approve it with `codesmith approve {one}`."),
-            several => format!(
-                "Waiting now: {}; approve one with `codesmith approve ID`.",
-                several.join(", ")
-            ),
-        };
-        return Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!(
-                "no pending approval `{id}` in session `{}`. Ids come from approval_required errors \
-                 of this session (pass --session NAME before `approve` for another one). {way_out}",
-                global.session
-            ),
-        )
-        .with("pending", waiting));
+        return Err(ToolError::no_pending_approval(id, &global.session, &waiting));
     };
     let newly = state.update_session(|session| session.approvals.insert(id.to_string()))?;
     // A repeated approve says so, so that nobody takes it for a second action being allowed.

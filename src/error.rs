@@ -183,6 +183,7 @@ impl std::fmt::Display for ToolError {
 impl std::error::Error for ToolError {}
 
 mod file;
+mod state;
 
 pub use file::{special_kind_name, Missing};
 

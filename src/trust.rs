@@ -36,15 +36,7 @@ pub fn corrupt_notice(parse_error: &str) -> String {
 /// than overwritten, since rewriting it would drop the user's entries.
 fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
     load_checked(state.dir()).map_err(|parse_error| {
-        ToolError::new(
-            crate::error::ErrorCode::IoError,
-            format!(
-                "`.codesmith/trust.json` does not parse ({parse_error}); it was not changed, so \
-                 its entries are not lost. Fix the file (a JSON list of absolute directory paths) \
-                 or delete it, then run the trust command again."
-            ),
-        )
-        .with("path", ".codesmith/trust.json")
+        ToolError::trust_list_unparsable(&parse_error.to_string())
     })
 }
 
@@ -61,15 +53,7 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
     let canonical = match path.canonicalize() {
         Ok(canonical) => canonical,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::new(
-                crate::error::ErrorCode::NotFound,
-                format!(
-                    "`{}` does not exist; trust add takes an existing directory, e.g. \
-                     `codesmith trust add /opt/shared`",
-                    path.display()
-                ),
-            )
-            .with("path", path.to_string_lossy().into_owned()))
+            return Err(ToolError::trust_target_missing(&path.display().to_string()))
         }
         Err(err) => return Err(ToolError::io(&path.to_string_lossy(), "trust", &err)),
     };
@@ -121,13 +105,7 @@ pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
     let before = roots.len();
     roots.retain(|r| r != &canonical && r != path);
     if roots.len() == before {
-        return Err(ToolError::new(
-            crate::error::ErrorCode::NotFound,
-            format!(
-                "`{}` is not a trusted path. `codesmith trust list` shows the trusted paths.",
-                path.display()
-            ),
-        ));
+        return Err(ToolError::not_trusted(&path.display().to_string()));
     }
     save(state, &roots)?;
     Ok(roots)

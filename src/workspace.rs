@@ -132,10 +132,7 @@ impl Workspace {
             Ok(resolved) => resolved,
             Err(_) if !self.is_inside(&lexical) => return Err(self.escape_error(input, &lexical)),
             Err(ResolveError::Loop) => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArguments,
-                    format!("`{input}` goes through a symlink loop; name a path without the loop"),
-                ))
+                return Err(ToolError::symlink_loop(input))
             }
             Err(ResolveError::Io(err)) => return Err(ToolError::io(input, "resolve", &err)),
         };
@@ -154,14 +151,7 @@ impl Workspace {
     pub fn resolve_for_write(&self, input: &str) -> Result<WsPath, ToolError> {
         let path = self.resolve(input)?;
         if self.is_state_path(&path.abs) {
-            return Err(ToolError::new(
-                ErrorCode::OutsideWorkspace,
-                format!(
-                    "path escapes workspace: `{input}` is inside .codesmith/, codesmith's own state, \
-                     which the file tools never write. Write somewhere else in the workspace."
-                ),
-            )
-            .with("path", input));
+            return Err(ToolError::inside_state_dir(input));
         }
         Ok(path)
     }
@@ -222,18 +212,12 @@ impl Workspace {
     fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
         let mut roots = vec![self.root.to_string_lossy().into_owned()];
         roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));
-        ToolError::new(
-            ErrorCode::OutsideWorkspace,
-            format!(
-                "path escapes workspace: `{input}` resolves to `{}`, outside the workspace `{}`. \
-                 Use a path inside the workspace (relative paths resolve against the session cwd), \
-                 or ask the user to run `codesmith trust add <dir>` to allow another directory.",
-                resolved.display(),
-                self.root.display()
-            ),
+        ToolError::escapes_workspace(
+            input,
+            &resolved.display().to_string(),
+            &self.root.display().to_string(),
+            roots,
         )
-        .with("path", input)
-        .with("roots", roots)
     }
 }
 
