@@ -15,7 +15,7 @@ mod translate;
 mod usage;
 
 use crate::context::Global;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, NearMiss, ToolError};
 use crate::tools::{self, ToolSpec, REGISTRY};
 
 /// What the command line asks for.
@@ -508,26 +508,12 @@ where
 pub fn unknown_tool(name: &str) -> ToolError {
     let near = usage::nearest_command(name);
     let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
-    let hint = match (foreign::intended(name), near) {
-        (Some((tool, what)), _) => format!(" `{name}` is not a tool here; {what} is {tool}."),
-        (None, Some((command, Some(tool)))) if command != tool => {
-            format!(" Did you mean `{command}` ({tool})?")
-        }
-        (None, Some((command, _))) => format!(" Did you mean `{command}`?"),
-        (None, None) => String::new(),
+    let near_miss = match (foreign::intended(name), near) {
+        (Some((tool, what)), _) => NearMiss::Foreign { tool, what },
+        (None, Some((command, tool))) => NearMiss::Typo { command, tool },
+        (None, None) => NearMiss::None,
     };
-    let error = ToolError::new(
-        ErrorCode::UnknownTool,
-        format!(
-            "unknown tool `{name}`.{hint} Do not retry `{name}`; it does not exist. Available tools: {}.",
-            tools::names().join(", ")
-        ),
-    )
-    .with("available", tools::names());
-    match intended {
-        Some((tool, _)) => error.with("suggestion", serde_json::json!({ "name": tool })),
-        None => error,
-    }
+    ToolError::unknown_tool(name, near_miss, tools::names(), intended.map(|(tool, _)| tool))
 }
 
 /// The `unknown_tool` error for a whole call from another harness: the call translated into
@@ -536,35 +522,15 @@ pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn trans
     let Some(translated) = translate::translate(name, arguments, files) else {
         return unknown_tool(name);
     };
-    let available = tools::names().join(", ");
     match translated {
-        Ok(call) => {
-            let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
-            let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
-            ToolError::new(
-                ErrorCode::UnknownTool,
-                format!(
-                    "unknown tool `{name}`; here the same call is {}. Send this call, as is (it is also \
-                     error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
-                     Available tools: {available}.",
-                    call.name
-                ),
-            )
-            .with("available", tools::names())
-            .with("suggestion", suggestion)
-        }
-        Err(why) => {
-            let mut error = unknown_tool(name);
-            let tool = error.details["suggestion"]["name"]
-                .as_str()
-                .unwrap_or("")
-                .to_string();
-            error.message = format!(
-                "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
-                 Do not retry `{name}`; it does not exist. Available tools: {available}."
-            );
-            error
-        }
+        Ok(call) => ToolError::unknown_tool_translated(
+            name,
+            call.name,
+            serde_json::json!({"name": call.name, "arguments": call.arguments}),
+            &call.notes,
+            tools::names(),
+        ),
+        Err(why) => unknown_tool(name).untranslatable(name, &why),
     }
 }
 

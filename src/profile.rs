@@ -160,26 +160,7 @@ pub fn check_enabled(
 
 /// The `tool_disabled` error: the tool exists but this profile does not offer it.
 pub fn disabled(tool: &str, enabled: &[&'static ToolSpec], by_flag: bool) -> ToolError {
-    let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
-    let source = if by_flag {
-        "by --tools and `[tools] enabled` in .codesmith/config.toml"
-    } else {
-        "by `[tools] enabled` in .codesmith/config.toml"
-    };
-    let offered = if names.is_empty() {
-        "No tool is enabled here.".to_string()
-    } else {
-        format!("Enabled here: {}.", names.join(", "))
-    };
-    ToolError::new(
-        ErrorCode::ToolDisabled,
-        format!(
-            "{tool} exists but is disabled in this workspace's tool profile (set {source}). \
-             {offered} Do not retry {tool}; do the task with the enabled tools, or ask the user to \
-             enable {tool}."
-        ),
-    )
-    .with("enabled", names)
+    ToolError::tool_disabled(tool, enabled.iter().map(|s| s.name).collect(), by_flag)
 }
 
 #[cfg(test)]

@@ -45,20 +45,7 @@ pub fn task_dir(ctx: &Context, id: &str) -> Result<PathBuf, ToolError> {
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
     let dir = tasks_dir(ctx).join(id);
     if !valid || !dir.join("pgid").is_file() {
-        let known = list(ctx);
-        let hint = match known.last() {
-            Some(last) => format!(
-                "Known tasks: {}. For example call task_output with task_id=\"{last}\".",
-                known.join(", ")
-            ),
-            None => "No task has been started in this workspace; start one with exec_shell and \
-                     background=true."
-                .to_string(),
-        };
-        return Err(
-            ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
-                .with("task_id", id),
-        );
+        return Err(ToolError::unknown_task(id, &list(ctx)));
     }
     Ok(dir)
 }
