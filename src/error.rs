@@ -183,10 +183,12 @@ impl std::fmt::Display for ToolError {
 impl std::error::Error for ToolError {}
 
 mod file;
+mod net;
 mod session;
 mod state;
 
 pub use file::{special_kind_name, Missing};
+pub use net::{RestrictedRange, BROKEN_ANSWER};
 pub use session::NearMiss;
 
 /// A file as messages name it: as results show it, as the next call's `path=` argument, and as

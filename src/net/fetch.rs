@@ -341,21 +341,8 @@ fn read_capped(reader: impl Read, max_bytes: usize) -> std::io::Result<(Vec<u8>,
 
 fn timeout_error(url: &Url, request: &Request) -> ToolError {
     let ms = request.timeout.as_millis();
-    let way_out = if ms < u128::from(super::MAX_TIMEOUT_MS) {
-        format!(
-            "If the server is just slow, call fetch_url with url=\"{url}\" timeout_ms={}.",
-            (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS))
-        )
-    } else {
-        "That is the longest wait allowed; the server is too slow or unreachable, try again later \
-         or another source."
-            .to_string()
-    };
-    ToolError::new(
-        ErrorCode::Timeout,
-        format!("fetching `{url}` did not finish within timeout_ms={ms}. {way_out}"),
-    )
-    .with("timeout_ms", ms as u64)
+    let longer = (ms < u128::from(super::MAX_TIMEOUT_MS)).then(|| (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS)) as u64);
+    ToolError::fetch_timeout(url.as_str(), ms as u64, longer)
 }
 
 fn as_timeout(error: ToolError, request: &Request) -> ToolError {
@@ -454,27 +441,13 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
         ),
         other => (format!("the request failed: {other}"), unreachable.to_string()),
     };
-    ToolError::new(
-        ErrorCode::IoError,
-        format!("could not fetch `{url}`: {what}. {way_out}"),
-    )
-    .with("url", url.as_str())
+    ToolError::fetch_failed(url.as_str(), &what, &way_out)
 }
 
-const BROKEN: &str = "The server answered, but not with something fetch_url can read; retrying will \
-                      most likely give the same, so use another source.";
+const BROKEN: &str = crate::error::BROKEN_ANSWER;
 
 fn unsupported_coding(url: &Url, name: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::IoError,
-        format!(
-            "could not fetch `{url}`: the body is sent with Content-Encoding `{name}`, which \
-             fetch_url cannot decode (it asks for `{}` only), so it is not shown. {BROKEN}",
-            coding::ACCEPT_ENCODING
-        ),
-    )
-    .with("url", url.as_str())
-    .with("content_encoding", name)
+    ToolError::unsupported_coding(url.as_str(), name, coding::ACCEPT_ENCODING)
 }
 
 fn corrupt_coding(url: &Url, codings: &[coding::Coding], err: &std::io::Error) -> ToolError {
@@ -485,15 +458,7 @@ fn corrupt_coding(url: &Url, codings: &[coding::Coding], err: &std::io::Error) -
             coding::Coding::Deflate => "deflate",
         })
         .collect();
-    ToolError::new(
-        ErrorCode::IoError,
-        format!(
-            "could not fetch `{url}`: the body is sent {}-compressed (Content-Encoding) but does \
-             not decompress ({err}): the server sent a corrupt body. {BROKEN}",
-            names.join("+")
-        ),
-    )
-    .with("url", url.as_str())
+    ToolError::corrupt_coding(url.as_str(), &names.join("+"), err)
 }
 
 /// rustls failures reach us wrapped in `io::Error`; their texts name what went wrong.
@@ -531,22 +496,5 @@ fn at_hop(error: ToolError, request: &Request, hops: &[String], target: impl std
 /// `looped`: the next location is one the chain already visited, so following it (or fetching
 /// it afresh) only goes round again.
 fn too_many_redirects(start: &Url, next: &str, looped: bool) -> ToolError {
-    let message = if looped {
-        format!(
-            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`, a URL the chain \
-             already visited: the redirects form a loop, so fetch_url stopped there. Retrying this \
-             URL or any URL of the chain will loop the same way; the site is misconfigured (or \
-             expects cookies, which fetch_url does not keep), so use another source."
-        )
-    } else {
-        format!(
-            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`; fetch_url \
-             follows at most {MAX_REDIRECTS} redirects, so it stopped there. If the last location \
-             is what you want, call fetch_url with url=\"{next}\"."
-        )
-    };
-    ToolError::new(ErrorCode::IoError, message)
-        .with("redirects", MAX_REDIRECTS as u64)
-        .with("location", next)
-        .with("loop", looped)
+    ToolError::too_many_redirects(start.as_str(), next, looped, MAX_REDIRECTS)
 }
