@@ -182,11 +182,13 @@ impl std::fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+mod change;
 mod file;
 mod net;
 mod session;
 mod state;
 
+pub use change::ParseStop;
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, BROKEN_ANSWER};
 pub use session::NearMiss;

@@ -442,53 +442,15 @@ fn rejection(
         .take(failure.column.saturating_sub(1))
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    let number = format!("{:>6}", failure.line);
-    let why = if new_file {
-        format!("the new file `{display}` would not parse as {lang}")
-    } else if let Some(from) = from.filter(|f| *f != display) {
-        format!(
-            "`{from}` parses as {lang} now, and this change, which moves it to `{display}`, would break it"
-        )
-    } else {
-        format!("`{display}` parses as {lang} now, and this change would break it")
+    let stop = crate::error::ParseStop {
+        language: lang,
+        line: failure.line,
+        column: failure.column,
+        message: &failure.message,
+        shown: &shown,
+        caret_pad: &caret_pad,
     };
-    // A new file never parsed before, so the existing-file way out (a broken file may stay
-    // broken) does not apply; the way out for intended broken content is another extension.
-    let (outcome, way_out) = if new_file {
-        (
-            "so it was refused and the file was NOT created",
-            format!(
-                "Fix the text so the whole file is valid {lang}, then call again. If the broken \
-                 content is intended (a compile-fail fixture, say), create it under another \
-                 extension (`{display}.txt`), then rename it with exec_shell `mv {display}.txt {display}`."
-            ),
-        )
-    } else {
-        (
-            "so the change was refused and the file was NOT modified",
-            format!(
-                "Fix the new text so the whole file is valid {lang}, then call again. (The gate only \
-                 judges changes: a file that did not parse before may be written in any state.)"
-            ),
-        )
-    };
-    let message = format!(
-        "{why}, {outcome}.\n\
-         {lang} parser: {msg} (line {line}, column {column}):\n\
-         {number}│ {shown}\n\
-         {pad}  {caret_pad}^\n\
-         {way_out}",
-        msg = failure.message,
-        line = failure.line,
-        column = failure.column,
-        pad = " ".repeat(number.len()),
-    );
-    ToolError::new(ErrorCode::SyntaxGate, message)
-        .with("path", display)
-        .with("language", lang)
-        .with("line", failure.line)
-        .with("column", failure.column)
-        .with("parser_message", failure.message.clone())
+    ToolError::syntax_gate(display, from, new_file, &stop)
 }
 
 #[cfg(test)]

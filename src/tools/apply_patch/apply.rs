@@ -418,13 +418,7 @@ impl Failure {
         };
         let mut message = head;
         // The message is built below; the fields every hunk failure carries go on first.
-        let error = |message: String| {
-            ToolError::new(ErrorCode::PatchFailed, message)
-                .with("path", display)
-                .with("hunk", index + 1)
-                .with("hunks", total)
-                .with("patch_line", hunk.line)
-        };
+        let error = |message: String| ToolError::hunk_failed(display, index + 1, total, hunk.line, message);
         match self {
             Failure::Ambiguous { first, second, fuzz } => {
                 let level = if fuzz == Fuzz::Exact {

@@ -71,13 +71,7 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ));
     }
     if args.patch.len() > MAX_PATCH_BYTES {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "the patch is {} bytes; the limit is {MAX_PATCH_BYTES}. Split it into several apply_patch calls.",
-                args.patch.len()
-            ),
-        ));
+        return Err(ToolError::patch_too_large(args.patch.len(), MAX_PATCH_BYTES));
     }
     let (format, files) = parse(ctx, &args.patch)?;
     let _locks = lock_all(ctx, &files)?;
@@ -161,18 +155,7 @@ fn parse_error(format: Format, err: ParseError) -> ToolError {
         Format::Unified => "unified diff",
         Format::BeginPatch => "`*** Begin Patch` patch",
     };
-    let message = if err.unsupported {
-        err.message
-    } else {
-        format!(
-            "the {what} does not parse at patch line {}: {} Nothing was written; fix that line and call \
-             apply_patch again.",
-            err.line, err.message
-        )
-    };
-    ToolError::new(ErrorCode::PatchFailed, message)
-        .with("patch_line", err.line)
-        .with("format", format.as_str())
+    ToolError::patch_unparsable(what, format.as_str(), err.line, &err.message, err.unsupported)
 }
 
 fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {

@@ -307,17 +307,7 @@ pub(super) fn deleting_hunks(
     let display = &path.display;
     let applied = run_hunks(current, path, file)?;
     if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
-        return Err(ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "the patch deletes `{display}` (patch line {}), but its hunks do not remove every line of \
-                 the file, so the patch was made against other content and nothing was written. Call \
-                 read_file with path={} to see the file, then regenerate the patch.",
-                file.line,
-                path.call_arg()
-            ),
-        )
-        .with("path", display.as_str()));
+        return Err(ToolError::deletion_leaves_lines(display, file.line, &path.call_arg()));
     }
     Ok(applied.hunks)
 }
@@ -354,15 +344,7 @@ pub(super) fn existing<'s>(
     let slot = &plan.slots[index];
     match &slot.current {
         Some(current) => Ok(text_of(&plan.slots, current)),
-        None if slot.loaded.is_some() => Err(ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "patch line {} changes `{}`, which an earlier part of the same patch deletes or moves away; \
-                 nothing was written. Order the patch so each file is changed before it is removed.",
-                file.line, slot.path.display
-            ),
-        )
-        .with("path", slot.path.display.clone())),
+        None if slot.loaded.is_some() => Err(ToolError::changed_after_removal(&slot.path.display, file.line)),
         None => {
             let err = crate::tools::read_file::not_found(ctx, &slot.path, &file.path);
             let message = format!(
@@ -376,18 +358,7 @@ pub(super) fn existing<'s>(
 }
 
 pub(super) fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
-    let display = &path.display;
-    ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "the patch adds `{display}` (patch line {}), but that file already exists, so nothing was \
-             written. To change it, patch it as an update (`*** Update File:` or a diff with \
-             `--- a/{display}`); to replace it whole, call write_file with path={}.",
-            file.line,
-            path.call_arg()
-        ),
-    )
-    .with("path", display.as_str())
+    ToolError::added_file_exists(&path.display, file.line, &path.call_arg())
 }
 
 /// The slot for a file the patch creates: an existing file there is an error (reported before
@@ -469,15 +440,7 @@ fn slot_at(
 
 /// A path an earlier part of the patch deleted or renamed a symlink at, or renamed one to.
 pub(super) fn claimed_by_link(display: &str, file: &FilePatch) -> ToolError {
-    ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "patch line {} uses `{display}`, where an earlier part of the same patch deletes or renames a \
-             symlink; nothing was written. Put each symlink change in its own apply_patch call.",
-            file.line
-        ),
-    )
-    .with("path", display)
+    ToolError::claimed_by_link(display, file.line)
 }
 
 /// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
@@ -487,18 +450,7 @@ fn through_a_file(ctx: &Context, path: &WsPath, file: &FilePatch) -> Option<Tool
         return None;
     }
     let blocking = ctx.workspace.display(blocking);
-    Some(
-        ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "`{}` (patch line {}) goes through `{blocking}`, which is a file, not a directory, so \
-                 nothing can be created or changed inside it; nothing was written. Use a path whose \
-                 parent is a directory (or delete or rename `{blocking}` earlier in a separate call).",
-                path.display, file.line
-            ),
-        )
-        .with("path", path.display.clone()),
-    )
+    Some(ToolError::patch_through_file(&path.display, file.line, &blocking))
 }
 
 /// Adds the patch line to a gate's message, and says nothing was written.

@@ -378,28 +378,14 @@ fn plan_range(
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
         (count, None) => {
-            return Err(ToolError::new(
-                ErrorCode::MultipleMatches,
-                format!(
-                    "search_start matches {count} places in `{display}` (lines {}); the range must \
-                     start at one. Make search_start unique (add more of its line, or the line \
-                     before it), or pass occurrence=N (1..={count}) to pick one: occurrence=1 is \
-                     line {}.",
-                    list_lines(&start_lines),
-                    start_lines[0]
-                ),
-            )
-            .with("path", display)
-            .with("count", count)
-            .with("lines", start_lines.clone()))
+            return Err(ToolError::ambiguous_range_start(display, &start_lines, &list_lines(&start_lines)))
         }
     };
     let begin = starts[index].clone();
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
     let Some(first_end) = ends.first() else {
         let start_line = start_lines[index];
-        let mut message =
-            format!("search_end has no match after search_start (line {start_line}) in `{display}`.");
+        let mut message = String::new();
         // Where search_end does occur: before search_start, or inside search_start's own match
         // (search_end is looked for only after it ends, so the same text never closes its range).
         let anywhere = find_anchor(hay, &end).1;
@@ -423,14 +409,7 @@ fn plan_range(
             message.push(' ');
             message.push_str(&diagnosis.text);
         }
-        message.push_str(&format!(
-            " Call read_file with path={} start_line={start_line} to see the text after \
-             search_start, then retry with a search_end copied from it.",
-            path.call_arg()
-        ));
-        return Err(ToolError::new(ErrorCode::NoMatch, message)
-            .with("path", display)
-            .with("search_start_line", start_line));
+        return Err(ToolError::no_range_end(display, start_line, &message, &path.call_arg()));
     };
     let range = begin.start..begin.end + first_end.end;
     let first_line = start_lines[index];
@@ -481,36 +460,15 @@ fn pick(display: &str, n: i64, lines: &[usize], what: &str) -> Result<usize, Too
 }
 
 fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], replace_all: bool) -> ToolError {
-    let count = lines.len();
-    let message = if found.level == Level::Exact {
-        format!(
-            "search matches {count} places in `{display}` (lines {}). Pass replace_all=true to \
-             replace all {count}, or occurrence=N (1..={count}) to replace one (occurrence=1 is \
-             line {}), or add surrounding lines to search so it matches once.",
-            list_lines(lines),
-            lines[0]
-        )
-    } else {
-        format!(
-            "search does not occur exactly in `{display}`, and forgiving {} it matches {count} \
-             places (lines {}), so edit_file will not guess.{} Copy search exactly from read_file \
-             output, add surrounding lines so it matches once, or pass occurrence=N (1..={count}) \
-             to pick one (occurrence=1 is line {}).",
-            found.level.forgave(),
-            list_lines(lines),
-            if replace_all {
-                " replace_all=true applies to exact matches only."
-            } else {
-                ""
-            },
-            lines[0]
-        )
-    };
-    ToolError::new(ErrorCode::MultipleMatches, message)
-        .with("path", display)
-        .with("count", count)
-        .with("lines", lines.to_vec())
-        .with("match", found.level.as_str())
+    let forgave = (found.level != Level::Exact).then(|| found.level.forgave());
+    ToolError::multiple_matches(
+        display,
+        lines,
+        &list_lines(lines),
+        forgave,
+        found.level.as_str(),
+        replace_all,
+    )
 }
 
 fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
@@ -520,21 +478,7 @@ fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
         Some(line) if line > 5 => format!("read_file with path={} start_line={}", path.call_arg(), line - 5),
         _ => format!("read_file with path={}", path.call_arg()),
     };
-    let tried = if what == "search" {
-        " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
-    } else {
-        ""
-    };
-    let message = format!(
-        "{what} was not found in `{display}`{tried}. {} Call {read_call} to see the current text, \
-         then retry with {what} copied exactly from it (without the line-number prefixes).",
-        diagnosis.text
-    );
-    let mut error = ToolError::new(ErrorCode::NoMatch, message).with("path", display);
-    if let Some(line) = diagnosis.near_line {
-        error = error.with("near_line", line);
-    }
-    error
+    ToolError::no_match(what, display, &diagnosis.text, &read_call, diagnosis.near_line)
 }
 
 /// 1-based line numbers of the starts of sorted `ranges`, in one pass over the text.
