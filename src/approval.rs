@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::state::PendingApproval;
 
 const PERSISTED: &str = "approvals.json";

@@ -15,7 +15,7 @@ mod translate;
 mod usage;
 
 use crate::context::Global;
-use crate::error::{ErrorCode, NearMiss, ToolError};
+use crate::error::{NearMiss, ToolError};
 use crate::tools::{self, ToolSpec, REGISTRY};
 
 /// What the command line asks for.

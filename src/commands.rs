@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::context::Global;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::state::{check_session_name, State};
 use crate::tools::ToolOutput;
 

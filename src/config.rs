@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`),
 /// `[shell]` (exec_shell's sandbox) and `[history]` (checkpoints, `history::Settings`).

@@ -137,8 +137,13 @@ pub struct ToolError {
     pub details: Map<String, Value>,
 }
 
+/// Every error with a fixed shape is built by a named constructor next to this type (in
+/// `error/`, one file per family: file, state, session, change, net, tools), which owns its
+/// wording and its `error` fields; [`ToolError::invalid`] takes the argument checks' own
+/// sentences and [`ToolError::io`] words operating-system failures.
 impl ToolError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    /// A bare error; the named constructors build on it.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
         ToolError {
             code,
             message: message.into(),
@@ -187,6 +192,7 @@ mod file;
 mod net;
 mod session;
 mod state;
+mod tools;
 
 pub use change::ParseStop;
 pub use file::{special_kind_name, Missing};

@@ -19,7 +19,7 @@ use std::io::Read;
 use encoding_rs::Encoding;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::freshness::{self, Fingerprint};
 use crate::line_endings::{EndingProfile, LfText};
 use crate::state::State;

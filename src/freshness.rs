@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::journal;
 use crate::state::State;
 use crate::workspace::WsPath;

@@ -13,7 +13,7 @@
 
 use crate::config::Config;
 use crate::context::Global;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::tools::{Capability, ToolSpec, REGISTRY};
 
 const CAPABILITIES: [Capability; 4] = [

@@ -9,7 +9,7 @@
 //! Shared by write_file, edit_file and apply_patch, which all call [`check`] on the final text
 //! before anything is written, so a refusal always means "the file was NOT modified".
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// Files larger than this are not parsed (a parse of hundreds of megabytes would dominate the
 /// call; such files are data dumps, not hand-edited sources).

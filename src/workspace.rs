@@ -16,7 +16,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// The longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH_BYTES: usize = 4096;

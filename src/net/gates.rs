@@ -29,7 +29,7 @@ use url::{Host, Url};
 
 use crate::approval::ApprovalRequest;
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
 

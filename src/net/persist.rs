@@ -7,7 +7,7 @@ use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use crate::atomic::{write_atomically, WriteOptions};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::line_endings::{to_lf, EndingProfile, LineEnding};
 use crate::net::policy::canonical;
 use crate::state::Lock;

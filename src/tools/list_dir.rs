@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use tree_sitter_tags::TagsContext;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::symbols::{self, languages, Symbol};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use crate::workspace::{quote_arg, WsPath};
@@ -105,17 +105,11 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         let language =
             languages::for_path(&root.abs).ok_or_else(|| unsupported_language(&root, "outline"))?;
         if meta.len() > crate::walk::MAX_FILE_BYTES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!(
-                    "`{}` is over {} MB, more than outline parses. Read it in pages with read_file \
-                     with path={}, or search it with grep_files.",
-                    root.display,
-                    crate::walk::MAX_FILE_BYTES / (1024 * 1024),
-                    root.call_arg()
-                ),
-            )
-            .with("path", root.display.clone()));
+            return Err(ToolError::too_large_to_outline(
+                &root.display,
+                crate::walk::MAX_FILE_BYTES / (1024 * 1024),
+                &root.call_arg(),
+            ));
         }
         let (language, definitions) = outline_file(&root.abs, language, &mut context)
             .map_err(|err| ToolError::io(&root.display, "read", &err))?;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::freshness::{self, Fingerprint, HASH_LIMIT};
 use crate::textfile;
 use crate::tools::{Capability, ToolOutput, ToolSpec};

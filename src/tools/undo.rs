@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::history::restore::{self, Found, Step};
 use crate::history::{self, Checkpoint};
 use crate::tools::{Capability, ToolOutput, ToolSpec};

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, MAX_WINDOW};
 use super::model::{FilePatch, Hunk, Tag};
 use super::unified::clip;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::workspace::WsPath;
 
 /// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large

@@ -4,7 +4,6 @@
 //! reads is checked, and when more than one needs a read_file call, one error names them all.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::fs;
 
 use crate::context::Context;

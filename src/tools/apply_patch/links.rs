@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::model::{FilePatch, Op, Tag};
 use super::transaction::{self, Planning};
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::workspace::WsPath;
 
 /// Plans `file` when it deletes or renames a symlink; returns false (nothing planned) for

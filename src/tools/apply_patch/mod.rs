@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use model::{FilePatch, Format, ParseError};
 

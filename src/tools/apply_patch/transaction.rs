@@ -17,7 +17,7 @@ use super::links::{self, LinkStep};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::file_change::{self, LoadedFile};
 use crate::workspace::WsPath;
 

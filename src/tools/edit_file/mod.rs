@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::file_change;
 use crate::line_endings::{to_lf, LfEdit};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
@@ -377,7 +377,7 @@ fn plan_range(
     let index = match (starts.len(), args.occurrence) {
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
-        (count, None) => {
+        (_, None) => {
             return Err(ToolError::ambiguous_range_start(display, &start_lines, &list_lines(&start_lines)))
         }
     };

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::approval::ApprovalRequest;
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::{Decision, Policy};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use classify::{Class, Classification, Scope};
@@ -150,18 +150,12 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     notices.extend(confine::weaker_notice(ctx, &report));
     if finished.timed_out {
-        return Err(ToolError::new(
-            ErrorCode::Timeout,
-            format!(
-                "the command did not finish within {} ms, so it was killed with all its children. \
-                 Output so far:\n{}\nTo give it longer, repeat the call with a larger timeout_ms (at \
-                 most {MAX_TIMEOUT_MS}); for servers, watchers and long builds call exec_shell with \
-                 background=true and follow it with task_wait.",
-                args.timeout_ms, rendered.text
-            ),
-        )
-        .with("timeout_ms", args.timeout_ms)
-        .with("data", Value::Object(rendered.data)));
+        return Err(ToolError::command_timed_out(
+            args.timeout_ms,
+            MAX_TIMEOUT_MS,
+            &rendered.text,
+            Value::Object(rendered.data),
+        ));
     }
     if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
         notices.push(notice);
@@ -324,16 +318,7 @@ fn gate(
     let subject = command.to_string();
     if let Some(reason) = classification.reasons(Class::Network) {
         if policy.default_decision() == Decision::Deny {
-            return Err(ToolError::new(
-                ErrorCode::NetworkDenied,
-                format!(
-                    "the workspace's network policy denies the network ([network] default in \
-                     .codesmith/config.toml), and this command needs it: {reason}. Nothing was run. \
-                     Do the work without the network; for a web page call fetch_url (it follows \
-                     the policy's allow list); or ask the user to change the policy."
-                ),
-            )
-            .with("reason", reason));
+            return Err(ToolError::command_network_denied(&reason));
         }
     }
     if let Some(reason) = classification.reasons(Class::Destructive) {

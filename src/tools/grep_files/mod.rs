@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use crate::walk::{self, GlobFilter, Rules};
 
@@ -216,17 +216,12 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let size = std::fs::metadata(&root.abs).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
     if args.multiline && size > search::MAX_BUFFER_BYTES as u64 {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "`{}` is {size} bytes; multiline=true holds the whole file in memory, which is \
-                 capped at {} bytes. Search it line by line: call grep_files with {} multiline=false.",
-                root.display,
-                search::MAX_BUFFER_BYTES,
-                call.base()
-            ),
-        )
-        .with("path", root.display.clone()));
+        return Err(ToolError::too_large_for_multiline(
+            &root.display,
+            size,
+            search::MAX_BUFFER_BYTES,
+            &call.base(),
+        ));
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic::{write_atomically, WriteOptions};
 use crate::context::Context;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::Decision;
 use crate::tools::exec_shell::classify::Class;
 use crate::tools::exec_shell::confine::{self, ShellSettings};
