@@ -456,6 +456,7 @@ fn rejection(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn picks_language_by_extension_and_exempts_cargo_lock() {

@@ -398,6 +398,7 @@ fn resolve_leniently(path: &Path) -> Result<PathBuf, ResolveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn lexical_normalization_folds_dots() {

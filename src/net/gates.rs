@@ -394,6 +394,7 @@ impl ureq::unversioned::resolver::Resolver for PinnedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn requested_urls_are_judged_as_parsed() {
