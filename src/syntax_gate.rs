@@ -227,12 +227,6 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
 /// character literals are skipped. Overcounting only costs the gate a long expression of
 /// thousands of operators, which it then leaves unjudged.
 pub fn rust_nesting(text: &str) -> usize {
-    #[derive(PartialEq)]
-    enum Open {
-        Bracket,
-        Angle,
-        Other,
-    }
     let bytes = text.as_bytes();
     let mut stack: Vec<Open> = Vec::new();
     let mut deepest = 0;
@@ -254,56 +248,16 @@ pub fn rust_nesting(text: &str) -> usize {
                 continue;
             }
             b'/' if next == b'*' => {
-                let mut depth = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
+                i = skip_block_comment(bytes, i);
                 continue;
             }
             b'"' => {
-                // A raw string `r#"…"#` ends at a quote followed by as many hashes.
-                let hashes = bytes[..i].iter().rev().take_while(|&&b| b == b'#').count();
-                let raw = i > hashes && matches!(bytes[i - hashes - 1], b'r');
-                i += 1;
-                while i < bytes.len() {
-                    if !raw && bytes[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if bytes[i] == b'"'
-                        && (!raw || bytes[i + 1..].iter().take_while(|&&b| b == b'#').count() >= hashes)
-                    {
-                        i += 1 + if raw { hashes } else { 0 };
-                        break;
-                    }
-                    i += 1;
-                }
+                i = skip_string(bytes, i);
                 continue;
             }
             b'\'' => {
-                // A character literal (`'x'`, `'\n'`, `'é'`); otherwise a lifetime or label.
-                if next == b'\\' {
-                    let end = bytes[i + 2..]
-                        .iter()
-                        .position(|&b| b == b'\'')
-                        .map_or(bytes.len(), |at| i + 3 + at);
+                if let Some(end) = skip_char_literal(text, i) {
                     i = end;
-                    continue;
-                }
-                let width = text[i + 1..].chars().next().map_or(0, char::len_utf8);
-                if width > 0 && bytes.get(i + 1 + width) == Some(&b'\'') {
-                    i += 2 + width;
                     continue;
                 }
             }
@@ -314,16 +268,7 @@ pub fn rust_nesting(text: &str) -> usize {
             }
             b';' | b',' => pop_markers(&mut stack),
             b'<' if next != b'=' => stack.push(Open::Angle),
-            b'>' if !matches!(prev, b'-' | b'=') => {
-                while let Some(top) = stack.pop() {
-                    if top != Open::Other {
-                        if top == Open::Bracket {
-                            stack.push(top);
-                        }
-                        break;
-                    }
-                }
-            }
+            b'>' if !matches!(prev, b'-' | b'=') => close_angle(&mut stack),
             b'-' if !matches!(next, b'>' | b'=') => stack.push(Open::Other),
             b'!' | b'*' | b'&' | b'|' if next != b'=' => stack.push(Open::Other),
             b'=' if !matches!(next, b'=' | b'>')
@@ -355,6 +300,82 @@ pub fn rust_nesting(text: &str) -> usize {
         i += 1;
     }
     deepest
+}
+
+/// What [`rust_nesting`] counts as open: a bracket, a `<`, or an operator or keyword that
+/// lasts until the end of its expression.
+#[derive(PartialEq)]
+enum Open {
+    Bracket,
+    Angle,
+    Other,
+}
+
+/// A `>` closes the innermost `<` and the operators opened since; never a bracket.
+fn close_angle(stack: &mut Vec<Open>) {
+    while let Some(top) = stack.pop() {
+        if top != Open::Other {
+            if top == Open::Bracket {
+                stack.push(top);
+            }
+            break;
+        }
+    }
+}
+
+/// The index after the (nested) block comment that starts at `i`.
+fn skip_block_comment(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                break;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The index after the string literal whose opening quote is at `i`. A raw string `r#"…"#`
+/// ends at a quote followed by as many hashes.
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    let hashes = bytes[..i].iter().rev().take_while(|&&b| b == b'#').count();
+    let raw = i > hashes && matches!(bytes[i - hashes - 1], b'r');
+    i += 1;
+    while i < bytes.len() {
+        if !raw && bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'"' && (!raw || bytes[i + 1..].iter().take_while(|&&b| b == b'#').count() >= hashes) {
+            return i + 1 + if raw { hashes } else { 0 };
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The index after the character literal (`'x'`, `'\n'`, `'é'`) whose quote is at `i`, or
+/// `None` for a lifetime or label.
+fn skip_char_literal(text: &str, i: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(i + 1) == Some(&b'\\') {
+        return Some(
+            bytes[i + 2..]
+                .iter()
+                .position(|&b| b == b'\'')
+                .map_or(bytes.len(), |at| i + 3 + at),
+        );
+    }
+    let width = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+    (width > 0 && bytes.get(i + 1 + width) == Some(&b'\'')).then_some(i + 2 + width)
 }
 
 /// tree-sitter always yields a tree, recovering from errors with ERROR and MISSING nodes; the
