@@ -70,9 +70,8 @@ pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
 /// Adds `id` to the workspace's persisted approvals. An `approvals.json` that does not parse is
 /// refused rather than overwritten, which would drop the approvals persisted before.
 pub fn persist(state: &crate::state::State, id: &str) -> Result<(), ToolError> {
-    let mut ids = persisted_checked(state.dir()).map_err(|parse_error| {
-        ToolError::approvals_unparsable(&parse_error.to_string(), id)
-    })?;
+    let mut ids = persisted_checked(state.dir())
+        .map_err(|parse_error| ToolError::approvals_unparsable(&parse_error.to_string(), id))?;
     ids.insert(id.to_string());
     let bytes = serde_json::to_vec_pretty(&ids).unwrap_or_default();
     state

@@ -35,9 +35,8 @@ pub fn corrupt_notice(parse_error: &str) -> String {
 /// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
 /// than overwritten, since rewriting it would drop the user's entries.
 fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
-    load_checked(state.dir()).map_err(|parse_error| {
-        ToolError::trust_list_unparsable(&parse_error.to_string())
-    })
+    load_checked(state.dir())
+        .map_err(|parse_error| ToolError::trust_list_unparsable(&parse_error.to_string()))
 }
 
 fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {

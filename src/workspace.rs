@@ -131,9 +131,7 @@ impl Workspace {
         let resolved = match resolve_on_disk(&lexical) {
             Ok(resolved) => resolved,
             Err(_) if !self.is_inside(&lexical) => return Err(self.escape_error(input, &lexical)),
-            Err(ResolveError::Loop) => {
-                return Err(ToolError::symlink_loop(input))
-            }
+            Err(ResolveError::Loop) => return Err(ToolError::symlink_loop(input)),
             Err(ResolveError::Io(err)) => return Err(ToolError::io(input, "resolve", &err)),
         };
         if !self.is_inside(&resolved) {

@@ -17,7 +17,13 @@ pub struct ParseStop<'a> {
 impl ToolError {
     /// `search` (or search_start, search_end: `what`) matches no text; `diagnosis` says why and
     /// `read_call` shows the text near where it was expected.
-    pub fn no_match(what: &str, display: &str, diagnosis: &str, read_call: &str, near_line: Option<usize>) -> ToolError {
+    pub fn no_match(
+        what: &str,
+        display: &str,
+        diagnosis: &str,
+        read_call: &str,
+        near_line: Option<usize>,
+    ) -> ToolError {
         let tried = if what == "search" {
             " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
         } else {
@@ -170,7 +176,13 @@ impl ToolError {
 
     /// A patch that does not parse at `line`. `unsupported` messages stand alone; others are
     /// framed with the format (`what`) and the line.
-    pub fn patch_unparsable(what: &str, format: &str, line: usize, message: &str, unsupported: bool) -> ToolError {
+    pub fn patch_unparsable(
+        what: &str,
+        format: &str,
+        line: usize,
+        message: &str,
+        unsupported: bool,
+    ) -> ToolError {
         let message = if unsupported {
             message.to_string()
         } else {
@@ -185,7 +197,13 @@ impl ToolError {
     }
 
     /// A hunk that did not apply: `head` and `detail` say which and why. `hunk` is 1-based.
-    pub fn hunk_failed(display: &str, hunk: usize, hunks: usize, patch_line: usize, message: String) -> ToolError {
+    pub fn hunk_failed(
+        display: &str,
+        hunk: usize,
+        hunks: usize,
+        patch_line: usize,
+        message: String,
+    ) -> ToolError {
         ToolError::new(ErrorCode::PatchFailed, message)
             .with("path", display)
             .with("hunk", hunk)
@@ -206,7 +224,9 @@ impl ToolError {
             } else {
                 "has not been read in this session (not_read)"
             };
-            message.push_str(&format!("\n- `{display}` {why}: call read_file with path={call_arg}"));
+            message.push_str(&format!(
+                "\n- `{display}` {why}: call read_file with path={call_arg}"
+            ));
         }
         message.push_str("\nCall read_file for each of them, then retry this apply_patch call.");
         let code = match files.first() {

@@ -74,7 +74,9 @@ impl ToolError {
         match tool {
             "apply_patch" => format!("From the session cwd, the patch names it `{call}`."),
             "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={call_arg}."),
-            _ => format!("From the session cwd, call {tool} with path={call_arg} and the other arguments unchanged."),
+            _ => format!(
+                "From the session cwd, call {tool} with path={call_arg} and the other arguments unchanged."
+            ),
         }
     }
 

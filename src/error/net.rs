@@ -4,7 +4,8 @@
 use super::{ErrorCode, ToolError};
 
 /// The tail of a message whose failure will not change on a retry.
-pub const BROKEN_ANSWER: &str = "The server answered, but not with something fetch_url can read; retrying will \
+pub const BROKEN_ANSWER: &str =
+    "The server answered, but not with something fetch_url can read; retrying will \
                                  most likely give the same, so use another source.";
 
 impl ToolError {
@@ -21,7 +22,9 @@ impl ToolError {
         // The same code as a redirect to such a scheme: the scheme gate refused it.
         ToolError::new(
             ErrorCode::NetworkDenied,
-            format!("fetch_url fetches http and https URLs only, not `{scheme}:`.{hint} Nothing was fetched."),
+            format!(
+                "fetch_url fetches http and https URLs only, not `{scheme}:`.{hint} Nothing was fetched."
+            ),
         )
         .with("scheme", scheme)
     }
@@ -76,7 +79,13 @@ impl ToolError {
 
     /// An address in a restricted range. `what` says how the host led there, `exact` is the
     /// address as a one-address CIDR and `line` the config line that would exempt it.
-    pub fn blocked_address(what: &str, exact: &str, line: &str, host: &str, range: RestrictedRange) -> ToolError {
+    pub fn blocked_address(
+        what: &str,
+        exact: &str,
+        line: &str,
+        host: &str,
+        range: RestrictedRange,
+    ) -> ToolError {
         ToolError::new(
             ErrorCode::BlockedAddress,
             format!(
@@ -120,9 +129,11 @@ impl ToolError {
             Some(longer) => {
                 format!("If the server is just slow, call fetch_url with url=\"{url}\" timeout_ms={longer}.")
             }
-            None => "That is the longest wait allowed; the server is too slow or unreachable, try again later \
+            None => {
+                "That is the longest wait allowed; the server is too slow or unreachable, try again later \
                      or another source."
-                .to_string(),
+                    .to_string()
+            }
         };
         ToolError::new(
             ErrorCode::Timeout,

@@ -7,15 +7,26 @@ use super::{ErrorCode, ToolError};
 pub enum NearMiss<'a> {
     None,
     /// A name another harness uses (`what` says whose) for `tool`.
-    Foreign { tool: &'a str, what: &'a str },
+    Foreign {
+        tool: &'a str,
+        what: &'a str,
+    },
     /// A near miss of a command (`reed` for `read`), with the tool it runs if it is one.
-    Typo { command: &'a str, tool: Option<&'a str> },
+    Typo {
+        command: &'a str,
+        tool: Option<&'a str>,
+    },
 }
 
 impl ToolError {
     /// `unknown_tool`: the name is no tool; `available` lists the tools, `suggestion` is the
     /// intended tool's name, if one is clear.
-    pub fn unknown_tool(name: &str, near: NearMiss, available: Vec<&str>, suggestion: Option<&str>) -> ToolError {
+    pub fn unknown_tool(
+        name: &str,
+        near: NearMiss,
+        available: Vec<&str>,
+        suggestion: Option<&str>,
+    ) -> ToolError {
         let hint = match near {
             NearMiss::Foreign { tool, what } => format!(" `{name}` is not a tool here; {what} is {tool}."),
             NearMiss::Typo {
@@ -71,7 +82,13 @@ impl ToolError {
             .to_string();
         let available = self.details["available"]
             .as_array()
-            .map(|names| names.iter().filter_map(|n| n.as_str()).collect::<Vec<_>>().join(", "))
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
             .unwrap_or_default();
         self.message = format!(
             "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
@@ -156,7 +173,13 @@ impl ToolError {
     /// Undo would destroy later work: `conflicts` are the changed paths (`path`, `change`,
     /// `changed_by`), `ids` the checkpoints undone, `retry` the forcing arguments and `later`
     /// the sentence about later checkpoints (or empty).
-    pub fn undo_would_clobber(ids: &[u64], listed: &str, conflicts: &[serde_json::Value], retry: &str, later: &str) -> ToolError {
+    pub fn undo_would_clobber(
+        ids: &[u64],
+        listed: &str,
+        conflicts: &[serde_json::Value],
+        retry: &str,
+        later: &str,
+    ) -> ToolError {
         let lines: Vec<String> = conflicts
             .iter()
             .map(|c| {
@@ -167,7 +190,11 @@ impl ToolError {
                 )
             })
             .collect();
-        let (plural, them) = if conflicts.len() == 1 { ("", "it") } else { ("s", "them") };
+        let (plural, them) = if conflicts.len() == 1 {
+            ("", "it")
+        } else {
+            ("s", "them")
+        };
         ToolError::new(
             ErrorCode::Stale,
             format!(

@@ -29,7 +29,12 @@ impl ToolError {
     }
 
     /// A command killed at its timeout; `output` is what it wrote, `data` its result fields.
-    pub fn command_timed_out(timeout_ms: u64, max_ms: u64, output: &str, data: serde_json::Value) -> ToolError {
+    pub fn command_timed_out(
+        timeout_ms: u64,
+        max_ms: u64,
+        output: &str,
+        data: serde_json::Value,
+    ) -> ToolError {
         ToolError::new(
             ErrorCode::Timeout,
             format!(

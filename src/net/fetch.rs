@@ -230,11 +230,13 @@ fn answer(
         });
         at_hop(error, request, hop.redirects, hop.url)
     };
-    let codings = content_codings(&response).map_err(|name| failed(audit, unsupported_coding(hop.url, &name)))?;
+    let codings =
+        content_codings(&response).map_err(|name| failed(audit, unsupported_coding(hop.url, &name)))?;
     let body = response.body_mut();
     let mime = body.mime_type().map(str::to_string);
     let charset = body.charset().map(str::to_string);
-    let read = coding::decoder(body.as_reader(), &codings).and_then(|reader| read_capped(reader, request.max_bytes));
+    let read =
+        coding::decoder(body.as_reader(), &codings).and_then(|reader| read_capped(reader, request.max_bytes));
     let (bytes, truncated) = read.map_err(|err| {
         let error = match coding::split_error(err) {
             Ok(err) => transport_error(ureq::Error::from(err), hop.url, admitted, request),
@@ -247,7 +249,13 @@ fn answer(
         bytes: Some(bytes.len()),
         ..hop_entry(hop.url, hop.host, admitted)
     });
-    let mut rendered = body::render(&bytes, mime.as_deref(), charset.as_deref(), !truncated, request.format);
+    let mut rendered = body::render(
+        &bytes,
+        mime.as_deref(),
+        charset.as_deref(),
+        !truncated,
+        request.format,
+    );
     if rendered.rendering == "markdown" {
         rendered.text = crate::net::html::absolute_links(&rendered.text, hop.url);
     }
@@ -376,7 +384,8 @@ fn read_capped(reader: impl Read, max_bytes: usize) -> std::io::Result<(Vec<u8>,
 
 fn timeout_error(url: &Url, request: &Request) -> ToolError {
     let ms = request.timeout.as_millis();
-    let longer = (ms < u128::from(super::MAX_TIMEOUT_MS)).then(|| (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS)) as u64);
+    let longer = (ms < u128::from(super::MAX_TIMEOUT_MS))
+        .then(|| (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS)) as u64);
     ToolError::fetch_timeout(url.as_str(), ms as u64, longer)
 }
 
@@ -399,7 +408,10 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
             Some(failure) => failure,
             None => return timeout_error(url, request),
         },
-        ureq::Error::HostNotFound => (format!("`{}` could not be resolved", admitted.host), unreachable()),
+        ureq::Error::HostNotFound => (
+            format!("`{}` could not be resolved", admitted.host),
+            unreachable(),
+        ),
         ureq::Error::Tls(what) => tls_failure(url, &target, what.to_string()),
         ureq::Error::Rustls(ref error) => tls_failure(url, &target, error.to_string()),
         ureq::Error::Protocol(ref proto) => (
@@ -429,10 +441,12 @@ fn io_failure(io: &std::io::Error, url: &Url, target: &str) -> Option<(String, S
     let unreachable = |what: String| Some((what, UNREACHABLE.to_string()));
     match io.kind() {
         ErrorKind::TimedOut | ErrorKind::WouldBlock => None,
-        ErrorKind::ConnectionRefused => {
-            unreachable(format!("the connection to {target} was refused: nothing is listening on that port"))
+        ErrorKind::ConnectionRefused => unreachable(format!(
+            "the connection to {target} was refused: nothing is listening on that port"
+        )),
+        _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => {
+            Some(tls_failure(url, target, io.to_string()))
         }
-        _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => Some(tls_failure(url, target, io.to_string())),
         // A plain-HTTP server that gets a TLS hello often just hangs up.
         ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => Some((
             format!(

@@ -28,9 +28,9 @@ pub fn allow_host(root: &Path, host: &str) -> Result<String, ToolError> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(io("read", &err)),
     };
-    let mut doc = text.parse::<DocumentMut>().map_err(|err| {
-        ToolError::persist_config_refused(CONFIG, &host, Some(err.message()))
-    })?;
+    let mut doc = text
+        .parse::<DocumentMut>()
+        .map_err(|err| ToolError::persist_config_refused(CONFIG, &host, Some(err.message())))?;
     let network = doc.entry("network").or_insert_with(|| Item::Table(Table::new()));
     let Some(network) = network.as_table_like_mut() else {
         return Err(ToolError::persist_config_refused(CONFIG, &host, None));

@@ -243,7 +243,11 @@ fn found_text(args: &FileSearchArgs, shown: &[String], total: usize, max_results
         text.push_str(&format!(
             "{summary}; showing the first {} (sorted by {}). To see the rest, narrow pattern or path{}.",
             shown.len(),
-            if args.sort == SortOrder::Mtime { "mtime, newest first" } else { "path" },
+            if args.sort == SortOrder::Mtime {
+                "mtime, newest first"
+            } else {
+                "path"
+            },
             if (max_results as u64) < MAX_RESULTS_CAP {
                 format!(", or raise max_results (at most {MAX_RESULTS_CAP})")
             } else {
@@ -257,7 +261,10 @@ fn found_text(args: &FileSearchArgs, shown: &[String], total: usize, max_results
 }
 
 /// The directory to search and the compiled pattern, or the refusal of either.
-fn resolve(args: &FileSearchArgs, ctx: &mut Context) -> Result<(crate::workspace::WsPath, Pattern), ToolError> {
+fn resolve(
+    args: &FileSearchArgs,
+    ctx: &mut Context,
+) -> Result<(crate::workspace::WsPath, Pattern), ToolError> {
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "file_search")?;
     match std::fs::metadata(&root.abs) {

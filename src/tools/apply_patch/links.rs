@@ -95,8 +95,10 @@ fn check_link_text(link: &Link, file: &FilePatch) -> Result<(), ToolError> {
     Err(ToolError::link_target_differs(
         &link.path.display,
         file.line,
-        &removed.join("
-"),
+        &removed.join(
+            "
+",
+        ),
         &actual,
     ))
 }

@@ -307,7 +307,11 @@ pub(super) fn deleting_hunks(
     let display = &path.display;
     let applied = run_hunks(current, path, file)?;
     if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
-        return Err(ToolError::deletion_leaves_lines(display, file.line, &path.call_arg()));
+        return Err(ToolError::deletion_leaves_lines(
+            display,
+            file.line,
+            &path.call_arg(),
+        ));
     }
     Ok(applied.hunks)
 }

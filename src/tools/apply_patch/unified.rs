@@ -245,7 +245,13 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
 }
 
 /// A body line right after the counted ones means the header's counts are short.
-fn check_hunk_end(lines: &[&str], i: usize, start: usize, number: usize, header: &str) -> Result<(), ParseError> {
+fn check_hunk_end(
+    lines: &[&str],
+    i: usize,
+    start: usize,
+    number: usize,
+    header: &str,
+) -> Result<(), ParseError> {
     let Some(&next) = lines.get(i) else {
         return Ok(());
     };

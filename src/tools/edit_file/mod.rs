@@ -378,7 +378,11 @@ fn plan_range(
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
         (_, None) => {
-            return Err(ToolError::ambiguous_range_start(display, &start_lines, &list_lines(&start_lines)))
+            return Err(ToolError::ambiguous_range_start(
+                display,
+                &start_lines,
+                &list_lines(&start_lines),
+            ))
         }
     };
     let begin = starts[index].clone();
@@ -409,7 +413,12 @@ fn plan_range(
             message.push(' ');
             message.push_str(&diagnosis.text);
         }
-        return Err(ToolError::no_range_end(display, start_line, &message, &path.call_arg()));
+        return Err(ToolError::no_range_end(
+            display,
+            start_line,
+            &message,
+            &path.call_arg(),
+        ));
     };
     let range = begin.start..begin.end + first_end.end;
     let first_line = start_lines[index];
