@@ -23,6 +23,17 @@ pub enum IndentChange {
 }
 
 impl IndentChange {
+    /// `data.indentation`: how new lines were shifted, if they were.
+    pub fn as_field(&self) -> Option<&'static str> {
+        match self {
+            IndentChange::Kept => None,
+            IndentChange::Added(_) => Some("shifted_right"),
+            IndentChange::Removed(_) => Some("shifted_left"),
+            IndentChange::Mapped => Some("mapped"),
+            IndentChange::AsGiven => Some("as_given"),
+        }
+    }
+
     pub fn describe(&self) -> Option<String> {
         let show = |p: &str| {
             let tabs = p.matches('\t').count();

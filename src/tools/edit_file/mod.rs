@@ -183,28 +183,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         Mode::Range(start, end) => plan_range(&path, hay, start, end, &args)?,
     };
     let new_text = lf.splice(&plan.edits);
-    let mut notes = Vec::new();
-    if plan.level != Level::Exact {
-        notes.push(format!(
-            "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
-            plan.level.forgave(),
-            plan.level.as_str()
-        ));
-    }
-    if plan.replace_was_numbered {
-        notes.push("The line-number prefixes were stripped from replace as well.".to_string());
-    }
-    if let Some(note) = plan.indent.describe() {
-        notes.push(note);
-    }
-    if plan.punctuation_folded {
-        notes.push(
-            "The file uses straight ASCII punctuation where search had typographic characters (curly \
-             quotes, dashes, special spaces); replace's punctuation was folded the same way to match the \
-             file."
-                .to_string(),
-        );
-    }
+    let notes = plan.notes();
     let mut out_notices = Vec::new();
     if let Some(label) = file.encoding_label() {
         out_notices.push(format!(
@@ -262,18 +241,41 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     if let Some(label) = file.encoding_label() {
         out = out.with("encoding", label);
     }
-    let indentation = match plan.indent {
-        IndentChange::Kept => None,
-        IndentChange::Added(_) => Some("shifted_right"),
-        IndentChange::Removed(_) => Some("shifted_left"),
-        IndentChange::Mapped => Some("mapped"),
-        IndentChange::AsGiven => Some("as_given"),
-    };
-    if let Some(indentation) = indentation {
+    if let Some(indentation) = plan.indent.as_field() {
         out = out.with("indentation", indentation);
     }
     out.notices = out_notices;
     Ok(out)
+}
+
+impl Plan {
+    /// The lines the result adds after its first: how the match was found and what was
+    /// adapted in replace.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.level != Level::Exact {
+            notes.push(format!(
+                "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
+                self.level.forgave(),
+                self.level.as_str()
+            ));
+        }
+        if self.replace_was_numbered {
+            notes.push("The line-number prefixes were stripped from replace as well.".to_string());
+        }
+        if let Some(note) = self.indent.describe() {
+            notes.push(note);
+        }
+        if self.punctuation_folded {
+            notes.push(
+                "The file uses straight ASCII punctuation where search had typographic characters (curly \
+                 quotes, dashes, special spaces); replace's punctuation was folded the same way to match the \
+                 file."
+                    .to_string(),
+            );
+        }
+        notes
+    }
 }
 
 fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> Result<Plan, ToolError> {
