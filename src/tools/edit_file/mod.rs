@@ -75,7 +75,8 @@ enum Mode<'a> {
 }
 
 /// The validation chain: contradictory or empty arguments are refused before any I/O.
-fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
+/// The form of the call: one search, or a search_start/search_end range.
+fn mode_of(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
     let invalid = |message: String| Err(ToolError::invalid(message));
     let mode = match (&args.search, &args.search_start, &args.search_end) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -108,6 +109,12 @@ fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
         (Some(search), None, None) => Mode::Search(search),
         (None, Some(start), Some(end)) => Mode::Range(start, end),
     };
+    Ok(mode)
+}
+
+fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
+    let invalid = |message: String| Err(ToolError::invalid(message));
+    let mode = mode_of(args)?;
     match mode {
         Mode::Search("") => {
             return invalid(
@@ -390,35 +397,10 @@ fn plan_range(
     let begin = starts[index].clone();
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
     let Some(first_end) = ends.first() else {
-        let start_line = start_lines[index];
-        let mut message = String::new();
-        // Where search_end does occur: before search_start, or inside search_start's own match
-        // (search_end is looked for only after it ends, so the same text never closes its range).
-        let anywhere = find_anchor(hay, &end).1;
-        let occurs: Vec<&Range<usize>> = anywhere.iter().filter(|r| r.start < begin.end).collect();
-        if let Some(first) = occurs.first() {
-            let line = line_numbers(hay, std::slice::from_ref(*first))[0];
-            let within = first.start >= begin.start;
-            message.push_str(&if within {
-                format!(
-                    " It matches only at line {line}, inside search_start's own match; search_end is \
-                     looked for after the end of search_start, so it must be text that follows it."
-                )
-            } else {
-                format!(
-                    " search_end occurs only before it, at line {line}: the range runs from search_start \
-                     forward."
-                )
-            });
-        } else {
-            let diagnosis = diagnose::diagnose(hay, &end, "search_end");
-            message.push(' ');
-            message.push_str(&diagnosis.text);
-        }
         return Err(ToolError::no_range_end(
             display,
-            start_line,
-            &message,
+            start_lines[index],
+            &where_end_occurs(hay, &end, &begin),
             &path.call_arg(),
         ));
     };
@@ -446,6 +428,30 @@ fn plan_range(
         punctuation_folded,
         summary: format!("lines {first_line}-{last_line} (search_start through search_end)"),
     })
+}
+
+/// Where a search_end that does not follow search_start (matched at `begin`) does occur:
+/// before it, or inside its own match (search_end is looked for only after it ends, so the same
+/// text never closes its range); else why it is not in the file. One or two sentences, each
+/// after a space.
+fn where_end_occurs(hay: &str, end: &str, begin: &Range<usize>) -> String {
+    let anywhere = find_anchor(hay, end).1;
+    let Some(first) = anywhere.iter().find(|r| r.start < begin.end) else {
+        let diagnosis = diagnose::diagnose(hay, end, "search_end");
+        return format!(" {}", diagnosis.text);
+    };
+    let line = line_numbers(hay, std::slice::from_ref(first))[0];
+    if first.start >= begin.start {
+        format!(
+            " It matches only at line {line}, inside search_start's own match; search_end is \
+             looked for after the end of search_start, so it must be text that follows it."
+        )
+    } else {
+        format!(
+            " search_end occurs only before it, at line {line}: the range runs from search_start \
+             forward."
+        )
+    }
 }
 
 /// Picks match `n` (1-based) of `lines.len()`, or says the legal range.
