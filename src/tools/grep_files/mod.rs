@@ -170,8 +170,8 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
     deserializer.deserialize_any(Visitor)
 }
 
-pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    let call = render::CallText::of(&args);
+/// The checks that need no file: a pattern, and a context in range.
+fn check_pattern_and_context(args: &GrepFilesArgs, call: &render::CallText) -> Result<(), ToolError> {
     if args.pattern.is_empty() {
         return Err(ToolError::invalid(
             "pattern is empty, which would match every line. Pass the text or regex to look for, \
@@ -185,26 +185,35 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             call.base()
         )));
     }
+    Ok(())
+}
+
+/// The path searched must be a directory or a regular file.
+fn check_root(ctx: &Context, root: &crate::workspace::WsPath, args: &GrepFilesArgs) -> Result<(), ToolError> {
+    match std::fs::metadata(&root.abs) {
+        Ok(meta) if meta.is_dir() || meta.is_file() => Ok(()),
+        Ok(_) => Err(ToolError::special_file_skipped(
+            "grep_files",
+            &root.display,
+            &format!(
+                "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \
+                 path=\".\".",
+                serde_json::to_string(&args.pattern).unwrap_or_default()
+            ),
+        )),
+        Err(_) => Err(crate::tools::read_file::not_found(ctx, root, &args.path)),
+    }
+}
+
+pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let call = render::CallText::of(&args);
+    check_pattern_and_context(&args, &call)?;
     let mut notices = Vec::new();
     let max_results =
         crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices);
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "grep_files")?;
-    match std::fs::metadata(&root.abs) {
-        Ok(meta) if meta.is_dir() || meta.is_file() => {}
-        Ok(_) => {
-            return Err(ToolError::special_file_skipped(
-                "grep_files",
-                &root.display,
-                &format!(
-                    "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \
-                     path=\".\".",
-                    serde_json::to_string(&args.pattern).unwrap_or_default()
-                ),
-            ))
-        }
-        Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
-    }
+    check_root(ctx, &root, &args)?;
     let chars = args.pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
         return Err(ToolError::invalid(format!(
