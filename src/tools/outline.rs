@@ -160,6 +160,48 @@ fn entry_line(symbol: &Symbol) -> String {
     )
 }
 
+/// `data.files[i]`: a file's first `take` definitions.
+fn file_json(file: &FileOutline, take: usize) -> serde_json::Value {
+    serde_json::json!({
+        "path": file.path,
+        "language": file.language,
+        "total_definitions": file.definitions.len(),
+        "definitions": file.definitions[..take].iter().map(|s| serde_json::json!({
+            "name": s.name,
+            "kind": s.kind,
+            "line": s.line,
+            "start_line": s.start_line,
+            "end_line": s.end_line,
+            "depth": s.depth,
+            "container": s.container,
+            "text": s.text,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The text for a directory with no source files, or with no definitions in them.
+fn empty_text(root: &WsPath, files: usize, total: usize) -> Option<String> {
+    if files == 0 {
+        return Some(format!(
+            "No source files in a supported language under `{}` ({}). To see what is there, call \
+             list_dir with path={}.",
+            root.display,
+            languages::LANGUAGES
+                .iter()
+                .map(|l| l.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            root.call_arg()
+        ));
+    }
+    (total == 0).then(|| {
+        format!(
+            "No definitions in the {files} source files under `{}`.",
+            root.display
+        )
+    })
+}
+
 fn render(
     ctx: &Context,
     root: &WsPath,
@@ -199,40 +241,12 @@ fn render(
             text.push('\n');
         }
         shown += take;
-        data_files.push(serde_json::json!({
-            "path": file.path,
-            "language": file.language,
-            "total_definitions": file.definitions.len(),
-            "definitions": file.definitions[..take].iter().map(|s| serde_json::json!({
-                "name": s.name,
-                "kind": s.kind,
-                "line": s.line,
-                "start_line": s.start_line,
-                "end_line": s.end_line,
-                "depth": s.depth,
-                "container": s.container,
-                "text": s.text,
-            })).collect::<Vec<_>>(),
-        }));
+        data_files.push(file_json(file, take));
     }
-    if is_dir && files.is_empty() {
-        text = format!(
-            "No source files in a supported language under `{}` ({}). To see what is there, call \
-             list_dir with path={}.",
-            root.display,
-            languages::LANGUAGES
-                .iter()
-                .map(|l| l.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-            root.call_arg()
-        );
-    } else if is_dir && total == 0 {
-        text = format!(
-            "No definitions in the {} source files under `{}`.",
-            files.len(),
-            root.display
-        );
+    if is_dir {
+        if let Some(empty) = empty_text(root, files.len(), total) {
+            text = empty;
+        }
     }
     let truncated = shown < total || more_files > 0;
     if shown < total {
