@@ -78,6 +78,33 @@ pub struct ExecShellArgs {
     pub background: bool,
 }
 
+/// Runs the command in the foreground, confined as planned, through the sentinel's script
+/// (which reports its exit status and the cwd it ended in on stderr).
+fn run_foreground(
+    ctx: &Context,
+    args: &ExecShellArgs,
+    confinement: &confine::Confinement,
+    sentinel: &Sentinel,
+    cwd: &Path,
+) -> Result<(run::Finished, crate::sandbox::Report), ToolError> {
+    let script = sentinel.script();
+    let env = confinement.env();
+    let arguments = Sentinel::arguments(&args.command);
+    confine::launch(ctx, confinement, |sandbox| {
+        run::run(
+            &run::Launch {
+                script: &script,
+                arguments: &arguments,
+                cwd,
+                env: &env,
+                sandbox,
+                reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
+            },
+            Duration::from_millis(args.timeout_ms),
+        )
+    })
+}
+
 pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     validate(&args)?;
     let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
@@ -95,24 +122,8 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
     let snapshot = snapshot_before(ctx, classification.class);
     let sentinel = Sentinel::new();
-    let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
-    let timeout = Duration::from_millis(args.timeout_ms);
-    let env = confinement.env();
-    let arguments = Sentinel::arguments(&args.command);
-    let launched = confine::launch(ctx, &confinement, |sandbox| {
-        run::run(
-            &run::Launch {
-                script: &script,
-                arguments: &arguments,
-                cwd: &cwd_before,
-                env: &env,
-                sandbox,
-                reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
-            },
-            timeout,
-        )
-    });
+    let launched = run_foreground(ctx, &args, &confinement, &sentinel, &cwd_before);
     let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
@@ -347,6 +358,16 @@ pub struct Rendered {
     pub data: serde_json::Map<String, Value>,
 }
 
+/// The `exit code:` line.
+fn exit_line(finished: &run::Finished) -> String {
+    match (finished.exit_code(), finished.signal()) {
+        _ if finished.timed_out => "exit code: none (killed at the timeout)\n".to_string(),
+        (Some(code), Some(signal)) => format!("exit code: {code} (killed by signal {signal})\n"),
+        (Some(code), None) => format!("exit code: {code}\n"),
+        (None, _) => "exit code: unknown\n".to_string(),
+    }
+}
+
 fn render(
     ctx: &Context,
     finished: &run::Finished,
@@ -378,14 +399,7 @@ fn render(
             ));
         }
     }
-    match (finished.exit_code(), finished.signal()) {
-        _ if finished.timed_out => text.push_str("exit code: none (killed at the timeout)\n"),
-        (Some(code), Some(signal)) => {
-            text.push_str(&format!("exit code: {code} (killed by signal {signal})\n"))
-        }
-        (Some(code), None) => text.push_str(&format!("exit code: {code}\n")),
-        (None, _) => text.push_str("exit code: unknown\n"),
-    }
+    text.push_str(&exit_line(finished));
     // With the exit code, before the streams, so it cannot be mistaken for the command's output.
     if let Some(line) = cwd_line {
         text.push_str(line);
