@@ -152,15 +152,13 @@ pub struct Hit {
     pub symbol: Symbol,
 }
 
-pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    let wanted = Wanted::parse(&args)?;
-    let mut notices = Vec::new();
-    let max_results =
-        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
-            as usize;
-    if let Some(kind) = &wanted.kind {
-        check_kind(kind, &args)?;
-    }
+/// The path searched, and its place in the workspace as the index names paths (`/`-separated,
+/// relative to the root): it must exist in the workspace and, if a file, be in a known language.
+fn resolve_root(
+    ctx: &Context,
+    args: &FindSymbolArgs,
+    wanted: &Wanted,
+) -> Result<(crate::workspace::WsPath, String), ToolError> {
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "find_symbol")?;
     let meta = std::fs::metadata(&root.abs)
@@ -178,6 +176,19 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         return Err(crate::tools::outline::unsupported_language(&root, "find_symbol"));
     }
     let prefix = prefix.to_string_lossy().replace('\\', "/");
+    Ok((root, prefix))
+}
+
+pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let wanted = Wanted::parse(&args)?;
+    let mut notices = Vec::new();
+    let max_results =
+        crate::tools::clamp_argument("max_results", args.max_results, 1..=MAX_RESULTS_CAP, &mut notices)
+            as usize;
+    if let Some(kind) = &wanted.kind {
+        check_kind(kind, &args)?;
+    }
+    let (root, prefix) = resolve_root(ctx, &args, &wanted)?;
     let walk_started = index::walk_clock();
     let sources = index::walk_sources(ctx.workspace.root(), &root.abs);
     let index_dir = ctx.state.dir().join("index");
