@@ -386,6 +386,37 @@ pub(crate) fn flag_kind(prop: &Value) -> FlagKind {
     }
 }
 
+/// What clap's refusal of the command line becomes: help or version text to print, or a usage
+/// error (a global option misplaced after the tool name says where it goes).
+fn clap_failure(
+    argv: &[OsString],
+    invoked: Option<&str>,
+    schema: Option<&Value>,
+    err: &clap::Error,
+    text_format: bool,
+) -> Invocation {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return Invocation::Print(err.render().to_string());
+    }
+    let error = usage::misplaced_global(argv, invoked, schema)
+        .unwrap_or_else(|| usage::usage_error(invoked, schema, &err.render().to_string()));
+    Invocation::Usage {
+        global: Global {
+            session: "default".into(),
+            text_format,
+            ..Global::default()
+        },
+        tool: usage::usage_tool_name(invoked),
+        error,
+    }
+}
+
 /// Parses the command line.
 pub fn parse(argv: Vec<OsString>) -> Invocation {
     let invoked = invoked_name(&argv).map(String::from);
@@ -396,30 +427,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         .map(|spec| (spec.schema)());
     let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(&argv) {
         Ok(matches) => matches,
-        Err(err) => {
-            use clap::error::ErrorKind;
-            if matches!(
-                err.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                return Invocation::Print(err.render().to_string());
-            }
-            let error =
-                usage::misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
-                    usage::usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
-                });
-            return Invocation::Usage {
-                global: Global {
-                    session: "default".into(),
-                    text_format,
-                    ..Global::default()
-                },
-                tool: usage::usage_tool_name(invoked.as_deref()),
-                error,
-            };
-        }
+        Err(err) => return clap_failure(&argv, invoked.as_deref(), schema.as_ref(), &err, text_format),
     };
     let mut global = global_of(&matches);
     if let Some(list) = global.tools.take() {
