@@ -143,32 +143,31 @@ fn audit_refusal(ctx: &Context, requested: &str, error: &ToolError) {
     );
 }
 
-fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {
-    let success = (200..400).contains(&fetched.status);
+/// The first line: status, final URL, content type and how the body is shown.
+fn status_line(fetched: &Fetched, success: bool) -> String {
     let content_type = fetched
         .content_type
         .clone()
         .unwrap_or_else(|| "no content type".into());
-    let mut output = if success {
-        format!(
-            "{} {} {} ({content_type}",
-            fetched.status, fetched.reason, fetched.final_url
-        )
-    } else {
-        format!(
-            "{} {} {} ({content_type}): the server answered with an error; its body follows",
-            fetched.status, fetched.reason, fetched.final_url
-        )
-    };
-    if success {
-        match fetched.rendered.rendering {
-            "markdown" => output.push_str(", shown as markdown)"),
-            "text" => output.push_str(", shown as plain text)"),
-            "pretty-json" => output.push_str(", pretty-printed)"),
-            _ => output.push(')'),
-        }
+    let head = format!(
+        "{} {} {} ({content_type}",
+        fetched.status, fetched.reason, fetched.final_url
+    );
+    if !success {
+        return format!("{head}): the server answered with an error; its body follows\n");
     }
-    output.push('\n');
+    let shown = match fetched.rendered.rendering {
+        "markdown" => ", shown as markdown)",
+        "text" => ", shown as plain text)",
+        "pretty-json" => ", pretty-printed)",
+        _ => ")",
+    };
+    format!("{head}{shown}\n")
+}
+
+fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {
+    let success = (200..400).contains(&fetched.status);
+    let mut output = status_line(&fetched, success);
     if !fetched.redirects.is_empty() {
         output.push_str(&format!(
             "Redirected {} time{} from {}\n",
