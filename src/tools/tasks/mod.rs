@@ -374,18 +374,11 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
     crate::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
 }
 
-/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
-pub fn report(
-    ctx: &Context,
-    id: &str,
-    dir: &Path,
-    status: Status,
-    lead: &str,
-) -> Result<ToolOutput, ToolError> {
-    // Read, advance and save the cursor under a lock, so parallel calls never hand out the same
-    // new output twice.
+/// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
+/// and saved under a lock, so parallel calls never hand out the same new output twice.
+fn take_new_output(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let cursor_path = dir.join("cursor.json");
-    let lock = crate::state::Lock::exclusive(&dir.join("cursor.lock"));
+    let _lock = crate::state::Lock::exclusive(&dir.join("cursor.lock"));
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -399,8 +392,18 @@ pub fn report(
         &serde_json::to_vec(&cursor).unwrap_or_default(),
         WriteOptions::STATE_FILE,
     );
-    drop(lock);
+    (new_out, new_err)
+}
 
+/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
+pub fn report(
+    ctx: &Context,
+    id: &str,
+    dir: &Path,
+    status: Status,
+    lead: &str,
+) -> Result<ToolOutput, ToolError> {
+    let (new_out, new_err) = take_new_output(dir);
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
