@@ -255,8 +255,17 @@ impl Walker<'_> {
         if let Some(reason) = rules::destructive(&name, args) {
             self.find(Class::Destructive, reason);
         }
+        self.commands_inside(&name, args);
+        for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
+            self.find(Class::Destructive, reason);
+        }
+    }
+
+    /// The commands a command runs (`sh -c SCRIPT`, `find -exec`, `xargs`, …), each judged as a
+    /// command of its own.
+    fn commands_inside(&mut self, name: &str, args: &[Word]) {
         // `sh -c 'curl …'`: the script is a command line of its own, classified the same way.
-        if rules::SHELLS.contains(&name.as_str()) {
+        if rules::SHELLS.contains(&name) {
             match rules::dash_c_script(args) {
                 Some(Some(script)) => self.script(&script),
                 Some(None) => {
@@ -274,7 +283,7 @@ impl Walker<'_> {
         // Commands that run other commands: each is judged as a command of its own.
         if self.depth < MAX_NESTING {
             self.depth += 1;
-            for run in rules::commands_run_by(&name, args) {
+            for run in rules::commands_run_by(name, args) {
                 match run {
                     rules::Runs::Words(words) => self.simple_command(&words),
                     rules::Runs::Script(script) => self.script(&script),
@@ -282,9 +291,6 @@ impl Walker<'_> {
                 }
             }
             self.depth -= 1;
-        }
-        for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
-            self.find(Class::Destructive, reason);
         }
     }
 
