@@ -1,5 +1,8 @@
 //! The symbol index under `.codesmith/index/`: kept current by the query that reads it.
 //!
+//! Over 600 lines: refreshing, merging and reading the index follow one lock protocol (who
+//! updates, who only reads), kept in one file.
+//!
 //! Layout:
 //! - `records/<hh>/<hash16>`: the symbols of one file content (see [`super::record`]), keyed
 //!   by a 64-bit xxh3 of the bytes, so identical files share one record and a file changed

@@ -1,5 +1,8 @@
 //! Applying one file's hunks to its text, keeping every byte the patch does not change.
 //!
+//! Over 600 lines: locating a hunk and explaining why one did not apply read the same line
+//! index and fuzz levels, so they stay together.
+//!
 //! The file is split into lines that keep their own endings. Context lines are copied from
 //! the file (so a fuzzy match never rewrites them), removed lines are dropped, and added lines
 //! take the file's dominant line ending — or, when the patch spells endings out (a `git diff`

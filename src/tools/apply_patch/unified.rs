@@ -1,5 +1,8 @@
 //! Unified diffs as `git diff` and `diff -u` write them.
 //!
+//! Over 600 lines: the whole grammar (file headers, git's extended headers, hunks) and the
+//! error for each way a line can break it are read in one place.
+//!
 //! Lines outside file headers and hunks are skipped (`index` lines, `diff -u` command lines,
 //! commit messages), as `git apply` and GNU patch do. Inside a hunk nothing is guessed: the
 //! body must hold exactly the line counts its `@@` header announces.

@@ -1,5 +1,8 @@
 //! Classifying a command before it runs: read-only, other, network or destructive.
 //!
+//! Over 600 lines: one walk over the syntax tree whose visitors share its state (cwd, aliases,
+//! nesting depth); the per-program rules are in their own modules.
+//!
 //! The command is parsed with tree-sitter-bash, not searched for substrings, so the words are
 //! the words the shell will see: `git commit -m "pull fix"` is `git commit` with a message,
 //! not a `pull`; `echo rm -rf /` is an echo. Every simple command is visited, including those

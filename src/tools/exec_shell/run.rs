@@ -1,5 +1,8 @@
 //! Running one `sh -c` script in its own session and process group, with a deadline.
 //!
+//! Over 600 lines: every unsafe call of the runner (spawn attributes, pipes, pidfd, poll,
+//! waitpid, killpg) stays in this one file, to be reviewed together.
+//!
 //! Three things must never make a call hang:
 //! - a command that waits for input: stdin is `/dev/null`, and the new session has no
 //!   controlling terminal, so even `/dev/tty` prompts (ssh, git credentials) fail fast;
