@@ -33,11 +33,8 @@ fn trust_action(
     path: Option<PathBuf>,
 ) -> Result<ToolOutput, ToolError> {
     let need_path = || {
-        path.clone().ok_or_else(|| {
-            ToolError::invalid(format!(
-                "trust {action} needs a directory, e.g. `codesmith trust {action} /opt/shared`"
-            ))
-        })
+        path.clone()
+            .ok_or_else(|| ToolError::trust_needs_directory(action))
     };
     let roots = match action {
         "add" => crate::trust::add(state, root, &need_path()?)?,

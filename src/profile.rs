@@ -50,19 +50,10 @@ pub fn parse_flag(list: &str) -> Result<Vec<String>, ToolError> {
         .map(String::from)
         .collect();
     if let Some(unknown) = names.iter().find(|name| !is_known(name)) {
-        return Err(ToolError::invalid(format!(
-            "--tools: `{unknown}` is neither a tool nor a capability. It takes a comma-separated \
-             list of {}, e.g. `--tools read_only` or `--tools read_file,grep_files`.",
-            valid_selectors()
-        ))
-        .with("field", "tools"));
+        return Err(ToolError::bad_tool_selector(Some(unknown), &valid_selectors()));
     }
     if names.is_empty() {
-        return Err(ToolError::invalid(format!(
-            "--tools needs at least one name: {}, e.g. `--tools read_only`.",
-            valid_selectors()
-        ))
-        .with("field", "tools"));
+        return Err(ToolError::bad_tool_selector(None, &valid_selectors()));
     }
     Ok(names)
 }

@@ -314,10 +314,6 @@ pub fn check_session_name(name: &str) -> Result<(), ToolError> {
     if ok {
         Ok(())
     } else {
-        Err(ToolError::invalid(format!(
-            "invalid session name `{}`: use 1 to 64 of A-Z a-z 0-9 . _ - (not starting with `.`), \
-             for example --session agent-1",
-            name.escape_debug()
-        )))
+        Err(ToolError::bad_session_name(&name.escape_debug().to_string()))
     }
 }

@@ -57,10 +57,7 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
         Err(err) => return Err(ToolError::io(&path.to_string_lossy(), "trust", &err)),
     };
     if !canonical.is_dir() {
-        return Err(ToolError::invalid(format!(
-            "`{}` is not a directory; trust add takes a directory, e.g. `codesmith trust add /opt/shared`",
-            path.display()
-        )));
+        return Err(ToolError::trust_not_a_directory(&path.display().to_string()));
     }
     let holds = if canonical.parent().is_none() {
         Some("is the filesystem root".to_string())
@@ -72,21 +69,13 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
         None
     };
     if let Some(holds) = holds {
-        return Err(ToolError::invalid(format!(
-            "`{}` {holds}; trusting it would make nearly every path a root, so it was not added. \
-             A narrower directory is needed: trust only the directory outside the workspace that \
-             holds what you need, e.g. `codesmith trust add /opt/shared`.",
-            path.display()
-        ))
-        .with("path", path.to_string_lossy().into_owned()));
+        return Err(ToolError::trust_too_broad(&path.display().to_string(), &holds));
     }
     if canonical.starts_with(root) {
-        return Err(ToolError::invalid(format!(
-            "`{}` is inside the workspace `{}`, which is reachable already; trust add is for \
-             directories outside it.",
-            path.display(),
-            root.display()
-        )));
+        return Err(ToolError::trust_inside_workspace(
+            &path.display().to_string(),
+            &root.display().to_string(),
+        ));
     }
     let mut roots = load_for_change(state)?;
     if !roots.contains(&canonical) {

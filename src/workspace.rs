@@ -242,9 +242,7 @@ pub fn shell_word(text: &str) -> String {
 
 /// Refuses path forms that mean something different to a model than to POSIX.
 fn check_form(input: &str) -> Result<(), ToolError> {
-    let refuse = |why: &str| {
-        Err(ToolError::invalid(format!("invalid path `{}`: {why}", abbreviate(input))).with("path", input))
-    };
+    let refuse = |why: &str| Err(ToolError::bad_path_form(input, &abbreviate(input), why));
     if input.is_empty() {
         return refuse("the path is empty. Pass a path such as \".\" or \"src/main.rs\".");
     }

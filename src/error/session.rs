@@ -208,4 +208,17 @@ impl ToolError {
         .with("conflicts", conflicts.to_vec())
         .with("undone", ids.to_vec())
     }
+
+    /// `--tools` names something that is neither a tool nor a capability (`unknown`), or
+    /// nothing (`None`); `valid` lists what it takes.
+    pub fn bad_tool_selector(unknown: Option<&str>, valid: &str) -> ToolError {
+        let message = match unknown {
+            Some(unknown) => format!(
+                "--tools: `{unknown}` is neither a tool nor a capability. It takes a comma-separated \
+                 list of {valid}, e.g. `--tools read_only` or `--tools read_file,grep_files`."
+            ),
+            None => format!("--tools needs at least one name: {valid}, e.g. `--tools read_only`."),
+        };
+        ToolError::invalid(message).with("field", "tools")
+    }
 }

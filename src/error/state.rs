@@ -188,4 +188,62 @@ impl ToolError {
         .with("approval", approval)
         .with("declined", action)
     }
+
+    /// `--workspace` names nothing, or not a directory.
+    pub fn bad_workspace(given: &str, exists: bool) -> ToolError {
+        ToolError::invalid(if exists {
+            format!("the workspace `{given}` is not a directory. Pass a directory with --workspace DIR.")
+        } else {
+            format!(
+                "the workspace `{given}` does not exist. Pass an existing directory with --workspace DIR \
+                 (or CODESMITH_WORKSPACE)."
+            )
+        })
+    }
+
+    /// A session name that cannot be a file name.
+    pub fn bad_session_name(escaped: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "invalid session name `{escaped}`: use 1 to 64 of A-Z a-z 0-9 . _ - (not starting with `.`), \
+             for example --session agent-1."
+        ))
+    }
+
+    /// A path form that means something else to a model than to POSIX (`why` says what and
+    /// the way out); `shown` is the path, abbreviated if long.
+    pub fn bad_path_form(input: &str, shown: &str, why: &str) -> ToolError {
+        ToolError::invalid(format!("invalid path `{shown}`: {why}")).with("path", input)
+    }
+
+    /// `trust add` or `trust remove` without a directory.
+    pub fn trust_needs_directory(action: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "trust {action} needs a directory, e.g. `codesmith trust {action} /opt/shared`."
+        ))
+    }
+
+    /// `trust add` of something that is not a directory.
+    pub fn trust_not_a_directory(path: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{path}` is not a directory; trust add takes a directory, e.g. `codesmith trust add /opt/shared`."
+        ))
+    }
+
+    /// `trust add` of a directory that holds nearly everything (`holds` says what it holds).
+    pub fn trust_too_broad(path: &str, holds: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{path}` {holds}; trusting it would make nearly every path a root, so it was not added. \
+             A narrower directory is needed: trust only the directory outside the workspace that \
+             holds what you need, e.g. `codesmith trust add /opt/shared`."
+        ))
+        .with("path", path)
+    }
+
+    /// `trust add` of a directory inside the workspace.
+    pub fn trust_inside_workspace(path: &str, root: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{path}` is inside the workspace `{root}`, which is reachable already; trust add is for \
+             directories outside it."
+        ))
+    }
 }
