@@ -29,6 +29,36 @@ impl ToolError {
         .with("scheme", scheme)
     }
 
+    /// A URL without a scheme; `fixed` is it with the scheme it most likely lacks.
+    pub fn url_without_scheme(text: &str, fixed: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{text}` has no scheme, so it is not an absolute URL. Call fetch_url with url=\"{fixed}\"."
+        ))
+        .with("suggestion", fixed)
+    }
+
+    /// Text that does not parse as a URL (`why`).
+    pub fn not_a_url(text: &str, why: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{text}` is not an absolute URL ({why}). Pass a full http or https URL, e.g. \
+             call fetch_url with url=\"https://docs.rs/regex\"."
+        ))
+    }
+
+    /// A URL of a shape fetch_url refuses (`reason`, a sentence); `without` is it without
+    /// the credentials.
+    pub fn bad_url_shape(reason: &str, without: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "{reason} Nothing was fetched. Call fetch_url with url=\"{without}\" if that host is \
+             the one you mean."
+        ))
+    }
+
+    /// A URL without a host.
+    pub fn url_without_host() -> ToolError {
+        ToolError::invalid("the URL has no host. Nothing was fetched.")
+    }
+
     /// A redirect that fetch_url does not follow, and why (`reason` is a whole sentence).
     pub fn redirect_refused(from: &str, location: &str, reason: &str) -> ToolError {
         ToolError::new(

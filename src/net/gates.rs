@@ -94,18 +94,9 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
         Err(_) => true,
     };
     if let Some(fixed) = schemeless.then(|| with_scheme(text)).flatten() {
-        return Err(ToolError::invalid(format!(
-            "`{}` has no scheme, so it is not an absolute URL. Call fetch_url with url=\"{fixed}\".",
-            text.trim()
-        ))
-        .with("suggestion", fixed));
+        return Err(ToolError::url_without_scheme(text.trim(), &fixed));
     }
-    let url = parsed.map_err(|err| {
-        ToolError::invalid(format!(
-            "`{text}` is not an absolute URL ({err}). Pass a full http or https URL, e.g. \
-             call fetch_url with url=\"https://docs.rs/regex\"."
-        ))
-    })?;
+    let url = parsed.map_err(|err| ToolError::not_a_url(text, &err.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(ToolError::unsupported_scheme(url.scheme()));
     }
@@ -113,10 +104,7 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
         let mut without = url.clone();
         let _ = without.set_username("");
         let _ = without.set_password(None);
-        ToolError::invalid(format!(
-            "{reason} Nothing was fetched. Call fetch_url with url=\"{without}\" if that host is \
-             the one you mean."
-        ))
+        ToolError::bad_url_shape(&reason, without.as_str())
     })?;
     Ok(url)
 }
@@ -224,7 +212,7 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
         // Gate 4: literals, already normalized by the parser from whichever spelling was used.
         Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
         Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-        None => return Err(ToolError::invalid("the URL has no host. Nothing was fetched.").into()),
+        None => return Err(ToolError::url_without_host().into()),
     };
     let literal = !matches!(url.host(), Some(Host::Domain(_)));
     for &address in &addresses {
