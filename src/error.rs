@@ -187,6 +187,7 @@ impl std::fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+mod arguments;
 mod call;
 mod change;
 mod file;

@@ -79,16 +79,20 @@ pub fn run(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
 fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
     if args.max_bytes == 0 {
-        return Err(ToolError::invalid(format!(
-            "max_bytes must be at least 1; values above {MAX_BYTES_CAP} are capped. Call fetch_url with url=\"{}\" max_bytes={DEFAULT_MAX_BYTES}.",
-            args.url
-        )));
+        return Err(ToolError::fetch_limit_zero(
+            "max_bytes",
+            &crate::workspace::quote_arg(&args.url),
+            MAX_BYTES_CAP,
+            DEFAULT_MAX_BYTES,
+        ));
     }
     if args.timeout_ms == 0 {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be at least 1; values above {MAX_TIMEOUT_MS} are capped. Call fetch_url with url=\"{}\" timeout_ms={DEFAULT_TIMEOUT_MS}.",
-            args.url
-        )));
+        return Err(ToolError::fetch_limit_zero(
+            "timeout_ms",
+            &crate::workspace::quote_arg(&args.url),
+            MAX_TIMEOUT_MS,
+            DEFAULT_TIMEOUT_MS,
+        ));
     }
     let max_bytes = cap_argument(
         "max_bytes",

@@ -58,11 +58,11 @@ struct Listing {
 pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.depth == 0 || args.depth > MAX_DEPTH {
         // The nearest legal depth is the likeliest intent.
-        return Err(ToolError::invalid(format!(
-            "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth={}.",
-            crate::workspace::quote_arg(&args.path),
-            args.depth.clamp(1, MAX_DEPTH)
-        )));
+        return Err(ToolError::depth_out_of_range(
+            &crate::workspace::quote_arg(&args.path),
+            MAX_DEPTH,
+            args.depth.clamp(1, MAX_DEPTH),
+        ));
     }
     let path = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &path, "list_dir")?;

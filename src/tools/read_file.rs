@@ -70,16 +70,10 @@ pub struct ReadFileArgs {
 
 pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.start_line == 0 {
-        return Err(ToolError::invalid(format!(
-            "start_line is 1-based, so 0 is not a line. Call read_file with path={} start_line=1.",
-            quote_arg(&args.path)
-        )));
+        return Err(ToolError::start_line_zero(&quote_arg(&args.path)));
     }
     if args.max_lines == 0 {
-        return Err(ToolError::invalid(format!(
-            "max_lines must be 1 to {MAX_LINES_CAP}. Call read_file with path={} max_lines=200.",
-            quote_arg(&args.path)
-        )));
+        return Err(ToolError::max_lines_zero(&quote_arg(&args.path), MAX_LINES_CAP));
     }
     let mut notices = Vec::new();
     let max_lines = crate::tools::cap_argument(

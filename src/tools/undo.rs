@@ -146,10 +146,7 @@ fn list(ids: &[u64]) -> String {
 fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> {
     let session = ctx.state.session_name();
     match (&args.id, &args.to) {
-        (Some(_), Some(_)) => Err(ToolError::invalid(
-            "pass id (revert that one checkpoint) or to (revert it and every later one of the session), \
-             not both.",
-        )),
+        (Some(_), Some(_)) => Err(ToolError::undo_id_and_to()),
         (Some(id), None) => {
             let id = parse_id("id", id)?;
             history::find(&ctx.state, id)
@@ -179,13 +176,10 @@ fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> 
 }
 
 fn parse_id(field: &str, text: &str) -> Result<u64, ToolError> {
-    text.trim().trim_start_matches('#').parse().map_err(|_| {
-        ToolError::invalid(format!(
-            "{field} must be a checkpoint id, a number as history lists it (got `{text}`). Call history \
-             to see the ids."
-        ))
-        .with("field", field)
-    })
+    text.trim()
+        .trim_start_matches('#')
+        .parse()
+        .map_err(|_| ToolError::bad_checkpoint_id(field, text))
 }
 
 fn unknown(id: u64) -> ToolError {

@@ -40,12 +40,10 @@ pub struct WriteFileArgs {
 
 pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.path.ends_with('/') {
-        return Err(ToolError::invalid(format!(
-            "`{}` ends with `/`, which names a directory; write_file writes files. Call again with \
-             a file name, for example path={}.",
-            args.path,
-            crate::workspace::quote_arg(&format!("{}file.txt", args.path))
-        )));
+        return Err(ToolError::write_to_directory_name(
+            &args.path,
+            &crate::workspace::quote_arg(&format!("{}file.txt", args.path)),
+        ));
     }
     let path = ctx.resolve_for_write(&args.path)?;
     let _lock = file_change::lock(&ctx.state, &path)?;
@@ -73,11 +71,7 @@ fn through_a_file(ctx: &Context, path: &WsPath) -> Option<ToolError> {
         return None;
     }
     let file = ctx.workspace.display(file);
-    Some(ToolError::invalid(format!(
-        "`{}` goes through `{file}`, which is a file, not a directory, so nothing can be created \
-         inside it. Choose a path whose parent is a directory (or remove `{file}` first).",
-        path.display
-    )))
+    Some(ToolError::write_through_file(&path.display, &file))
 }
 
 /// A notice when `given` is a symlink that is written through to its (in-workspace) target.

@@ -66,9 +66,7 @@ pub struct ApplyPatchArgs {
 
 pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.patch.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "the patch is empty. Pass a unified diff or a `*** Begin Patch` … `*** End Patch` block in `patch`.",
-        ));
+        return Err(ToolError::empty_patch());
     }
     if args.patch.len() > MAX_PATCH_BYTES {
         return Err(ToolError::patch_too_large(args.patch.len(), MAX_PATCH_BYTES));
