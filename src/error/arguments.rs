@@ -117,4 +117,124 @@ impl ToolError {
         ))
         .with("path", display)
     }
+
+    /// grep_files with an empty pattern.
+    pub fn empty_pattern() -> ToolError {
+        ToolError::invalid(
+            "pattern is empty, which would match every line. Pass the text or regex to look for, \
+             e.g. pattern=\"fn main\"; to list files use file_search with pattern=\"*\".",
+        )
+    }
+
+    /// grep_files' context over the cap; `call` is the grep_files call so far.
+    pub fn context_out_of_range(context: u64, max: u64, call: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "context must be 0 to {max}, not {context}. Call grep_files with {call} context=5."
+        ))
+    }
+
+    /// A grep_files pattern over the length taken.
+    pub fn pattern_too_long(chars: usize, max: usize) -> ToolError {
+        ToolError::invalid(format!(
+            "pattern is {chars} characters; the longest taken is {max} (matching \
+             time grows with it). Search for a distinctive part of it, e.g. its first line with \
+             fixed_strings=true."
+        ))
+        .with("field", "pattern")
+    }
+
+    /// A grep_files include or exclude glob that does not compile.
+    pub fn bad_filter_glob(field: &str, why: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "{field}: {why}. Use globs such as \"*.rs\", \"src/**/*.ts\" or \"tests\"."
+        ))
+        .with("field", field)
+    }
+
+    /// A grep_files regex that does not compile: the engine's words (`engine`) and hints.
+    pub fn bad_regex(pattern: &str, engine: &str, hints: &[String]) -> ToolError {
+        ToolError::invalid(format!(
+            "invalid regex {}: {engine}\nRust regex syntax applies. Hint: {}.",
+            serde_json::to_string(pattern).unwrap_or_default(),
+            hints.join("; ")
+        ))
+        .with("pattern", pattern)
+    }
+
+    /// file_search pointed at a file; `pattern_arg` and `path_arg` are call arguments.
+    pub fn search_in_file(display: &str, pattern_arg: &str, path_arg: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{display}` is a file, not a directory; file_search looks below a directory. Call file_search \
+             with pattern={pattern_arg} path=\".\", or read_file with path={path_arg}."
+        ))
+        .with("path", display)
+    }
+
+    /// A file_search pattern over the length taken (`why` says by how much).
+    pub fn glob_too_long(why: &str) -> ToolError {
+        ToolError::invalid(format!("pattern: {why}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
+    }
+
+    /// A file_search glob that does not compile.
+    pub fn bad_glob(pattern: &str, pattern_arg: &str, why: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "invalid glob {pattern_arg}: {why}. Use `*` for any characters in a name, `**` for any directories, \
+             `{{a,b}}` for alternatives, e.g. pattern=\"**/*.rs\"."
+        ))
+        .with("pattern", pattern)
+    }
+
+    /// find_symbol's name that is no identifier; `name_arg` and `text_arg` are call arguments.
+    pub fn bad_symbol_name(name_arg: &str, text_arg: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "name {name_arg} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
+             one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
+             with pattern={text_arg}."
+        ))
+        .with("field", "name")
+    }
+
+    /// find_symbol pointed outside the workspace (a trusted root); `pattern_arg` is the grep_files
+    /// pattern that finds the name there.
+    pub fn symbols_outside_workspace(file: &FileRef, pattern_arg: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
+             with grep_files, e.g. pattern={pattern_arg} path={}.",
+            file.display, file.call_arg
+        ))
+    }
+
+    /// find_symbol's kind that is no known kind; `kinds` lists them.
+    pub fn unknown_symbol_kind(kind_arg: &str, kinds: Vec<String>, name_arg: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "kind {kind_arg} is not a kind of symbol codesmith knows. Use one of: {}; or leave kind out, e.g. \
+             call find_symbol with name={name_arg}.",
+            kinds.join(", ")
+        ))
+        .with("field", "kind")
+        .with("kinds", kinds)
+    }
+
+    /// exec_shell with an empty command.
+    pub fn empty_command() -> ToolError {
+        ToolError::invalid(
+            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
+        )
+    }
+
+    /// exec_shell with a NUL byte in the command.
+    pub fn nul_in_command() -> ToolError {
+        ToolError::invalid(
+            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
+        )
+    }
+
+    /// exec_shell's timeout_ms outside 1..=max.
+    pub fn command_timeout_out_of_range(timeout_ms: u64, max: u64) -> ToolError {
+        ToolError::invalid(format!(
+            "timeout_ms must be 1 to {max} (got {timeout_ms}). For work that takes longer, call \
+             exec_shell with background=true and follow it with task_wait."
+        ))
+        .with("field", "timeout_ms")
+    }
 }

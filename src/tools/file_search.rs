@@ -270,28 +270,18 @@ fn resolve(
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
-            return Err(ToolError::invalid(format!(
-                "`{}` is a file, not a directory; file_search looks below a directory. Call file_search \
-                 with pattern={} path=\".\", or read_file with path={}.",
-                root.display,
-                quote(&args.pattern),
-                root.call_arg()
+            return Err(ToolError::search_in_file(
+                &root.display,
+                &quote(&args.pattern),
+                &root.call_arg(),
             ))
-            .with("path", root.display.clone()))
         }
         Err(_) => return Err(crate::tools::read_file::not_found(ctx, &root, &args.path)),
     }
-    crate::walk::check_glob_length(&args.pattern).map_err(|err| {
-        ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
-    })?;
-    let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
-        ToolError::invalid(format!(
-            "invalid glob {}: {err}. Use `*` for any characters in a name, `**` for any directories, \
-             `{{a,b}}` for alternatives, e.g. pattern=\"**/*.rs\".",
-            quote(&args.pattern)
-        ))
-        .with("pattern", args.pattern.clone())
-    })?;
+    crate::walk::check_glob_length(&args.pattern)
+        .map_err(|err| ToolError::glob_too_long(&err.to_string()))?;
+    let pattern = Pattern::new(&args.pattern, &root.display)
+        .map_err(|err| ToolError::bad_glob(&args.pattern, &quote(&args.pattern), &err.to_string()))?;
     Ok((root, pattern))
 }
 

@@ -182,22 +182,16 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
 /// Refuses a command no shell can run, and a timeout out of range.
 fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
     if args.command.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
-        ));
+        return Err(ToolError::empty_command());
     }
     if args.command.contains('\0') {
-        return Err(ToolError::invalid(
-            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
-        ));
+        return Err(ToolError::nul_in_command());
     }
     if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be 1 to {MAX_TIMEOUT_MS} (got {}). For work that takes longer, call \
-             exec_shell with background=true and follow it with task_wait.",
-            args.timeout_ms
-        ))
-        .with("field", "timeout_ms"));
+        return Err(ToolError::command_timeout_out_of_range(
+            args.timeout_ms,
+            MAX_TIMEOUT_MS,
+        ));
     }
     Ok(())
 }

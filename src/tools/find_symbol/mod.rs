@@ -86,14 +86,10 @@ impl Wanted {
         let bad =
             name.is_empty() || name.chars().any(char::is_whitespace) || segments.iter().any(|s| s.is_empty());
         if bad {
-            return Err(ToolError::invalid(format!(
-                "name {} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
-                 one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
-                 with pattern={}.",
-                crate::workspace::quote_arg(&args.name),
-                crate::workspace::quote_arg(name)
-            ))
-            .with("field", "name"));
+            return Err(ToolError::bad_symbol_name(
+                &crate::workspace::quote_arg(&args.name),
+                &crate::workspace::quote_arg(name),
+            ));
         }
         let (base, qualifiers) = segments.split_last().map(|(b, q)| (*b, q)).unwrap_or((name, &[]));
         Ok(Wanted {
@@ -164,13 +160,10 @@ fn resolve_root(
     let meta = std::fs::metadata(&root.abs)
         .map_err(|_| crate::tools::read_file::not_found(ctx, &root, &args.path))?;
     let Ok(prefix) = root.abs.strip_prefix(ctx.workspace.root()) else {
-        return Err(ToolError::invalid(format!(
-            "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
-             with grep_files, e.g. pattern={} path={}.",
-            root.display,
-            crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
-            root.call_arg()
-        )));
+        return Err(ToolError::symbols_outside_workspace(
+            &root.file_ref(),
+            &crate::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
+        ));
     };
     if meta.is_file() && languages::for_path(&root.abs).is_none() {
         return Err(crate::tools::outline::unsupported_language(&root, "find_symbol"));
@@ -372,15 +365,11 @@ fn check_kind(kind: &str, args: &FindSymbolArgs) -> Result<(), ToolError> {
     if kinds.iter().any(|k| k == kind) {
         return Ok(());
     }
-    Err(ToolError::invalid(format!(
-        "kind {} is not a kind of symbol codesmith knows. Use one of: {}; or leave kind out, e.g. \
-         call find_symbol with name={}.",
-        crate::workspace::quote_arg(kind),
-        kinds.join(", "),
-        crate::workspace::quote_arg(&args.name)
+    Err(ToolError::unknown_symbol_kind(
+        &crate::workspace::quote_arg(kind),
+        kinds,
+        &crate::workspace::quote_arg(&args.name),
     ))
-    .with("field", "kind")
-    .with("kinds", kinds))
 }
 
 fn refresh_data(refresh: &Refresh) -> serde_json::Value {

@@ -173,17 +173,14 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 /// The checks that need no file: a pattern, and a context in range.
 fn check_pattern_and_context(args: &GrepFilesArgs, call: &render::CallText) -> Result<(), ToolError> {
     if args.pattern.is_empty() {
-        return Err(ToolError::invalid(
-            "pattern is empty, which would match every line. Pass the text or regex to look for, \
-             e.g. pattern=\"fn main\"; to list files use file_search with pattern=\"*\".",
-        ));
+        return Err(ToolError::empty_pattern());
     }
     if args.context > MAX_CONTEXT {
-        return Err(ToolError::invalid(format!(
-            "context must be 0 to {MAX_CONTEXT}, not {}. Call grep_files with {} context=5.",
+        return Err(ToolError::context_out_of_range(
             args.context,
-            call.base()
-        )));
+            MAX_CONTEXT,
+            &call.base(),
+        ));
     }
     Ok(())
 }
@@ -216,12 +213,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     check_root(ctx, &root, &args)?;
     let chars = args.pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
-        return Err(ToolError::invalid(format!(
-            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS} (matching \
-             time grows with it). Search for a distinctive part of it, e.g. its first line with \
-             fixed_strings=true."
-        ))
-        .with("field", "pattern"));
+        return Err(ToolError::pattern_too_long(chars, MAX_PATTERN_CHARS));
     }
     let size = std::fs::metadata(&root.abs).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
     if args.multiline && size > search::MAX_BUFFER_BYTES as u64 {
@@ -234,12 +226,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);
-    let glob_error = |field: &str, err: String| {
-        ToolError::invalid(format!(
-            "{field}: {err}. Use globs such as \"*.rs\", \"src/**/*.ts\" or \"tests\"."
-        ))
-        .with("field", field)
-    };
+    let glob_error = |field: &str, err: String| ToolError::bad_filter_glob(field, &err);
     let include = GlobFilter::new(&args.include, &root_prefix).map_err(|e| glob_error("include", e))?;
     let exclude = GlobFilter::new(&args.exclude, &root_prefix).map_err(|e| glob_error("exclude", e))?;
     let rules = if args.include_ignored {

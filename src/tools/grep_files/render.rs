@@ -66,13 +66,7 @@ pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Erro
             call.base()
         ));
     }
-    ToolError::invalid(format!(
-        "invalid regex {}: {}\nRust regex syntax applies. Hint: {}.",
-        serde_json::to_string(&args.pattern).unwrap_or_default(),
-        engine.trim_end(),
-        hints.join("; ")
-    ))
-    .with("pattern", args.pattern.clone())
+    ToolError::bad_regex(&args.pattern, engine.trim_end(), &hints)
 }
 
 /// The engine's message as it bears on the pattern the caller wrote. grep_regex parses the
