@@ -196,7 +196,7 @@ mod session;
 mod state;
 mod tools;
 
-pub use change::ParseStop;
+pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, BROKEN_ANSWER};
 pub use session::NearMiss;

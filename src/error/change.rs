@@ -14,7 +14,113 @@ pub struct ParseStop<'a> {
     pub caret_pad: &'a str,
 }
 
+/// What is wrong with the form of an edit_file call.
+pub enum EditForm<'a> {
+    /// search together with search_start or search_end.
+    SearchAndRange,
+    /// One end of a range without the other.
+    HalfRange {
+        given: &'a str,
+        missing: &'a str,
+    },
+    /// Neither search nor a range.
+    NoSearch,
+    EmptySearch,
+    /// search and replace are the same text.
+    NoChange,
+    EmptyAnchor,
+    ReplaceAllOnRange,
+    ReplaceAllAndOccurrence,
+    /// occurrence below 1.
+    OccurrenceNotPositive(i64),
+}
+
 impl ToolError {
+    /// An edit_file call whose arguments do not make one edit.
+    pub fn edit_form(form: EditForm) -> ToolError {
+        ToolError::invalid(match form {
+            EditForm::SearchAndRange => {
+                "search cannot be combined with search_start/search_end: pass either search (the \
+                 exact text to replace) or a range, and pass search_start and search_end together, \
+                 or neither. Call again with only one of the two forms."
+                    .to_string()
+            }
+            EditForm::HalfRange { given, missing } => format!(
+                "pass search_start and search_end together, or neither: search_start is the text \
+                 where the range begins, search_end the text where it ends (both included). This call \
+                 passed {given} without {missing}: add {missing}, or pass search instead for a single span."
+            ),
+            EditForm::NoSearch => {
+                "missing search: pass search (the exact text to replace, copied from read_file \
+                 without the line-number prefixes), or search_start and search_end for a long range."
+                    .to_string()
+            }
+            EditForm::EmptySearch => {
+                "search is empty, so there is nothing to locate. To create a file or replace all of \
+                 it, use write_file; to insert text, search for the line next to the insertion \
+                 point and repeat it in replace along with the new text."
+                    .to_string()
+            }
+            EditForm::NoChange => {
+                "search and replace are identical, so the edit would change nothing. Put the new \
+                 text in replace."
+                    .to_string()
+            }
+            EditForm::EmptyAnchor => {
+                "search_start and search_end must both be non-empty: they are the texts where the \
+                 range begins and ends."
+                    .to_string()
+            }
+            EditForm::ReplaceAllOnRange => {
+                "replace_all applies to search, not to a search_start/search_end range. Call again \
+                 without replace_all (use occurrence=N if search_start matches several times)."
+                    .to_string()
+            }
+            EditForm::ReplaceAllAndOccurrence => {
+                "replace_all=true replaces every match and occurrence=N picks one; pass only one of them."
+                    .to_string()
+            }
+            EditForm::OccurrenceNotPositive(n) => format!(
+                "occurrence={n} is not a match number: occurrence is 1-based (occurrence=1 is the \
+                 first match in the file). Pass occurrence=N with N from 1 to the number of matches, \
+                 or leave it out."
+            ),
+        })
+    }
+
+    /// occurrence=N past the matches of `what` (search or search_start); `listed` names their lines.
+    pub fn occurrence_out_of_range(
+        n: i64,
+        what: &str,
+        display: &str,
+        lines: &[usize],
+        listed: &str,
+    ) -> ToolError {
+        let count = lines.len();
+        let (times, line_word, the_one) = if count == 1 {
+            ("", "", " to replace the one match")
+        } else {
+            ("s", "s", "")
+        };
+        ToolError::invalid(format!(
+            "occurrence={n} is out of range: {what} matches {count} time{times} in `{display}` (line{line_word} {listed}). \
+             Pass occurrence=N (1..={count}), or leave occurrence out{the_one}."
+        ))
+        .with("count", count)
+        .with("lines", lines.to_vec())
+    }
+
+    /// Line-number prefixes stripped from search, but only on some lines of replace.
+    pub fn mixed_replace_prefixes(display: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "search matched `{display}` once its `grep -n` line-number prefixes (`12:`) were stripped, but \
+             only some lines of replace carry such a prefix, so it cannot be told which are prefixes and \
+             which are text (`10:30` is text). Nothing was written. Call edit_file again with replace \
+             written without any line-number prefixes."
+        ))
+        .with("path", display)
+    }
+
     /// `search` (or search_start, search_end: `what`) matches no text; `diagnosis` says why and
     /// `read_call` shows the text near where it was expected.
     pub fn no_match(

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Context;
-use crate::error::ToolError;
+use crate::error::{EditForm, ToolError};
 use crate::file_change;
 use crate::line_endings::{to_lf, LfEdit};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
@@ -77,91 +77,40 @@ enum Mode<'a> {
 /// The validation chain: contradictory or empty arguments are refused before any I/O.
 /// The form of the call: one search, or a search_start/search_end range.
 fn mode_of(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
-    let invalid = |message: String| Err(ToolError::invalid(message));
-    let mode = match (&args.search, &args.search_start, &args.search_end) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return invalid(
-                "search cannot be combined with search_start/search_end: pass either search (the \
-                 exact text to replace) or a range, and pass search_start and search_end together, \
-                 or neither. Call again with only one of the two forms."
-                    .into(),
-            )
-        }
-        (None, start @ Some(_), None) | (None, start @ None, Some(_)) => {
-            let (given, missing) = if start.is_some() {
-                ("search_start", "search_end")
-            } else {
-                ("search_end", "search_start")
-            };
-            return invalid(format!(
-                "pass search_start and search_end together, or neither: search_start is the text \
-                 where the range begins, search_end the text where it ends (both included). This call \
-                 passed {given} without {missing}: add {missing}, or pass search instead for a single span."
-            ));
-        }
-        (None, None, None) => {
-            return invalid(
-                "missing search: pass search (the exact text to replace, copied from read_file \
-                 without the line-number prefixes), or search_start and search_end for a long range."
-                    .into(),
-            )
-        }
-        (Some(search), None, None) => Mode::Search(search),
-        (None, Some(start), Some(end)) => Mode::Range(start, end),
-    };
-    Ok(mode)
+    let refuse = |form| Err(ToolError::edit_form(form));
+    match (&args.search, &args.search_start, &args.search_end) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => refuse(EditForm::SearchAndRange),
+        (None, Some(_), None) => refuse(EditForm::HalfRange {
+            given: "search_start",
+            missing: "search_end",
+        }),
+        (None, None, Some(_)) => refuse(EditForm::HalfRange {
+            given: "search_end",
+            missing: "search_start",
+        }),
+        (None, None, None) => refuse(EditForm::NoSearch),
+        (Some(search), None, None) => Ok(Mode::Search(search)),
+        (None, Some(start), Some(end)) => Ok(Mode::Range(start, end)),
+    }
 }
 
 fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
-    let invalid = |message: String| Err(ToolError::invalid(message));
     let mode = mode_of(args)?;
-    match mode {
-        Mode::Search("") => {
-            return invalid(
-                "search is empty, so there is nothing to locate. To create a file or replace all of \
-                 it, use write_file; to insert text, search for the line next to the insertion \
-                 point and repeat it in replace along with the new text."
-                    .into(),
-            )
-        }
-        Mode::Search(search) if search == args.replace => {
-            return invalid(
-                "search and replace are identical, so the edit would change nothing. Put the new \
-                 text in replace."
-                    .into(),
-            )
-        }
-        Mode::Range(start, end) if start.is_empty() || end.is_empty() => {
-            return invalid(
-                "search_start and search_end must both be non-empty: they are the texts where the \
-                 range begins and ends."
-                    .into(),
-            )
-        }
-        Mode::Range(..) if args.replace_all => {
-            return invalid(
-                "replace_all applies to search, not to a search_start/search_end range. Call again \
-                 without replace_all (use occurrence=N if search_start matches several times)."
-                    .into(),
-            )
-        }
-        _ => {}
+    let wrong = match mode {
+        Mode::Search("") => Some(EditForm::EmptySearch),
+        Mode::Search(search) if search == args.replace => Some(EditForm::NoChange),
+        Mode::Range(start, end) if start.is_empty() || end.is_empty() => Some(EditForm::EmptyAnchor),
+        Mode::Range(..) if args.replace_all => Some(EditForm::ReplaceAllOnRange),
+        _ if args.replace_all && args.occurrence.is_some() => Some(EditForm::ReplaceAllAndOccurrence),
+        _ => args
+            .occurrence
+            .filter(|n| *n < 1)
+            .map(EditForm::OccurrenceNotPositive),
+    };
+    match wrong {
+        Some(form) => Err(ToolError::edit_form(form)),
+        None => Ok(mode),
     }
-    if args.replace_all && args.occurrence.is_some() {
-        return invalid(
-            "replace_all=true replaces every match and occurrence=N picks one; pass only one of them.".into(),
-        );
-    }
-    if let Some(n) = args.occurrence {
-        if n < 1 {
-            return invalid(format!(
-                "occurrence={n} is not a match number: occurrence is 1-based (occurrence=1 is the \
-                 first match in the file). Pass occurrence=N with N from 1 to the number of matches, \
-                 or leave it out."
-            ));
-        }
-    }
-    Ok(mode)
 }
 
 /// What will change.
@@ -293,13 +242,7 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
         return Err(no_match(path, hay, &search, "search"));
     };
     if found.replace_mixed {
-        return Err(ToolError::invalid(format!(
-            "search matched `{display}` once its `grep -n` line-number prefixes (`12:`) were stripped, but \
-             only some lines of replace carry such a prefix, so it cannot be told which are prefixes and \
-             which are text (`10:30` is text). Nothing was written. Call edit_file again with replace \
-             written without any line-number prefixes."
-        ))
-        .with("path", display));
+        return Err(ToolError::mixed_replace_prefixes(display));
     }
     let count = found.hits.len();
     let all_lines = line_numbers(hay, &found.hits);
@@ -460,20 +403,13 @@ fn pick(display: &str, n: i64, lines: &[usize], what: &str) -> Result<usize, Too
     if n >= 1 && (n as usize) <= count {
         return Ok(n as usize - 1);
     }
-    Err(ToolError::invalid(format!(
-        "occurrence={n} is out of range: {what} matches {count} time{} in `{display}` (line{} {}). \
-         Pass occurrence=N (1..={count}), or leave occurrence out{}.",
-        if count == 1 { "" } else { "s" },
-        if count == 1 { "" } else { "s" },
-        list_lines(lines),
-        if count == 1 {
-            " to replace the one match"
-        } else {
-            ""
-        }
+    Err(ToolError::occurrence_out_of_range(
+        n,
+        what,
+        display,
+        lines,
+        &list_lines(lines),
     ))
-    .with("count", count)
-    .with("lines", lines.to_vec()))
 }
 
 fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], replace_all: bool) -> ToolError {
