@@ -2,6 +2,21 @@
 
 use serde_json::{Map, Value};
 
+// The named constructors of `ToolError`, one file per family of refusals.
+mod arguments;
+mod call;
+mod change;
+mod file;
+mod net;
+mod session;
+mod state;
+mod tools;
+
+pub use change::{EditForm, ParseStop};
+pub use file::{special_kind_name, Missing};
+pub use net::{RestrictedRange, BROKEN_ANSWER};
+pub use session::NearMiss;
+
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
@@ -137,8 +152,13 @@ pub struct ToolError {
     pub details: Map<String, Value>,
 }
 
+/// Every error with a fixed shape is built by a named constructor next to this type (in
+/// `error/`, one file per family: file, state, session, change, net, tools), which owns its
+/// wording and its `error` fields; [`ToolError::invalid`] takes the argument checks' own
+/// sentences and [`ToolError::io`] words operating-system failures.
 impl ToolError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    /// A bare error; the named constructors build on it.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
         ToolError {
             code,
             message: message.into(),
@@ -181,3 +201,79 @@ impl std::fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// A file as messages name it: as results show it, as the next call's `path=` argument, and as
+/// a word a suggested shell command can hold.
+pub struct FileRef<'a> {
+    pub display: &'a str,
+    pub call_arg: String,
+    pub shell_word: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `ToolError::new` outside `src/error/` in `src/`, as (file, count).
+    fn bare_sites(dir: &std::path::Path, found: &mut Vec<(String, usize)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if !path.ends_with("error") {
+                    bare_sites(&path, found);
+                }
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let count = text.matches(concat!("ToolError::", "new(")).count();
+            if count > 0 && !path.ends_with("error.rs") {
+                found.push((path.display().to_string(), count));
+            }
+        }
+    }
+
+    /// The wording of an error lives with its constructor, so a message reads the same
+    /// wherever it is raised. The checkpoint restore in `src/history/restore.rs` still words
+    /// its three refusals itself; nothing else may build an error from a bare code.
+    #[test]
+    fn errors_are_built_by_named_constructors() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        bare_sites(&src, &mut found);
+        found.retain(|(path, count)| !(path.ends_with("src/history/restore.rs") && *count <= 3));
+        assert!(
+            found.is_empty(),
+            "ToolError::new outside src/error/ (add a named constructor there instead): {found:?}"
+        );
+    }
+
+    #[test]
+    fn every_edit_form_refusal_is_invalid_arguments_and_a_whole_sentence() {
+        let forms = [
+            EditForm::SearchAndRange,
+            EditForm::HalfRange {
+                given: "search_start",
+                missing: "search_end",
+            },
+            EditForm::NoSearch,
+            EditForm::EmptySearch,
+            EditForm::NoChange,
+            EditForm::EmptyAnchor,
+            EditForm::ReplaceAllOnRange,
+            EditForm::ReplaceAllAndOccurrence,
+            EditForm::OccurrenceNotPositive(0),
+        ];
+        for form in forms {
+            let error = ToolError::edit_form(form);
+            assert_eq!(error.code, ErrorCode::InvalidArguments);
+            assert!(error.message.ends_with('.'), "{}", error.message);
+            let names_a_field = ["search", "replace", "occurrence"]
+                .iter()
+                .any(|f| error.message.contains(f));
+            assert!(names_a_field, "{}", error.message);
+        }
+    }
+}

@@ -119,6 +119,26 @@ const ALIASES: &[(&str, &[&str])] = &[
 
 /// Passes `map` on when every field is one the schema knows; otherwise the error names each
 /// unknown field, what it probably meant, the valid fields and the corrected call.
+/// How the corrected call differs: fields renamed, dropped, and with values fixed.
+fn how_corrected(renames: &[(&str, &str)], dropped: &[&str], fixed: &[String]) -> Vec<String> {
+    let mut how = Vec::new();
+    if !renames.is_empty() {
+        let renamed: Vec<String> = renames
+            .iter()
+            .map(|(from, to)| format!("`{from}` renamed to `{to}`"))
+            .collect();
+        how.push(format!("with {}", join_and(&renamed)));
+    }
+    if !dropped.is_empty() {
+        let without: Vec<String> = dropped.iter().map(|key| format!("`{key}`")).collect();
+        how.push(format!("without {}", join_and(&without)));
+    }
+    if !fixed.is_empty() {
+        how.push(format!("with {} fixed", join_and(fixed)));
+    }
+    how
+}
+
 pub fn check_unknown(
     tool: &str,
     map: Map<String, Value>,
@@ -162,29 +182,8 @@ pub fn check_unknown(
     let problems = super::coerce::fix(&mut corrected, schema);
     let corrected = super::in_schema_order(corrected, schema);
     let (call, shortened) = super::example_call(&corrected);
-    let mut how = Vec::new();
-    if !renames.is_empty() {
-        let renamed: Vec<String> = renames
-            .iter()
-            .map(|(from, to)| format!("`{from}` renamed to `{to}`"))
-            .collect();
-        how.push(format!("with {}", join_and(&renamed)));
-    }
-    if !dropped.is_empty() {
-        let without: Vec<String> = dropped.iter().map(|key| format!("`{key}`")).collect();
-        how.push(format!("without {}", join_and(&without)));
-    }
-    if !problems.is_empty() {
-        how.push(format!(
-            "with {} fixed",
-            join_and(
-                &problems
-                    .iter()
-                    .map(|p| format!("`{}`", p.field))
-                    .collect::<Vec<_>>()
-            )
-        ));
-    }
+    let fixed: Vec<String> = problems.iter().map(|p| format!("`{}`", p.field)).collect();
+    let how = how_corrected(&renames, &dropped, &fixed);
     let also = if problems.is_empty() {
         String::new()
     } else {

@@ -12,6 +12,31 @@ pub struct Mistake {
 
 /// The first of the known mistakes in `text`, scanning like a JSON lexer (strings with their
 /// escapes skipped) so a `'` or `True` inside a string is not taken for one.
+/// A control character written raw inside a string.
+fn raw_control(b: u8) -> String {
+    match b {
+        b'\n' => "a raw line break inside a string; JSON writes it as \\n".into(),
+        b'\t' => "a raw tab inside a string; JSON writes it as \\t".into(),
+        _ => format!("a raw control character (U+{b:04X}) inside a string; JSON writes it as \\u{b:04x}"),
+    }
+}
+
+/// What is wrong with a bare word outside a string (`rest` is the text after it), if anything.
+fn bare_word(word: &str, rest: &str) -> Option<String> {
+    match word {
+        "True" => Some("`True` is Python; JSON writes `true`".to_string()),
+        "False" => Some("`False` is Python; JSON writes `false`".to_string()),
+        "None" => Some("`None` is Python; JSON writes `null`".to_string()),
+        "true" | "false" | "null" => None,
+        _ if rest.trim_start().starts_with(':') => Some(format!(
+            "the key `{word}` has no quotes; JSON writes it as \"{word}\""
+        )),
+        _ => Some(format!(
+            "`{word}` is not a JSON value; a string takes double quotes (\"{word}\")"
+        )),
+    }
+}
+
 pub fn find_mistake(text: &str) -> Option<Mistake> {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -22,29 +47,7 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
             match b {
                 b'\\' => i += 1,
                 b'"' => in_string = false,
-                b'\n' => {
-                    return Some(at(
-                        text,
-                        i,
-                        "a raw line break inside a string; JSON writes it as \\n".into(),
-                    ))
-                }
-                b'\t' => {
-                    return Some(at(
-                        text,
-                        i,
-                        "a raw tab inside a string; JSON writes it as \\t".into(),
-                    ))
-                }
-                0..=0x1f => {
-                    return Some(at(
-                        text,
-                        i,
-                        format!(
-                        "a raw control character (U+{b:04X}) inside a string; JSON writes it as \\u{b:04x}"
-                    ),
-                    ))
-                }
+                0..=0x1f => return Some(at(text, i, raw_control(b))),
                 _ => {}
             }
             i += 1;
@@ -76,20 +79,7 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
                 let word_end = text[i..]
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                     .map_or(text.len(), |n| i + n);
-                let word = &text[i..word_end];
-                let fix = match word {
-                    "True" => Some("`True` is Python; JSON writes `true`".to_string()),
-                    "False" => Some("`False` is Python; JSON writes `false`".to_string()),
-                    "None" => Some("`None` is Python; JSON writes `null`".to_string()),
-                    "true" | "false" | "null" => None,
-                    _ if text[word_end..].trim_start().starts_with(':') => Some(format!(
-                        "the key `{word}` has no quotes; JSON writes it as \"{word}\""
-                    )),
-                    _ => Some(format!(
-                        "`{word}` is not a JSON value; a string takes double quotes (\"{word}\")"
-                    )),
-                };
-                if let Some(fix) = fix {
+                if let Some(fix) = bare_word(&text[i..word_end], &text[word_end..]) {
                     return Some(at(text, i, fix));
                 }
                 i = word_end;

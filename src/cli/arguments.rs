@@ -56,16 +56,13 @@ pub(super) fn tool_arguments(
     }
     let json = sub.get_one::<String>("json");
     match json {
-        Some(_) if !object.is_empty() => Err(ToolError::invalid(format!(
-            "arguments come from exactly one source, but {} got both --json and flags ({}). \
-             Put every argument in the JSON object, or use only flags.",
-            spec.name,
-            object
+        Some(_) if !object.is_empty() => {
+            let flags: Vec<String> = object
                 .keys()
                 .map(|k| format!("--{}", k.replace('_', "-")))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+                .collect();
+            Err(ToolError::two_argument_sources(spec.name, &flags))
+        }
         Some(text) if !text.is_empty() => {
             crate::args::parse_json_text(spec.name, Some(spec.description), text)
         }
@@ -92,13 +89,13 @@ fn raw_text_file(spec: &ToolSpec, value: &str) -> Option<Result<String, ToolErro
     if spec.name != RAW_TEXT_TOOL.0 || value.contains('\n') || !std::path::Path::new(value).is_file() {
         return None;
     }
-    Some(std::fs::read(value).map_err(|err| {
-        ToolError::invalid(format!("could not read the patch file `{value}`: {err}. Pass a readable file, or the patch text."))
-    }).and_then(|bytes| {
-        String::from_utf8(bytes).map_err(|_| {
-            ToolError::invalid(format!("the patch file `{value}` is not UTF-8 text; convert it to UTF-8."))
-        })
-    }))
+    Some(
+        std::fs::read(value)
+            .map_err(|err| ToolError::unreadable_patch_file(value, Some(&err)))
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| ToolError::unreadable_patch_file(value, None))
+            }),
+    )
 }
 
 /// Stdin for [`RAW_TEXT_TOOL`]: a JSON object (only when no flag was given) or the raw text,
@@ -139,9 +136,8 @@ pub(super) fn read_stdin_text(what: &str) -> Result<String, ToolError> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)
-        .map_err(|err| ToolError::invalid(format!("could not read {what} from stdin: {err}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| ToolError::invalid(format!("{what} on stdin is not valid UTF-8; send UTF-8 JSON")))?;
+        .map_err(|err| ToolError::unreadable_stdin(what, Some(&err)))?;
+    let text = String::from_utf8(bytes).map_err(|_| ToolError::unreadable_stdin(what, None))?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::session::approval::ApprovalKind;
 use crate::session::context::Global;
@@ -34,11 +34,8 @@ fn trust_action(
     path: Option<PathBuf>,
 ) -> Result<ToolOutput, ToolError> {
     let need_path = || {
-        path.clone().ok_or_else(|| {
-            ToolError::invalid(format!(
-                "trust {action} needs a directory, e.g. `codesmith trust {action} /opt/shared`"
-            ))
-        })
+        path.clone()
+            .ok_or_else(|| ToolError::trust_needs_directory(action))
     };
     let roots = match action {
         "add" => crate::session::trust::add(state, root, &need_path()?)?,
@@ -78,25 +75,7 @@ fn approve_in(
             .filter(|k| !session.approvals.contains(*k) && !persisted.contains(*k))
             .map(String::as_str)
             .collect();
-        let way_out = match waiting.as_slice() {
-            [] => "Nothing is waiting for approval now: repeat the call that returned \
-                   approval_required and approve the id in its error.approval.id."
-                .to_string(),
-            [one] => format!("Waiting now: {one}; approve it with `codesmith approve {one}`."),
-            several => format!(
-                "Waiting now: {}; approve one with `codesmith approve ID`.",
-                several.join(", ")
-            ),
-        };
-        return Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!(
-                "no pending approval `{id}` in session `{}`. Ids come from approval_required errors \
-                 of this session (pass --session NAME before `approve` for another one). {way_out}",
-                global.session
-            ),
-        )
-        .with("pending", waiting));
+        return Err(ToolError::no_pending_approval(id, &global.session, &waiting));
     };
     let newly = state.update_session(|session| session.approvals.insert(id.to_string()))?;
     // A repeated approve says so, so that nobody takes it for a second action being allowed.

@@ -22,7 +22,7 @@ mod translate;
 mod usage;
 
 use crate::args::{flag_kind, FlagKind};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{NearMiss, ToolError};
 use crate::session::context::Global;
 use crate::tools::{self, ToolSpec, REGISTRY};
 
@@ -356,6 +356,37 @@ fn enum_values(prop: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What clap's refusal of the command line becomes: help or version text to print, or a usage
+/// error (a global option misplaced after the tool name says where it goes).
+fn clap_failure(
+    argv: &[OsString],
+    invoked: Option<&str>,
+    schema: Option<&Value>,
+    err: &clap::Error,
+    text_format: bool,
+) -> Invocation {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return Invocation::Print(err.render().to_string());
+    }
+    let error = usage::misplaced_global(argv, invoked, schema)
+        .unwrap_or_else(|| usage::usage_error(invoked, schema, &err.render().to_string()));
+    Invocation::Usage {
+        global: Global {
+            session: "default".into(),
+            text_format,
+            ..Global::default()
+        },
+        tool: usage::usage_tool_name(invoked),
+        error,
+    }
+}
+
 /// Parses the command line.
 pub fn parse(argv: Vec<OsString>) -> Invocation {
     let invoked = invoked_name(&argv).map(String::from);
@@ -366,30 +397,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         .map(|spec| (spec.schema)());
     let matches = match command_for(invoked.as_deref(), schema.as_ref()).try_get_matches_from(&argv) {
         Ok(matches) => matches,
-        Err(err) => {
-            use clap::error::ErrorKind;
-            if matches!(
-                err.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                return Invocation::Print(err.render().to_string());
-            }
-            let error =
-                usage::misplaced_global(&argv, invoked.as_deref(), schema.as_ref()).unwrap_or_else(|| {
-                    usage::usage_error(invoked.as_deref(), schema.as_ref(), &err.render().to_string())
-                });
-            return Invocation::Usage {
-                global: Global {
-                    session: "default".into(),
-                    text_format,
-                    ..Global::default()
-                },
-                tool: usage::usage_tool_name(invoked.as_deref()),
-                error,
-            };
-        }
+        Err(err) => return clap_failure(&argv, invoked.as_deref(), schema.as_ref(), &err, text_format),
     };
     let mut global = global_of(&matches);
     if let Some(list) = global.tools.take() {
@@ -478,26 +486,12 @@ where
 pub fn unknown_tool(name: &str) -> ToolError {
     let near = usage::nearest_command(name);
     let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
-    let hint = match (foreign::intended(name), near) {
-        (Some((tool, what)), _) => format!(" `{name}` is not a tool here; {what} is {tool}."),
-        (None, Some((command, Some(tool)))) if command != tool => {
-            format!(" Did you mean `{command}` ({tool})?")
-        }
-        (None, Some((command, _))) => format!(" Did you mean `{command}`?"),
-        (None, None) => String::new(),
+    let near_miss = match (foreign::intended(name), near) {
+        (Some((tool, what)), _) => NearMiss::Foreign { tool, what },
+        (None, Some((command, tool))) => NearMiss::Typo { command, tool },
+        (None, None) => NearMiss::None,
     };
-    let error = ToolError::new(
-        ErrorCode::UnknownTool,
-        format!(
-            "unknown tool `{name}`.{hint} Do not retry `{name}`; it does not exist. Available tools: {}.",
-            tools::names().join(", ")
-        ),
-    )
-    .with("available", tools::names());
-    match intended {
-        Some((tool, _)) => error.with("suggestion", serde_json::json!({ "name": tool })),
-        None => error,
-    }
+    ToolError::unknown_tool(name, near_miss, tools::names(), intended.map(|(tool, _)| tool))
 }
 
 /// The `unknown_tool` error for a whole call from another harness: the call translated into
@@ -506,35 +500,15 @@ pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn trans
     let Some(translated) = translate::translate(name, arguments, files) else {
         return unknown_tool(name);
     };
-    let available = tools::names().join(", ");
     match translated {
-        Ok(call) => {
-            let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
-            let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
-            ToolError::new(
-                ErrorCode::UnknownTool,
-                format!(
-                    "unknown tool `{name}`; here the same call is {}. Send this call, as is (it is also \
-                     error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
-                     Available tools: {available}.",
-                    call.name
-                ),
-            )
-            .with("available", tools::names())
-            .with("suggestion", suggestion)
-        }
-        Err(why) => {
-            let mut error = unknown_tool(name);
-            let tool = error.details["suggestion"]["name"]
-                .as_str()
-                .unwrap_or("")
-                .to_string();
-            error.message = format!(
-                "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
-                 Do not retry `{name}`; it does not exist. Available tools: {available}."
-            );
-            error
-        }
+        Ok(call) => ToolError::unknown_tool_translated(
+            name,
+            call.name,
+            serde_json::json!({"name": call.name, "arguments": call.arguments}),
+            &call.notes,
+            tools::names(),
+        ),
+        Err(why) => unknown_tool(name).untranslatable(name, &why),
     }
 }
 

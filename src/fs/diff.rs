@@ -54,19 +54,62 @@ fn has_long_run(lines: &[&str]) -> bool {
 /// file would otherwise fill the output with lines the caller just chose to drop; `data.diff`
 /// keeps the whole diff. Hunks are walked by their header counts, so a removed line that reads
 /// `-- x` is never taken for a file header, and text between files passes through unchanged.
+/// The lines of `text`, each with its `\n`.
+fn lines_with_ends(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = Vec::with_capacity(text.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        lines.push(&text[start..=end]);
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// The run of lines of one sign that starts at line `i`, as groups (a line with the `\` notes
+/// that follow it), at most `left` of them (what the hunk header still counts); and the index
+/// after the run.
+fn run_at(lines: &[&str], i: usize, sign: Option<u8>, left: &mut usize) -> (Vec<Range<usize>>, usize) {
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    let mut j = i;
+    while j < lines.len() && *left > 0 && lines[j].as_bytes().first().copied() == sign {
+        let start = j;
+        j += 1;
+        while j < lines.len() && lines[j].starts_with('\\') {
+            j += 1;
+        }
+        groups.push(start..j);
+        *left -= 1;
+    }
+    (groups, j)
+}
+
+/// A long run as its first and last lines around a line that counts the rest.
+fn push_abbreviated(out: &mut String, lines: &[&str], groups: &[Range<usize>], removed: bool) {
+    let push = |out: &mut String, gs: &[Range<usize>]| {
+        for g in gs {
+            for line in &lines[g.clone()] {
+                out.push_str(line);
+            }
+        }
+    };
+    push(out, &groups[..RUN_ENDS]);
+    let _ = writeln!(
+        out,
+        "[… {} more {} lines (all in data.diff) …]",
+        thousands(groups.len() - 2 * RUN_ENDS),
+        if removed { "removed" } else { "added" }
+    );
+    push(out, &groups[groups.len() - RUN_ENDS..]);
+}
+
 pub fn abbreviate(diff: &str) -> Cow<'_, str> {
     if diff.len() < LONG_RUN {
         return diff.into();
     }
-    let mut lines: Vec<&str> = Vec::with_capacity(diff.len() / 32 + 1);
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', diff.as_bytes()) {
-        lines.push(&diff[start..=end]);
-        start = end + 1;
-    }
-    if start < diff.len() {
-        lines.push(&diff[start..]);
-    }
+    let lines = lines_with_ends(diff);
     if lines.len() <= LONG_RUN || !has_long_run(&lines) {
         return diff.into();
     }
@@ -105,18 +148,7 @@ pub fn abbreviate(diff: &str) -> Cow<'_, str> {
                 continue;
             }
         };
-        // The run: lines of this sign, each with the `\` notes that follow it.
-        let mut groups: Vec<Range<usize>> = Vec::new();
-        let mut j = i;
-        while j < lines.len() && *left > 0 && lines[j].as_bytes().first().copied() == sign {
-            let start = j;
-            j += 1;
-            while j < lines.len() && lines[j].starts_with('\\') {
-                j += 1;
-            }
-            groups.push(start..j);
-            *left -= 1;
-        }
+        let (groups, j) = run_at(&lines, i, sign, left);
         if groups.is_empty() {
             // More lines of this sign than the header counted: not a hunk line after all.
             (old_left, new_left) = (0, 0);
@@ -126,21 +158,7 @@ pub fn abbreviate(diff: &str) -> Cow<'_, str> {
         }
         if groups.len() > LONG_RUN {
             abbreviated = true;
-            let push = |out: &mut String, gs: &[Range<usize>]| {
-                for g in gs {
-                    for line in &lines[g.clone()] {
-                        out.push_str(line);
-                    }
-                }
-            };
-            push(&mut out, &groups[..RUN_ENDS]);
-            let _ = writeln!(
-                out,
-                "[… {} more {} lines (all in data.diff) …]",
-                thousands(groups.len() - 2 * RUN_ENDS),
-                if sign == Some(b'-') { "removed" } else { "added" }
-            );
-            push(&mut out, &groups[groups.len() - RUN_ENDS..]);
+            push_abbreviated(&mut out, &lines, &groups, sign == Some(b'-'));
         } else {
             for line in &lines[i..j] {
                 out.push_str(line);

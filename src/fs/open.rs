@@ -5,7 +5,7 @@
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::{Workspace, WsPath};
 
 /// Opens `path` for reading if it is a regular file, with the error the model needs otherwise.
@@ -44,42 +44,21 @@ fn check_file_type(
 ) -> Result<(), ToolError> {
     let kind = meta.file_type();
     if kind.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::IsDirectory,
-            format!(
-                "`{}` is a directory, not a file. Call list_dir with path={} to see what it holds.",
-                path.display,
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::is_directory(&path.file_ref()));
     }
     if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
+        let what = crate::error::special_kind_name(
+            kind.is_fifo(),
+            kind.is_socket(),
+            kind.is_char_device() || kind.is_block_device(),
+        );
         // The tool that asked decides the verb: write_file and edit_file land here too.
-        let (done, doing, way_out) = match tool {
-            "read_file" => ("read", "Reading it", "if you need its output"),
-            "edit_file" => ("edited", "Editing it", "if you need to talk to it"),
-            "apply_patch" => ("patched", "Patching it", "if you need to talk to it"),
-            _ => ("written", "Writing to it", "if you need to feed it"),
-        };
-        return Err(ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!(
-                "{} is {what}; only regular files can be {done}. {doing} could block or never end; \
-                 {way_out}, use exec_shell with a command that bounds it.",
-                as_given(workspace, path, given)
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::not_a_regular_file(
+            tool,
+            &path.display,
+            &as_given(workspace, path, given),
+            what,
+        ));
     }
     Ok(())
 }
@@ -114,48 +93,21 @@ pub fn not_found(workspace: &Workspace, tool: &str, path: &WsPath, given: &str) 
     let similar = crate::fs::similar_paths::suggest(workspace, &path.abs, 3);
     let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
     let cwd = workspace.display(workspace.cwd());
-    let subject = if from_cwd {
-        format!(
-            "`{given}` (from the session cwd `{cwd}`, that is `{}`)",
-            path.display
-        )
-    } else {
-        format!("`{given}`")
-    };
-    let hint = match from_cwd.then(|| from_root(workspace, given)).flatten() {
-        Some(at_root) => format!(
-            "Relative paths resolve against the session cwd, not the workspace root; `{}` does exist \
-             relative to the root. {}",
-            at_root.display,
-            call_from_cwd(tool, &at_root)
-        ),
-        None => {
-            // The message names them as the next call must (from the session cwd);
-            // `data.similar` keeps them as results show paths.
-            let callable = |p: &String| workspace.call_path_of(p);
-            if similar.is_empty() {
-                "Use file_search to find the file by name, or list_dir to see a directory.".to_string()
-            } else {
-                format!(
-                    "Similar paths that exist: {}. Call again with one of them, or use file_search to \
-                     find the file.",
-                    similar
-                        .iter()
-                        .map(|p| format!("`{}`", callable(p)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        }
-    };
-    let err = ToolError::new(ErrorCode::NotFound, format!("{subject} does not exist. {hint}"))
-        .with("path", path.display.clone())
-        .with("similar", similar);
-    if from_cwd {
-        err.with("cwd", cwd)
-    } else {
-        err
-    }
+    let at_root = from_cwd.then(|| from_root(workspace, given)).flatten();
+    // The message names similar paths as the next call must (from the session cwd);
+    // `data.similar` keeps them as results show paths.
+    let similar_callable = similar.iter().map(|p| workspace.call_path_of(p)).collect();
+    ToolError::not_found(crate::error::Missing {
+        given,
+        display: &path.display,
+        cwd: from_cwd.then_some(cwd.as_str()),
+        at_root: at_root.as_ref().map(|at_root| {
+            let call = ToolError::call_from_cwd(tool, &at_root.call, &at_root.call_arg());
+            (at_root.display.as_str(), call)
+        }),
+        similar,
+        similar_callable,
+    })
 }
 
 /// `given` resolved from the workspace root instead of the cwd, if something is there; its
@@ -169,14 +121,4 @@ fn from_root(workspace: &Workspace, given: &str) -> Option<WsPath> {
         call: workspace.call_path(&path.abs),
         ..path
     })
-}
-
-/// How the next call reaches `path` from the session cwd.
-fn call_from_cwd(tool: &str, path: &WsPath) -> String {
-    let arg = path.call_arg();
-    match tool {
-        "apply_patch" => format!("From the session cwd, the patch names it `{}`.", path.call),
-        "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={arg}."),
-        _ => format!("From the session cwd, call {tool} with path={arg} and the other arguments unchanged."),
-    }
 }

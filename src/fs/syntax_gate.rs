@@ -9,7 +9,7 @@
 //! Shared by write_file, edit_file and apply_patch, which all call [`check`] on the final text
 //! before anything is written, so a refusal always means "the file was NOT modified".
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// Files larger than this are not parsed (a parse of hundreds of megabytes would dominate the
 /// call; such files are data dumps, not hand-edited sources).
@@ -227,12 +227,6 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
 /// character literals are skipped. Overcounting only costs the gate a long expression of
 /// thousands of operators, which it then leaves unjudged.
 pub fn rust_nesting(text: &str) -> usize {
-    #[derive(PartialEq)]
-    enum Open {
-        Bracket,
-        Angle,
-        Other,
-    }
     let bytes = text.as_bytes();
     let mut stack: Vec<Open> = Vec::new();
     let mut deepest = 0;
@@ -254,56 +248,16 @@ pub fn rust_nesting(text: &str) -> usize {
                 continue;
             }
             b'/' if next == b'*' => {
-                let mut depth = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
+                i = skip_block_comment(bytes, i);
                 continue;
             }
             b'"' => {
-                // A raw string `r#"…"#` ends at a quote followed by as many hashes.
-                let hashes = bytes[..i].iter().rev().take_while(|&&b| b == b'#').count();
-                let raw = i > hashes && matches!(bytes[i - hashes - 1], b'r');
-                i += 1;
-                while i < bytes.len() {
-                    if !raw && bytes[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if bytes[i] == b'"'
-                        && (!raw || bytes[i + 1..].iter().take_while(|&&b| b == b'#').count() >= hashes)
-                    {
-                        i += 1 + if raw { hashes } else { 0 };
-                        break;
-                    }
-                    i += 1;
-                }
+                i = skip_string(bytes, i);
                 continue;
             }
             b'\'' => {
-                // A character literal (`'x'`, `'\n'`, `'é'`); otherwise a lifetime or label.
-                if next == b'\\' {
-                    let end = bytes[i + 2..]
-                        .iter()
-                        .position(|&b| b == b'\'')
-                        .map_or(bytes.len(), |at| i + 3 + at);
+                if let Some(end) = skip_char_literal(text, i) {
                     i = end;
-                    continue;
-                }
-                let width = text[i + 1..].chars().next().map_or(0, char::len_utf8);
-                if width > 0 && bytes.get(i + 1 + width) == Some(&b'\'') {
-                    i += 2 + width;
                     continue;
                 }
             }
@@ -314,16 +268,7 @@ pub fn rust_nesting(text: &str) -> usize {
             }
             b';' | b',' => pop_markers(&mut stack),
             b'<' if next != b'=' => stack.push(Open::Angle),
-            b'>' if !matches!(prev, b'-' | b'=') => {
-                while let Some(top) = stack.pop() {
-                    if top != Open::Other {
-                        if top == Open::Bracket {
-                            stack.push(top);
-                        }
-                        break;
-                    }
-                }
-            }
+            b'>' if !matches!(prev, b'-' | b'=') => close_angle(&mut stack),
             b'-' if !matches!(next, b'>' | b'=') => stack.push(Open::Other),
             b'!' | b'*' | b'&' | b'|' if next != b'=' => stack.push(Open::Other),
             b'=' if !matches!(next, b'=' | b'>')
@@ -355,6 +300,82 @@ pub fn rust_nesting(text: &str) -> usize {
         i += 1;
     }
     deepest
+}
+
+/// What [`rust_nesting`] counts as open: a bracket, a `<`, or an operator or keyword that
+/// lasts until the end of its expression.
+#[derive(PartialEq)]
+enum Open {
+    Bracket,
+    Angle,
+    Other,
+}
+
+/// A `>` closes the innermost `<` and the operators opened since; never a bracket.
+fn close_angle(stack: &mut Vec<Open>) {
+    while let Some(top) = stack.pop() {
+        if top != Open::Other {
+            if top == Open::Bracket {
+                stack.push(top);
+            }
+            break;
+        }
+    }
+}
+
+/// The index after the (nested) block comment that starts at `i`.
+fn skip_block_comment(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                break;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The index after the string literal whose opening quote is at `i`. A raw string `r#"…"#`
+/// ends at a quote followed by as many hashes.
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    let hashes = bytes[..i].iter().rev().take_while(|&&b| b == b'#').count();
+    let raw = i > hashes && matches!(bytes[i - hashes - 1], b'r');
+    i += 1;
+    while i < bytes.len() {
+        if !raw && bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'"' && (!raw || bytes[i + 1..].iter().take_while(|&&b| b == b'#').count() >= hashes) {
+            return i + 1 + if raw { hashes } else { 0 };
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The index after the character literal (`'x'`, `'\n'`, `'é'`) whose quote is at `i`, or
+/// `None` for a lifetime or label.
+fn skip_char_literal(text: &str, i: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(i + 1) == Some(&b'\\') {
+        return Some(
+            bytes[i + 2..]
+                .iter()
+                .position(|&b| b == b'\'')
+                .map_or(bytes.len(), |at| i + 3 + at),
+        );
+    }
+    let width = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+    (width > 0 && bytes.get(i + 1 + width) == Some(&b'\'')).then_some(i + 2 + width)
 }
 
 /// tree-sitter always yields a tree, recovering from errors with ERROR and MISSING nodes; the
@@ -442,58 +463,21 @@ fn rejection(
         .take(failure.column.saturating_sub(1))
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    let number = format!("{:>6}", failure.line);
-    let why = if new_file {
-        format!("the new file `{display}` would not parse as {lang}")
-    } else if let Some(from) = from.filter(|f| *f != display) {
-        format!(
-            "`{from}` parses as {lang} now, and this change, which moves it to `{display}`, would break it"
-        )
-    } else {
-        format!("`{display}` parses as {lang} now, and this change would break it")
+    let stop = crate::error::ParseStop {
+        language: lang,
+        line: failure.line,
+        column: failure.column,
+        message: &failure.message,
+        shown: &shown,
+        caret_pad: &caret_pad,
     };
-    // A new file never parsed before, so the existing-file way out (a broken file may stay
-    // broken) does not apply; the way out for intended broken content is another extension.
-    let (outcome, way_out) = if new_file {
-        (
-            "so it was refused and the file was NOT created",
-            format!(
-                "Fix the text so the whole file is valid {lang}, then call again. If the broken \
-                 content is intended (a compile-fail fixture, say), create it under another \
-                 extension (`{display}.txt`), then rename it with exec_shell `mv {display}.txt {display}`."
-            ),
-        )
-    } else {
-        (
-            "so the change was refused and the file was NOT modified",
-            format!(
-                "Fix the new text so the whole file is valid {lang}, then call again. (The gate only \
-                 judges changes: a file that did not parse before may be written in any state.)"
-            ),
-        )
-    };
-    let message = format!(
-        "{why}, {outcome}.\n\
-         {lang} parser: {msg} (line {line}, column {column}):\n\
-         {number}│ {shown}\n\
-         {pad}  {caret_pad}^\n\
-         {way_out}",
-        msg = failure.message,
-        line = failure.line,
-        column = failure.column,
-        pad = " ".repeat(number.len()),
-    );
-    ToolError::new(ErrorCode::SyntaxGate, message)
-        .with("path", display)
-        .with("language", lang)
-        .with("line", failure.line)
-        .with("column", failure.column)
-        .with("parser_message", failure.message.clone())
+    ToolError::syntax_gate(display, from, new_file, &stop)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn picks_language_by_extension_and_exempts_cargo_lock() {

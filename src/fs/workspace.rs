@@ -16,7 +16,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// The longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH_BYTES: usize = 4096;
@@ -53,6 +53,15 @@ impl WsPath {
     /// The path as a word of a suggested shell command (run in the session cwd).
     pub fn shell_word(&self) -> String {
         shell_word(&self.call)
+    }
+
+    /// The names an error message gives this path.
+    pub fn file_ref(&self) -> crate::error::FileRef<'_> {
+        crate::error::FileRef {
+            display: &self.display,
+            call_arg: self.call_arg(),
+            shell_word: self.shell_word(),
+        }
     }
 }
 
@@ -122,12 +131,7 @@ impl Workspace {
         let resolved = match resolve_on_disk(&lexical) {
             Ok(resolved) => resolved,
             Err(_) if !self.is_inside(&lexical) => return Err(self.escape_error(input, &lexical)),
-            Err(ResolveError::Loop) => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArguments,
-                    format!("`{input}` goes through a symlink loop; name a path without the loop"),
-                ))
-            }
+            Err(ResolveError::Loop) => return Err(ToolError::symlink_loop(input)),
             Err(ResolveError::Io(err)) => return Err(ToolError::io(input, "resolve", &err)),
         };
         if !self.is_inside(&resolved) {
@@ -145,14 +149,7 @@ impl Workspace {
     pub fn resolve_for_write(&self, input: &str) -> Result<WsPath, ToolError> {
         let path = self.resolve(input)?;
         if self.is_state_path(&path.abs) {
-            return Err(ToolError::new(
-                ErrorCode::OutsideWorkspace,
-                format!(
-                    "path escapes workspace: `{input}` is inside .codesmith/, codesmith's own state, \
-                     which the file tools never write. Write somewhere else in the workspace."
-                ),
-            )
-            .with("path", input));
+            return Err(ToolError::inside_state_dir(input));
         }
         Ok(path)
     }
@@ -213,18 +210,12 @@ impl Workspace {
     fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
         let mut roots = vec![self.root.to_string_lossy().into_owned()];
         roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));
-        ToolError::new(
-            ErrorCode::OutsideWorkspace,
-            format!(
-                "path escapes workspace: `{input}` resolves to `{}`, outside the workspace `{}`. \
-                 Use a path inside the workspace (relative paths resolve against the session cwd), \
-                 or ask the user to run `codesmith trust add <dir>` to allow another directory.",
-                resolved.display(),
-                self.root.display()
-            ),
+        ToolError::escapes_workspace(
+            input,
+            &resolved.display().to_string(),
+            &self.root.display().to_string(),
+            roots,
         )
-        .with("path", input)
-        .with("roots", roots)
     }
 }
 
@@ -251,9 +242,7 @@ pub fn shell_word(text: &str) -> String {
 
 /// Refuses path forms that mean something different to a model than to POSIX.
 fn check_form(input: &str) -> Result<(), ToolError> {
-    let refuse = |why: &str| {
-        Err(ToolError::invalid(format!("invalid path `{}`: {why}", abbreviate(input))).with("path", input))
-    };
+    let refuse = |why: &str| Err(ToolError::bad_path_form(input, &abbreviate(input), why));
     if input.is_empty() {
         return refuse("the path is empty. Pass a path such as \".\" or \"src/main.rs\".");
     }
@@ -405,6 +394,7 @@ fn resolve_leniently(path: &Path) -> Result<PathBuf, ResolveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn lexical_normalization_folds_dots() {

@@ -250,21 +250,13 @@ fn input_required(
 
 /// The result for a declined approval: nothing ran.
 fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
-    let how = match action {
-        "accept" => "left approve unticked",
-        "decline" => "declined",
-        _ => "cancelled the question",
-    };
-    let error = ToolError::new(
-        ErrorCode::ApprovalRequired,
-        format!(
-            "The user {how}: {} `{}` was not approved, so {} ran nothing. Do not repeat this call \
-             unless the user asks for it; do the task another way, or ask the user how to go on.",
-            approval.kind, approval.subject, spec.name
-        ),
-    )
-    .with("approval", approval.json.clone())
-    .with("declined", action);
+    let error = ToolError::approval_declined(
+        action,
+        spec.name,
+        &approval.kind,
+        &approval.subject,
+        approval.json.clone(),
+    );
     crate::cli::envelope::build(spec.name, Err(error), None).0
 }
 

@@ -46,15 +46,30 @@ pub struct Fetched {
     pub notices: Vec<String>,
 }
 
-pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetched, ToolError> {
-    let deadline = Instant::now() + request.timeout;
-    let mut notices = Vec::new();
-    let mut log = |entry: Entry| {
-        if let Some(notice) = audit::record(ctx, &entry) {
-            if !notices.contains(&notice) {
-                notices.push(notice);
+type Response = ureq::http::Response<ureq::Body>;
+
+/// The audit log of one fetch, and the notices it leaves (a log line that could not be written
+/// is said once).
+struct Audit<'a> {
+    ctx: &'a Context,
+    notices: Vec<String>,
+}
+
+impl Audit<'_> {
+    fn log(&mut self, entry: Entry) {
+        if let Some(notice) = audit::record(self.ctx, &entry) {
+            if !self.notices.contains(&notice) {
+                self.notices.push(notice);
             }
         }
+    }
+}
+
+pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetched, ToolError> {
+    let deadline = Instant::now() + request.timeout;
+    let mut audit = Audit {
+        ctx,
+        notices: Vec::new(),
     };
     let mut url = request.url.clone();
     let mut redirects: Vec<String> = Vec::new();
@@ -63,7 +78,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
         let candidates = match gates::admit(&url, policy, ctx, deadline) {
             Ok(candidates) => candidates,
             Err(refusal) => {
-                log(Entry {
+                audit.log(Entry {
                     url: url.as_str(),
                     host: &host,
                     address: refusal.address,
@@ -79,171 +94,199 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                 ));
             }
         };
-        let mut attempt = 0;
-        let (admitted, mut response) = loop {
-            let admitted = &candidates[attempt];
-            let hop = hop_entry(&url, &host, admitted);
-            match send(&url, admitted, deadline) {
-                Ok(response) => break (admitted, response),
-                Err(err) => {
-                    let next = attempt + 1 < candidates.len() && unreachable(&err);
-                    let error = transport_error(err, &url, admitted, request);
-                    log(Entry {
-                        error: Some(error.code.as_str()),
-                        ..hop
-                    });
-                    if !next {
-                        return Err(at_hop(error, request, &redirects, &url));
-                    }
-                    attempt += 1;
-                }
-            }
+        let hop = Hop {
+            url: &url,
+            host: &host,
+            redirects: &redirects,
         };
-        let hop = hop_entry(&url, &host, admitted);
+        let (admitted, response) = connect(&mut audit, request, &hop, &candidates, deadline)?;
         let status = response.status().as_u16();
-        let location = response
-            .headers()
-            .get("location")
-            .and_then(|value| location_text(value.as_bytes()));
         let mut unfollowed = None;
         if matches!(status, 301 | 302 | 303 | 307 | 308) {
-            if location.is_none() {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|value| location_text(value.as_bytes()));
+            let Some(location) = location else {
                 unfollowed = Some(format!(
                     "the server answered {status} (a redirect) without a usable Location header, so \
                      the redirect could not be followed; what is shown is the redirect response itself."
                 ));
-            }
-            if let Some(location) = location {
-                log(Entry {
-                    status: Some(status),
-                    ..hop
-                });
-                // The hop this Location asks for, absolute when it can be made so.
-                let target = url
-                    .join(&location)
-                    .map_or(location.clone(), |next| next.to_string());
-                let refused = if redirects.len() == MAX_REDIRECTS {
-                    let repeats = |seen: &str| {
-                        Url::parse(seen).is_ok_and(|mut seen| {
-                            seen.set_fragment(None);
-                            Url::parse(&target).is_ok_and(|mut target| {
-                                target.set_fragment(None);
-                                seen == target
-                            })
-                        })
-                    };
-                    let looped = repeats(request.url.as_str()) || redirects.iter().any(|seen| repeats(seen));
-                    Err(too_many_redirects(&request.url, &target, looped))
-                } else {
-                    gates::check_redirect(&url, &location)
-                };
-                let next = match refused {
-                    Ok(next) => next,
-                    Err(error) => {
-                        let host = Url::parse(&target).map_or(String::new(), |t| gates::policy_host(&t));
-                        log(Entry {
-                            url: &target,
-                            host: &host,
-                            decision: "deny",
-                            error: Some(error.code.as_str()),
-                            ..Entry::default()
-                        });
-                        let mut hops = redirects.clone();
-                        hops.push(target.clone());
-                        return Err(at_hop(error, request, &hops, &target));
-                    }
-                };
-                redirects.push(next.to_string());
-                url = next;
-                continue;
-            }
+                return answer(&mut audit, request, &hop, admitted, response, unfollowed);
+            };
+            audit.log(Entry {
+                status: Some(status),
+                ..hop_entry(&url, &host, admitted)
+            });
+            let next = follow(&mut audit, request, &hop, &location)?;
+            redirects.push(next.to_string());
+            url = next;
+            continue;
         }
-        let reason = response
-            .status()
-            .canonical_reason()
-            .unwrap_or_default()
-            .to_string();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_string);
-        // A header value that is not text is an unknown coding too: never guess.
-        let codings = coding::parse(
-            response
-                .headers()
-                .get_all("content-encoding")
-                .iter()
-                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
-                .collect::<Vec<_>>()
-                .iter()
-                .map(String::as_str),
-        );
-        let codings = match codings {
-            Ok(codings) => codings,
-            Err(name) => {
-                let error = unsupported_coding(&url, &name);
-                log(Entry {
-                    status: Some(status),
-                    error: Some(error.code.as_str()),
-                    ..hop
-                });
-                return Err(at_hop(error, request, &redirects, &url));
-            }
-        };
-        let body = response.body_mut();
-        let mime = body.mime_type().map(str::to_string);
-        let charset = body.charset().map(str::to_string);
-        let read = coding::decoder(body.as_reader(), &codings)
-            .and_then(|reader| read_capped(reader, request.max_bytes));
-        let (bytes, truncated) = match read {
-            Ok(read) => read,
-            Err(err) => {
-                let error = match coding::split_error(err) {
-                    Ok(err) => transport_error(ureq::Error::from(err), &url, admitted, request),
-                    Err(err) => corrupt_coding(&url, &codings, &err),
-                };
-                log(Entry {
-                    status: Some(status),
-                    error: Some(error.code.as_str()),
-                    ..hop
-                });
-                return Err(at_hop(error, request, &redirects, &url));
-            }
-        };
-        log(Entry {
-            status: Some(status),
-            bytes: Some(bytes.len()),
-            ..hop
-        });
-        let mut rendered = body::render(
-            &bytes,
-            mime.as_deref(),
-            charset.as_deref(),
-            !truncated,
-            request.format,
-        );
-        if rendered.rendering == "markdown" {
-            rendered.text = crate::net::html::absolute_links(&rendered.text, &url);
-        }
-        notices.extend(unfollowed);
-        if let Some(notice) = rendered.notice.take() {
-            notices.push(notice);
-        }
-        return Ok(Fetched {
-            final_url: url,
-            status,
-            reason,
-            content_type,
-            rendered,
-            bytes_read: bytes.len(),
-            truncated,
-            redirects,
-            address: admitted.addr,
-            admission: admitted.admission,
-            notices,
-        });
+        return answer(&mut audit, request, &hop, admitted, response, unfollowed);
     }
+}
+
+/// One hop of a fetch: the URL asked for, its policy host, and the redirects that led here.
+struct Hop<'a> {
+    url: &'a Url,
+    host: &'a str,
+    redirects: &'a [String],
+}
+
+/// Sends the request to the first admitted address that answers; an unreachable address
+/// moves on to the next.
+fn connect<'c>(
+    audit: &mut Audit,
+    request: &Request,
+    hop: &Hop,
+    candidates: &'c [Admitted],
+    deadline: Instant,
+) -> Result<(&'c Admitted, Response), ToolError> {
+    let mut attempt = 0;
+    loop {
+        let admitted = &candidates[attempt];
+        match send(hop.url, admitted, deadline) {
+            Ok(response) => return Ok((admitted, response)),
+            Err(err) => {
+                let next = attempt + 1 < candidates.len() && unreachable(&err);
+                let error = transport_error(err, hop.url, admitted, request);
+                audit.log(Entry {
+                    error: Some(error.code.as_str()),
+                    ..hop_entry(hop.url, hop.host, admitted)
+                });
+                if !next {
+                    return Err(at_hop(error, request, hop.redirects, hop.url));
+                }
+                attempt += 1;
+            }
+        }
+    }
+}
+
+/// The URL a redirect to `location` leads to, once it passes the redirect gate and the
+/// redirect limit; a refusal is logged against the target.
+fn follow(audit: &mut Audit, request: &Request, hop: &Hop, location: &str) -> Result<Url, ToolError> {
+    // The hop this Location asks for, absolute when it can be made so.
+    let target = hop
+        .url
+        .join(location)
+        .map_or(location.to_string(), |next| next.to_string());
+    let refused = if hop.redirects.len() == MAX_REDIRECTS {
+        let repeats = |seen: &str| {
+            Url::parse(seen).is_ok_and(|mut seen| {
+                seen.set_fragment(None);
+                Url::parse(&target).is_ok_and(|mut target| {
+                    target.set_fragment(None);
+                    seen == target
+                })
+            })
+        };
+        let looped = repeats(request.url.as_str()) || hop.redirects.iter().any(|seen| repeats(seen));
+        Err(too_many_redirects(&request.url, &target, looped))
+    } else {
+        gates::check_redirect(hop.url, location)
+    };
+    refused.map_err(|error| {
+        let host = Url::parse(&target).map_or(String::new(), |t| gates::policy_host(&t));
+        audit.log(Entry {
+            url: &target,
+            host: &host,
+            decision: "deny",
+            error: Some(error.code.as_str()),
+            ..Entry::default()
+        });
+        let mut hops = hop.redirects.to_vec();
+        hops.push(target.clone());
+        at_hop(error, request, &hops, &target)
+    })
+}
+
+/// The final answer: its body decoded, read under the byte cap and rendered.
+fn answer(
+    audit: &mut Audit,
+    request: &Request,
+    hop: &Hop,
+    admitted: &Admitted,
+    mut response: Response,
+    unfollowed: Option<String>,
+) -> Result<Fetched, ToolError> {
+    let status = response.status().as_u16();
+    let reason = response
+        .status()
+        .canonical_reason()
+        .unwrap_or_default()
+        .to_string();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string);
+    let failed = |audit: &mut Audit, error: ToolError| {
+        audit.log(Entry {
+            status: Some(status),
+            error: Some(error.code.as_str()),
+            ..hop_entry(hop.url, hop.host, admitted)
+        });
+        at_hop(error, request, hop.redirects, hop.url)
+    };
+    let codings =
+        content_codings(&response).map_err(|name| failed(audit, unsupported_coding(hop.url, &name)))?;
+    let body = response.body_mut();
+    let mime = body.mime_type().map(str::to_string);
+    let charset = body.charset().map(str::to_string);
+    let read =
+        coding::decoder(body.as_reader(), &codings).and_then(|reader| read_capped(reader, request.max_bytes));
+    let (bytes, truncated) = read.map_err(|err| {
+        let error = match coding::split_error(err) {
+            Ok(err) => transport_error(ureq::Error::from(err), hop.url, admitted, request),
+            Err(err) => corrupt_coding(hop.url, &codings, &err),
+        };
+        failed(audit, error)
+    })?;
+    audit.log(Entry {
+        status: Some(status),
+        bytes: Some(bytes.len()),
+        ..hop_entry(hop.url, hop.host, admitted)
+    });
+    let mut rendered = body::render(
+        &bytes,
+        mime.as_deref(),
+        charset.as_deref(),
+        !truncated,
+        request.format,
+    );
+    if rendered.rendering == "markdown" {
+        rendered.text = crate::net::html::absolute_links(&rendered.text, hop.url);
+    }
+    let mut notices = std::mem::take(&mut audit.notices);
+    notices.extend(unfollowed);
+    notices.extend(rendered.notice.take());
+    Ok(Fetched {
+        final_url: hop.url.clone(),
+        status,
+        reason,
+        content_type,
+        rendered,
+        bytes_read: bytes.len(),
+        truncated,
+        redirects: hop.redirects.to_vec(),
+        address: admitted.addr,
+        admission: admitted.admission,
+        notices,
+    })
+}
+
+/// The Content-Encoding codings of a response, or the name of one fetch_url cannot decode. A
+/// header value that is not text is an unknown coding too: never guess.
+fn content_codings(response: &Response) -> Result<Vec<coding::Coding>, String> {
+    let values: Vec<String> = response
+        .headers()
+        .get_all("content-encoding")
+        .iter()
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .collect();
+    coding::parse(values.iter().map(String::as_str))
 }
 
 /// A Location header as a URL reference: bytes that are not printable ASCII (UTF-8 or Latin-1
@@ -341,21 +384,9 @@ fn read_capped(reader: impl Read, max_bytes: usize) -> std::io::Result<(Vec<u8>,
 
 fn timeout_error(url: &Url, request: &Request) -> ToolError {
     let ms = request.timeout.as_millis();
-    let way_out = if ms < u128::from(super::MAX_TIMEOUT_MS) {
-        format!(
-            "If the server is just slow, call fetch_url with url=\"{url}\" timeout_ms={}.",
-            (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS))
-        )
-    } else {
-        "That is the longest wait allowed; the server is too slow or unreachable, try again later \
-         or another source."
-            .to_string()
-    };
-    ToolError::new(
-        ErrorCode::Timeout,
-        format!("fetching `{url}` did not finish within timeout_ms={ms}. {way_out}"),
-    )
-    .with("timeout_ms", ms as u64)
+    let longer = (ms < u128::from(super::MAX_TIMEOUT_MS))
+        .then(|| (ms * 2).min(u128::from(super::MAX_TIMEOUT_MS)) as u64);
+    ToolError::fetch_timeout(url.as_str(), ms as u64, longer)
 }
 
 fn as_timeout(error: ToolError, request: &Request) -> ToolError {
@@ -369,76 +400,23 @@ fn as_timeout(error: ToolError, request: &Request) -> ToolError {
 /// A transport failure in plain words, with what to do about it. Only a failure to reach the
 /// server is worth retrying later; a broken answer or a TLS failure says so instead.
 fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &Request) -> ToolError {
-    use std::io::ErrorKind;
     let target = format!("{} ({})", admitted.host, admitted.addr);
-    let unreachable = "Check the URL; if it is right, the server is down or unreachable, so try again \
-                       later or use another source.";
-    let broken = BROKEN;
-    let tls_way_out = || {
-        let mut plain = url.clone();
-        let same_port = url.port().is_some() && plain.set_scheme("http").is_ok();
-        if same_port {
-            format!(
-                "If that port serves plain HTTP, call fetch_url with url=\"{plain}\"; otherwise the \
-                 server's TLS set-up is at fault and retrying will not help, so use another source."
-            )
-        } else {
-            "The server's TLS set-up is at fault and retrying will not help, so use another source."
-                .to_string()
-        }
-    };
-    let tls = |detail: String| {
-        (
-            format!(
-                "the TLS handshake with {target} failed ({detail}): the server may not speak HTTPS \
-                 at that port, or its certificate is invalid, expired or issued for another name"
-            ),
-            tls_way_out(),
-        )
-    };
+    let unreachable = || UNREACHABLE.to_string();
     let (what, way_out) = match err {
         ureq::Error::Timeout(_) => return timeout_error(url, request),
-        ureq::Error::Io(ref io) => match io.kind() {
-            ErrorKind::TimedOut | ErrorKind::WouldBlock => return timeout_error(url, request),
-            ErrorKind::ConnectionRefused => (
-                format!("the connection to {target} was refused: nothing is listening on that port"),
-                unreachable.to_string(),
-            ),
-            _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => tls(io.to_string()),
-            // A plain-HTTP server that gets a TLS hello often just hangs up.
-            ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => (
-                format!(
-                    "{target} closed the connection without answering; over https that usually \
-                     means the TLS handshake failed: the server may not speak HTTPS at that port"
-                ),
-                tls_way_out(),
-            ),
-            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => (
-                format!("{target} closed the connection abruptly"),
-                unreachable.to_string(),
-            ),
-            ErrorKind::UnexpectedEof => (
-                format!("{target} closed the connection before the response was complete"),
-                unreachable.to_string(),
-            ),
-            ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => (
-                format!("{target} cannot be reached from here (no route to it)"),
-                unreachable.to_string(),
-            ),
-            _ => (
-                format!("the connection to {target} failed: {io}"),
-                unreachable.to_string(),
-            ),
+        ureq::Error::Io(ref io) => match io_failure(io, url, &target) {
+            Some(failure) => failure,
+            None => return timeout_error(url, request),
         },
         ureq::Error::HostNotFound => (
             format!("`{}` could not be resolved", admitted.host),
-            unreachable.to_string(),
+            unreachable(),
         ),
-        ureq::Error::Tls(what) => tls(what.to_string()),
-        ureq::Error::Rustls(ref error) => tls(error.to_string()),
+        ureq::Error::Tls(what) => tls_failure(url, &target, what.to_string()),
+        ureq::Error::Rustls(ref error) => tls_failure(url, &target, error.to_string()),
         ureq::Error::Protocol(ref proto) => (
             format!("{target} did not answer with valid HTTP ({proto})"),
-            broken.to_string(),
+            BROKEN.to_string(),
         ),
         ureq::Error::LargeResponseHeader(size, limit) => (
             format!(
@@ -446,35 +424,79 @@ fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &R
                  or more; the limit is {} KB)",
                 limit / 1024
             ),
-            broken.to_string(),
+            BROKEN.to_string(),
         ),
-        ureq::Error::ConnectionFailed => (
-            format!("the connection to {target} failed"),
-            unreachable.to_string(),
-        ),
-        other => (format!("the request failed: {other}"), unreachable.to_string()),
+        ureq::Error::ConnectionFailed => (format!("the connection to {target} failed"), unreachable()),
+        other => (format!("the request failed: {other}"), unreachable()),
     };
-    ToolError::new(
-        ErrorCode::IoError,
-        format!("could not fetch `{url}`: {what}. {way_out}"),
-    )
-    .with("url", url.as_str())
+    ToolError::fetch_failed(url.as_str(), &what, &way_out)
 }
 
-const BROKEN: &str = "The server answered, but not with something fetch_url can read; retrying will \
-                      most likely give the same, so use another source.";
+const UNREACHABLE: &str = "Check the URL; if it is right, the server is down or unreachable, so try again \
+                           later or use another source.";
+
+/// What an I/O failure of the connection means and what to do about it; `None` for a timeout.
+fn io_failure(io: &std::io::Error, url: &Url, target: &str) -> Option<(String, String)> {
+    use std::io::ErrorKind;
+    let unreachable = |what: String| Some((what, UNREACHABLE.to_string()));
+    match io.kind() {
+        ErrorKind::TimedOut | ErrorKind::WouldBlock => None,
+        ErrorKind::ConnectionRefused => unreachable(format!(
+            "the connection to {target} was refused: nothing is listening on that port"
+        )),
+        _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => {
+            Some(tls_failure(url, target, io.to_string()))
+        }
+        // A plain-HTTP server that gets a TLS hello often just hangs up.
+        ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => Some((
+            format!(
+                "{target} closed the connection without answering; over https that usually \
+                 means the TLS handshake failed: the server may not speak HTTPS at that port"
+            ),
+            tls_way_out(url),
+        )),
+        ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
+            unreachable(format!("{target} closed the connection abruptly"))
+        }
+        ErrorKind::UnexpectedEof => unreachable(format!(
+            "{target} closed the connection before the response was complete"
+        )),
+        ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
+            unreachable(format!("{target} cannot be reached from here (no route to it)"))
+        }
+        _ => unreachable(format!("the connection to {target} failed: {io}")),
+    }
+}
+
+/// A failed TLS handshake: what failed (`detail`) and the way out.
+fn tls_failure(url: &Url, target: &str, detail: String) -> (String, String) {
+    (
+        format!(
+            "the TLS handshake with {target} failed ({detail}): the server may not speak HTTPS \
+             at that port, or its certificate is invalid, expired or issued for another name"
+        ),
+        tls_way_out(url),
+    )
+}
+
+/// After a TLS failure: plain HTTP on the same port if the URL names a port, else another source.
+fn tls_way_out(url: &Url) -> String {
+    let mut plain = url.clone();
+    let same_port = url.port().is_some() && plain.set_scheme("http").is_ok();
+    if same_port {
+        format!(
+            "If that port serves plain HTTP, call fetch_url with url=\"{plain}\"; otherwise the \
+             server's TLS set-up is at fault and retrying will not help, so use another source."
+        )
+    } else {
+        "The server's TLS set-up is at fault and retrying will not help, so use another source.".to_string()
+    }
+}
+
+const BROKEN: &str = crate::error::BROKEN_ANSWER;
 
 fn unsupported_coding(url: &Url, name: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::IoError,
-        format!(
-            "could not fetch `{url}`: the body is sent with Content-Encoding `{name}`, which \
-             fetch_url cannot decode (it asks for `{}` only), so it is not shown. {BROKEN}",
-            coding::ACCEPT_ENCODING
-        ),
-    )
-    .with("url", url.as_str())
-    .with("content_encoding", name)
+    ToolError::unsupported_coding(url.as_str(), name, coding::ACCEPT_ENCODING)
 }
 
 fn corrupt_coding(url: &Url, codings: &[coding::Coding], err: &std::io::Error) -> ToolError {
@@ -485,15 +507,7 @@ fn corrupt_coding(url: &Url, codings: &[coding::Coding], err: &std::io::Error) -
             coding::Coding::Deflate => "deflate",
         })
         .collect();
-    ToolError::new(
-        ErrorCode::IoError,
-        format!(
-            "could not fetch `{url}`: the body is sent {}-compressed (Content-Encoding) but does \
-             not decompress ({err}): the server sent a corrupt body. {BROKEN}",
-            names.join("+")
-        ),
-    )
-    .with("url", url.as_str())
+    ToolError::corrupt_coding(url.as_str(), &names.join("+"), err)
 }
 
 /// rustls failures reach us wrapped in `io::Error`; their texts name what went wrong.
@@ -531,22 +545,5 @@ fn at_hop(error: ToolError, request: &Request, hops: &[String], target: impl std
 /// `looped`: the next location is one the chain already visited, so following it (or fetching
 /// it afresh) only goes round again.
 fn too_many_redirects(start: &Url, next: &str, looped: bool) -> ToolError {
-    let message = if looped {
-        format!(
-            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`, a URL the chain \
-             already visited: the redirects form a loop, so fetch_url stopped there. Retrying this \
-             URL or any URL of the chain will loop the same way; the site is misconfigured (or \
-             expects cookies, which fetch_url does not keep), so use another source."
-        )
-    } else {
-        format!(
-            "`{start}` redirected {MAX_REDIRECTS} times and then again to `{next}`; fetch_url \
-             follows at most {MAX_REDIRECTS} redirects, so it stopped there. If the last location \
-             is what you want, call fetch_url with url=\"{next}\"."
-        )
-    };
-    ToolError::new(ErrorCode::IoError, message)
-        .with("redirects", MAX_REDIRECTS as u64)
-        .with("location", next)
-        .with("loop", looped)
+    ToolError::too_many_redirects(start.as_str(), next, looped, MAX_REDIRECTS)
 }

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use url::{Host, Url};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
@@ -94,45 +94,17 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
         Err(_) => true,
     };
     if let Some(fixed) = schemeless.then(|| with_scheme(text)).flatten() {
-        return Err(ToolError::invalid(format!(
-            "`{}` has no scheme, so it is not an absolute URL. Call fetch_url with url=\"{fixed}\".",
-            text.trim()
-        ))
-        .with("suggestion", fixed));
+        return Err(ToolError::url_without_scheme(text.trim(), &fixed));
     }
-    let url = parsed.map_err(|err| {
-        ToolError::invalid(format!(
-            "`{text}` is not an absolute URL ({err}). Pass a full http or https URL, e.g. \
-             call fetch_url with url=\"https://docs.rs/regex\"."
-        ))
-    })?;
+    let url = parsed.map_err(|err| ToolError::not_a_url(text, &err.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        let hint = match url.scheme() {
-            "file" => " To read a local file, call read_file with its path instead.",
-            "ftp" | "sftp" | "ssh" | "git" | "ws" | "wss" => {
-                " Use the http or https address of the resource if it has one; other protocols \
-                 go through exec_shell (and its approval)."
-            }
-            _ => " Pass an http or https URL.",
-        };
-        // The same code as a redirect to such a scheme: the scheme gate refused it.
-        return Err(ToolError::new(
-            ErrorCode::NetworkDenied,
-            format!(
-                "fetch_url fetches http and https URLs only, not `{}:`.{hint} Nothing was fetched.",
-                url.scheme()
-            ),
-        )
-        .with("scheme", url.scheme()));
+        return Err(ToolError::unsupported_scheme(url.scheme()));
     }
     check_shape(&url).map_err(|reason| {
         let mut without = url.clone();
         let _ = without.set_username("");
         let _ = without.set_password(None);
-        ToolError::invalid(format!(
-            "{reason} Nothing was fetched. Call fetch_url with url=\"{without}\" if that host is \
-             the one you mean."
-        ))
+        ToolError::bad_url_shape(&reason, without.as_str())
     })?;
     Ok(url)
 }
@@ -186,16 +158,7 @@ fn with_scheme(text: &str) -> Option<String> {
 
 /// Gate 1 for a redirect target: the same checks, reported as a refused redirect.
 pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
-    let refuse = |reason: String| {
-        ToolError::new(
-            ErrorCode::NetworkDenied,
-            format!(
-                "`{from}` redirected to `{location}`, which fetch_url does not follow: {reason} \
-                 Nothing more was fetched; do not retry this URL expecting another result."
-            ),
-        )
-        .with("location", location)
-    };
+    let refuse = |reason: String| ToolError::redirect_refused(from.as_str(), location, &reason);
     let url = from
         .join(location)
         .map_err(|err| refuse(format!("it is not a valid URL ({err}).")))?;
@@ -249,7 +212,7 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
         // Gate 4: literals, already normalized by the parser from whichever spelling was used.
         Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
         Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-        None => return Err(ToolError::invalid("the URL has no host. Nothing was fetched.").into()),
+        None => return Err(ToolError::url_without_host().into()),
     };
     let literal = !matches!(url.host(), Some(Host::Domain(_)));
     for &address in &addresses {
@@ -308,20 +271,7 @@ pub fn approval_request(host: &str) -> ApprovalRequest {
 }
 
 fn denied(host: &str, policy: &Policy) -> ToolError {
-    let why = if policy.on_deny_list(host) {
-        "The host is on the deny list of [network] in .codesmith/config.toml, and deny wins over \
-         allow. Do not retry it or another spelling of it; only the user can lift this, by \
-         removing it from `deny`."
-    } else {
-        "The policy's default is deny and the host is not on the allow list of [network] in \
-         .codesmith/config.toml. Do not retry it or another spelling of it; if the user wants this \
-         host reachable, they can add it to `allow`."
-    };
-    ToolError::new(
-        ErrorCode::NetworkDenied,
-        format!("network call to '{host}' blocked by network policy. {why}"),
-    )
-    .with("host", host)
+    ToolError::denied_by_policy(host, policy.on_deny_list(host))
 }
 
 fn blocked_name(url: &Url, host: &str) -> ToolError {
@@ -337,18 +287,7 @@ fn blocked_name(url: &Url, host: &str) -> ToolError {
     } else {
         "127.0.0.1/32"
     });
-    ToolError::new(
-        ErrorCode::BlockedAddress,
-        format!(
-            "`{host}` names this machine (localhost), and fetch_url refuses localhost names by \
-             name, whatever trusted_cidrs holds; nothing was sent. Do not retry with another \
-             spelling of the name. If the user runs that server on purpose, they can add \
-             {line} to [network] in .codesmith/config.toml; then call fetch_url with \
-             url=\"{by_address}\". Otherwise use exec_shell."
-        ),
-    )
-    .with("host", host)
-    .with("range", "localhost")
+    ToolError::localhost_name(host, &line, by_address.as_str())
 }
 
 /// The config line that exempts `cidr`, as a user would write it.
@@ -372,33 +311,17 @@ fn blocked(host: &str, literal: bool, answers: usize, restricted: &restricted::R
         IpAddr::V4(ip) => format!("{ip}/32"),
         IpAddr::V6(ip) => format!("{ip}/128"),
     };
-    ToolError::new(
-        ErrorCode::BlockedAddress,
-        format!(
-            "{what}. fetch_url never connects to loopback, private, link-local, metadata or other \
-             internal addresses, so nothing was sent and no approval can change that. Do not retry \
-             with another spelling of the address. If this is a service the user runs on purpose \
-             (a test server, a fake-ip proxy), the user can exempt this address by adding {} to \
-             [network] in .codesmith/config.toml.",
-            trusted_cidrs_line(&exact)
-        ),
-    )
-    .with("trusted_cidr", exact)
-    .with("host", host)
-    .with("address", restricted.address.to_string())
-    .with("range", restricted.range.to_string())
-    .with("range_label", restricted.label)
+    let line = trusted_cidrs_line(&exact);
+    let range = crate::error::RestrictedRange {
+        address: restricted.address.to_string(),
+        range: restricted.range.to_string(),
+        label: restricted.label,
+    };
+    ToolError::blocked_address(&what, &exact, &line, host, range)
 }
 
 fn unresolved(host: &str, why: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::IoError,
-        format!(
-            "could not resolve `{host}`: {why}. Check the spelling of the host; if it is right, \
-             the name does not exist or DNS is unreachable from here."
-        ),
-    )
-    .with("host", host)
+    ToolError::unresolved(host, why)
 }
 
 /// Resolves `host` within the deadline. The lookup runs on a thread because getaddrinfo has
@@ -428,10 +351,7 @@ fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<IpAddr>, Tool
             }
         }
         Ok(Err(err)) => Err(unresolved(host, &err.to_string())),
-        Err(_) => Err(ToolError::new(
-            ErrorCode::Timeout,
-            format!("resolving `{host}` took longer than the time left for this fetch."),
-        )),
+        Err(_) => Err(ToolError::resolve_timeout(host)),
     }
 }
 
@@ -462,6 +382,7 @@ impl ureq::unversioned::resolver::Resolver for PinnedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn requested_urls_are_judged_as_parsed() {

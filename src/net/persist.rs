@@ -6,7 +6,7 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::fs::line_endings::{to_lf, EndingProfile, LineEnding};
 use crate::net::policy::canonical;
@@ -28,25 +28,12 @@ pub fn allow_host(root: &Path, host: &str) -> Result<String, ToolError> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(io("read", &err)),
     };
-    let mut doc = text.parse::<DocumentMut>().map_err(|err| {
-        ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "{CONFIG} does not parse, so `{host}` was not added to [network] allow: {}. Fix the \
-                 file, then run `codesmith approve ID --persist` again.",
-                err.message()
-            ),
-        )
-    })?;
+    let mut doc = text
+        .parse::<DocumentMut>()
+        .map_err(|err| ToolError::persist_config_refused(CONFIG, &host, Some(err.message())))?;
     let network = doc.entry("network").or_insert_with(|| Item::Table(Table::new()));
     let Some(network) = network.as_table_like_mut() else {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "`network` in {CONFIG} is not a table, so `{host}` was not added to its allow list. \
-                 Make it a `[network]` section, then run `codesmith approve ID --persist` again."
-            ),
-        ));
+        return Err(ToolError::persist_config_refused(CONFIG, &host, None));
     };
     let allow = network
         .entry("allow")

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::session::state::PendingApproval;
 
 const PERSISTED: &str = "approvals.json";
@@ -72,19 +72,7 @@ impl ApprovalRequest {
     /// The `approval_required` error for this request.
     pub fn error(&self, tool: &str) -> ToolError {
         let id = self.id();
-        ToolError::new(
-            ErrorCode::ApprovalRequired,
-            format!(
-                "{tool} needs approval: {} ({} `{}`). Nothing was done. Ask the user to approve it \
-                 with `codesmith approve {id}` (add --persist to allow it for the workspace), then \
-                 repeat this exact call; or repeat it with `--approve {id}` if the user already agreed.",
-                self.reason, self.kind, self.subject
-            ),
-        )
-        .with(
-            "approval",
-            serde_json::json!({"id": id, "kind": self.kind.as_str(), "subject": self.subject, "reason": self.reason}),
-        )
+        ToolError::approval_required(tool, &self.reason, self.kind.as_str(), &self.subject, &id)
     }
 
     pub fn pending(&self) -> PendingApproval {
@@ -114,18 +102,8 @@ pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
 /// Adds `id` to the workspace's persisted approvals. An `approvals.json` that does not parse is
 /// refused rather than overwritten, which would drop the approvals persisted before.
 pub fn persist(state: &crate::session::state::State, id: &str) -> Result<(), ToolError> {
-    let mut ids = persisted_checked(state.dir()).map_err(|parse_error| {
-        ToolError::new(
-            ErrorCode::IoError,
-            format!(
-                "`.codesmith/approvals.json` does not parse ({parse_error}); it was not changed, so \
-                 the approvals persisted in it are not lost, and `{id}` is approved for this session \
-                 only. Fix the file (a JSON list of approval ids) or delete it, then run \
-                 `codesmith approve {id} --persist` again."
-            ),
-        )
-        .with("path", ".codesmith/approvals.json")
-    })?;
+    let mut ids = persisted_checked(state.dir())
+        .map_err(|parse_error| ToolError::approvals_unparsable(&parse_error.to_string(), id))?;
     ids.insert(id.to_string());
     let bytes = serde_json::to_vec_pretty(&ids).unwrap_or_default();
     state

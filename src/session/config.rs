@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`),
 /// `[shell]` (exec_shell's sandbox) and `[history]` (checkpoints, `history::Settings`).
@@ -42,15 +42,7 @@ impl Config {
                 .and_then(|span| text.get(..span.start))
                 .map(|before| format!(" at line {}", before.matches('\n').count() + 1))
                 .unwrap_or_default();
-            ToolError::new(
-                ErrorCode::IoError,
-                format!(
-                    "`.codesmith/config.toml` does not parse{line}: {}. Nothing was done. Ask the \
-                     user to fix the file (see `man codesmith`, CONFIGURATION), then call again.",
-                    err.message().trim_end()
-                ),
-            )
-            .with("path", ".codesmith/config.toml")
+            ToolError::config_unparsable(&line, err.message().trim_end())
         })?;
         Ok(Config { table })
     }

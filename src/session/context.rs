@@ -186,18 +186,11 @@ fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {
         None => std::env::current_dir()
             .map_err(|err| ToolError::io(".", "determine the current directory", &err))?,
     };
-    let root = given.canonicalize().map_err(|_| {
-        ToolError::invalid(format!(
-            "the workspace `{}` does not exist. Pass an existing directory with --workspace DIR \
-             (or CODESMITH_WORKSPACE).",
-            given.display()
-        ))
-    })?;
+    let root = given
+        .canonicalize()
+        .map_err(|_| ToolError::bad_workspace(&given.display().to_string(), false))?;
     if !root.is_dir() {
-        return Err(ToolError::invalid(format!(
-            "the workspace `{}` is not a directory. Pass a directory with --workspace DIR.",
-            given.display()
-        )));
+        return Err(ToolError::bad_workspace(&given.display().to_string(), true));
     }
     Ok(root)
 }

@@ -11,7 +11,7 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 use crate::session::journal;
 use crate::session::state::State;
@@ -90,36 +90,18 @@ pub fn forget(state: &State, display: &str) {
 /// The gate in front of every change to an existing file: the session must have read it, and
 /// it must not have changed since. `tool` names the caller in the message.
 pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> {
-    let read_call = format!("read_file with path={}", path.call_arg());
     let Some(record) = lookup(state, &path.display) else {
         // Reads cannot be recorded while a file sits where the records go: asking for another
         // read would loop, so the broken path is named instead.
         if let Some(blocker) = state.not_a_directory(&state.fingerprint_dir()) {
             return Err(crate::session::state::not_a_directory_error(&blocker));
         }
-        return Err(ToolError::new(
-            ErrorCode::NotRead,
-            format!(
-                "`{}` has not been read in this session, so {tool} will not change it. \
-                 Call {read_call} first, then retry this call.",
-                path.display
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::not_read(&path.file_ref(), tool));
     };
     let current = Fingerprint::of_file(&path.abs)
         .map_err(|err| ToolError::io(&path.display, "check the freshness of", &err))?;
     if !current.same_content(&record.fingerprint) {
-        return Err(ToolError::new(
-            ErrorCode::Stale,
-            format!(
-                "`{}` changed on disk since this session read it, so {tool} refused to overwrite \
-                 those changes. Call {read_call} to see the current content, then redo this call \
-                 against it.",
-                path.display
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::stale(&path.file_ref(), tool));
     }
     Ok(())
 }

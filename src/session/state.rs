@@ -295,30 +295,12 @@ pub fn check_state_dir(dir: &Path) -> Result<(), ToolError> {
     let target = fs::read_link(dir)
         .map(|t| format!(" (to `{}`)", t.display()))
         .unwrap_or_default();
-    Err(ToolError::new(
-        crate::error::ErrorCode::IoError,
-        format!(
-            "`.codesmith` at the workspace root is a symlink{target}; codesmith keeps its state \
-             (sessions, freshness records, approvals) in a real directory there and does not follow \
-             a link to it, so nothing was done. Ask the user to remove the link (`rm .codesmith` in \
-             the workspace root removes only the link, not its target), then call again: \
-             codesmith creates the directory itself."
-        ),
-    )
-    .with("path", ".codesmith"))
+    Err(ToolError::state_dir_is_symlink(&target))
 }
 
 /// The error for a file where codesmith needs a directory of its state.
 pub fn not_a_directory_error(display: &str) -> ToolError {
-    ToolError::new(
-        crate::error::ErrorCode::IoError,
-        format!(
-            "`{display}` is a file, but codesmith needs a directory there for its state \
-             (sessions, freshness records, locks). Ask the user to remove or \
-             rename `{display}` (codesmith recreates the directory itself), then call again."
-        ),
-    )
-    .with("path", display.to_string())
+    ToolError::state_not_a_directory(display)
 }
 
 /// Checks a session name: it becomes a file name, so only `[A-Za-z0-9._-]`, not starting with `.`.
@@ -332,10 +314,6 @@ pub fn check_session_name(name: &str) -> Result<(), ToolError> {
     if ok {
         Ok(())
     } else {
-        Err(ToolError::invalid(format!(
-            "invalid session name `{}`: use 1 to 64 of A-Z a-z 0-9 . _ - (not starting with `.`), \
-             for example --session agent-1",
-            name.escape_debug()
-        )))
+        Err(ToolError::bad_session_name(&name.escape_debug().to_string()))
     }
 }

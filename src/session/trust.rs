@@ -35,17 +35,8 @@ pub fn corrupt_notice(parse_error: &str) -> String {
 /// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
 /// than overwritten, since rewriting it would drop the user's entries.
 fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
-    load_checked(state.dir()).map_err(|parse_error| {
-        ToolError::new(
-            crate::error::ErrorCode::IoError,
-            format!(
-                "`.codesmith/trust.json` does not parse ({parse_error}); it was not changed, so \
-                 its entries are not lost. Fix the file (a JSON list of absolute directory paths) \
-                 or delete it, then run the trust command again."
-            ),
-        )
-        .with("path", ".codesmith/trust.json")
-    })
+    load_checked(state.dir())
+        .map_err(|parse_error| ToolError::trust_list_unparsable(&parse_error.to_string()))
 }
 
 fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {
@@ -61,23 +52,12 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
     let canonical = match path.canonicalize() {
         Ok(canonical) => canonical,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::new(
-                crate::error::ErrorCode::NotFound,
-                format!(
-                    "`{}` does not exist; trust add takes an existing directory, e.g. \
-                     `codesmith trust add /opt/shared`",
-                    path.display()
-                ),
-            )
-            .with("path", path.to_string_lossy().into_owned()))
+            return Err(ToolError::trust_target_missing(&path.display().to_string()))
         }
         Err(err) => return Err(ToolError::io(&path.to_string_lossy(), "trust", &err)),
     };
     if !canonical.is_dir() {
-        return Err(ToolError::invalid(format!(
-            "`{}` is not a directory; trust add takes a directory, e.g. `codesmith trust add /opt/shared`",
-            path.display()
-        )));
+        return Err(ToolError::trust_not_a_directory(&path.display().to_string()));
     }
     let holds = if canonical.parent().is_none() {
         Some("is the filesystem root".to_string())
@@ -89,21 +69,13 @@ pub fn add(state: &State, root: &Path, path: &Path) -> Result<Vec<PathBuf>, Tool
         None
     };
     if let Some(holds) = holds {
-        return Err(ToolError::invalid(format!(
-            "`{}` {holds}; trusting it would make nearly every path a root, so it was not added. \
-             A narrower directory is needed: trust only the directory outside the workspace that \
-             holds what you need, e.g. `codesmith trust add /opt/shared`.",
-            path.display()
-        ))
-        .with("path", path.to_string_lossy().into_owned()));
+        return Err(ToolError::trust_too_broad(&path.display().to_string(), &holds));
     }
     if canonical.starts_with(root) {
-        return Err(ToolError::invalid(format!(
-            "`{}` is inside the workspace `{}`, which is reachable already; trust add is for \
-             directories outside it.",
-            path.display(),
-            root.display()
-        )));
+        return Err(ToolError::trust_inside_workspace(
+            &path.display().to_string(),
+            &root.display().to_string(),
+        ));
     }
     let mut roots = load_for_change(state)?;
     if !roots.contains(&canonical) {
@@ -121,13 +93,7 @@ pub fn remove(state: &State, path: &Path) -> Result<Vec<PathBuf>, ToolError> {
     let before = roots.len();
     roots.retain(|r| r != &canonical && r != path);
     if roots.len() == before {
-        return Err(ToolError::new(
-            crate::error::ErrorCode::NotFound,
-            format!(
-                "`{}` is not a trusted path. `codesmith trust list` shows the trusted paths.",
-                path.display()
-            ),
-        ));
+        return Err(ToolError::not_trusted(&path.display().to_string()));
     }
     save(state, &roots)?;
     Ok(roots)

@@ -212,15 +212,12 @@ pub fn supported_text() -> String {
 
 /// The error for a file in a language without a grammar.
 pub fn unsupported_language(path: &WsPath, tool: &str) -> ToolError {
-    ToolError::invalid(format!(
-        "`{}` is not in a language {tool} understands. Supported: {}. To see the file, call \
-         read_file with path={}; to search its text, grep_files.",
-        path.display,
-        supported_text(),
-        path.call_arg()
-    ))
-    .with("path", path.display.clone())
-    .with("languages", LANGUAGES.iter().map(|l| l.name).collect::<Vec<_>>())
+    ToolError::unsupported_language(
+        &path.file_ref(),
+        tool,
+        &supported_text(),
+        LANGUAGES.iter().map(|l| l.name).collect(),
+    )
 }
 
 /// A fingerprint of the language table, its queries and the record format: records made under

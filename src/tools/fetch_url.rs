@@ -85,16 +85,20 @@ pub fn run(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
 fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut notices = Vec::new();
     if args.max_bytes == 0 {
-        return Err(ToolError::invalid(format!(
-            "max_bytes must be at least 1; values above {MAX_BYTES_CAP} are capped. Call fetch_url with url=\"{}\" max_bytes={DEFAULT_MAX_BYTES}.",
-            args.url
-        )));
+        return Err(ToolError::fetch_limit_zero(
+            "max_bytes",
+            &crate::fs::workspace::quote_arg(&args.url),
+            MAX_BYTES_CAP,
+            DEFAULT_MAX_BYTES,
+        ));
     }
     if args.timeout_ms == 0 {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be at least 1; values above {MAX_TIMEOUT_MS} are capped. Call fetch_url with url=\"{}\" timeout_ms={DEFAULT_TIMEOUT_MS}.",
-            args.url
-        )));
+        return Err(ToolError::fetch_limit_zero(
+            "timeout_ms",
+            &crate::fs::workspace::quote_arg(&args.url),
+            MAX_TIMEOUT_MS,
+            DEFAULT_TIMEOUT_MS,
+        ));
     }
     let max_bytes = MAX_BYTES.cut(args.max_bytes, ("reading", "bytes"), &mut notices);
     let timeout_ms = TIMEOUT.cut(args.timeout_ms, ("waiting", "ms"), &mut notices);
@@ -137,32 +141,31 @@ fn audit_refusal(ctx: &Context, requested: &str, error: &ToolError) {
     );
 }
 
-fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {
-    let success = (200..400).contains(&fetched.status);
+/// The first line: status, final URL, content type and how the body is shown.
+fn status_line(fetched: &Fetched, success: bool) -> String {
     let content_type = fetched
         .content_type
         .clone()
         .unwrap_or_else(|| "no content type".into());
-    let mut output = if success {
-        format!(
-            "{} {} {} ({content_type}",
-            fetched.status, fetched.reason, fetched.final_url
-        )
-    } else {
-        format!(
-            "{} {} {} ({content_type}): the server answered with an error; its body follows",
-            fetched.status, fetched.reason, fetched.final_url
-        )
-    };
-    if success {
-        match fetched.rendered.rendering {
-            "markdown" => output.push_str(", shown as markdown)"),
-            "text" => output.push_str(", shown as plain text)"),
-            "pretty-json" => output.push_str(", pretty-printed)"),
-            _ => output.push(')'),
-        }
+    let head = format!(
+        "{} {} {} ({content_type}",
+        fetched.status, fetched.reason, fetched.final_url
+    );
+    if !success {
+        return format!("{head}): the server answered with an error; its body follows\n");
     }
-    output.push('\n');
+    let shown = match fetched.rendered.rendering {
+        "markdown" => ", shown as markdown)",
+        "text" => ", shown as plain text)",
+        "pretty-json" => ", pretty-printed)",
+        _ => ")",
+    };
+    format!("{head}{shown}\n")
+}
+
+fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {
+    let success = (200..400).contains(&fetched.status);
+    let mut output = status_line(&fetched, success);
     if !fetched.redirects.is_empty() {
         output.push_str(&format!(
             "Redirected {} time{} from {}\n",

@@ -18,7 +18,7 @@ use std::io::Read;
 
 use encoding_rs::Encoding;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::line_endings::{EndingProfile, LfText};
 use crate::fs::textfile;
 use crate::fs::workspace::{shell_word, WsPath};
@@ -104,34 +104,19 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
         .metadata()
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
     if meta.len() > MAX_FILE_BYTES {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "`{}` is {} bytes; {} changes files up to {MAX_FILE_BYTES} bytes. Use exec_shell \
-                 with a streaming tool (sed, awk) for a file this large.",
-                path.display,
-                meta.len(),
-                ctx.tool
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::too_large_to_change(
+            &path.file_ref(),
+            ctx.tool,
+            meta.len(),
+            MAX_FILE_BYTES,
+        ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
     // Binary first: read_file refuses binary files, so "read it first" would be a dead end.
     if textfile::is_binary(&bytes) {
-        return Err(ToolError::new(
-            ErrorCode::BinaryFile,
-            format!(
-                "`{}` holds binary data; {} changes text files only. To replace it, remove it \
-                 with exec_shell (`rm {}`) and create it again with write_file.",
-                path.display,
-                ctx.tool,
-                path.shell_word()
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::binary_for_change(&path.file_ref(), ctx.tool));
     }
     // The fingerprint of exactly these bytes must be the one the session recorded. Checked on
     // the bytes already in hand, so a large file is read and hashed once; only on a mismatch
@@ -224,20 +209,12 @@ fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded, bytes: &[u8]
             decoded.encoding.name(),
         )
     };
-    ToolError::new(
-        ErrorCode::NotUtf8,
-        format!(
-            "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
-             non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
-             example `iconv -f {from} -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
-             read_file with path={3} and retry.",
-            path.display,
-            path.shell_word(),
-            shell_word(&format!("{}.utf8", path.call)),
-            path.call_arg()
-        ),
-    )
-    .with("path", path.display.clone())
+    ToolError::not_utf8(&path.file_ref(), tool, &why, from, &utf8_copy_word(path))
+}
+
+/// The shell word of the UTF-8 copy a suggested `iconv` writes next to the file.
+fn utf8_copy_word(path: &WsPath) -> String {
+    shell_word(&format!("{}.utf8", path.call))
 }
 
 /// The refusal for a file that is UTF-8 but for a few invalid bytes: where they are, and two
@@ -277,45 +254,15 @@ fn stray_bytes(path: &WsPath, tool: &str, bytes: &[u8]) -> ToolError {
             hex(&run.bytes)
         )
     });
-    ToolError::new(
-        ErrorCode::NotUtf8,
-        format!(
-            "`{0}` is UTF-8 except for {1}: {where_}. {tool} will not change it, since writing it back \
-             would replace {2} with U+FFFD; the rest of the file is fine, so do not convert it whole \
-             (iconv would garble every correct non-ASCII character). Fix {2} first.{fix} Or replace \
-             the file with write_file holding the intended text. Then call read_file with path={3} \
-             and retry.",
-            path.display,
-            if total == 1 {
-                "one invalid byte sequence".to_string()
-            } else {
-                format!("{total} invalid byte sequences")
-            },
-            if total == 1 { "it" } else { "them" },
-            path.call_arg()
-        ),
-    )
-    .with("path", path.display.clone())
-    .with(
-        "invalid_bytes",
-        runs.iter()
-            .map(|run| serde_json::json!({"line": run.line, "offset": run.offset, "bytes": hex(&run.bytes)}))
-            .collect::<Vec<_>>(),
-    )
-    .with("invalid_count", total)
+    let invalid_bytes = runs
+        .iter()
+        .map(|run| serde_json::json!({"line": run.line, "offset": run.offset, "bytes": hex(&run.bytes)}))
+        .collect();
+    ToolError::stray_bytes(&path.file_ref(), tool, total, &where_, &fix, invalid_bytes)
 }
 
 fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::Stale,
-        format!(
-            "`{}` changed on disk while {tool} was reading it. Call read_file with path={} \
-             to see the current content, then redo this call against it.",
-            path.display,
-            path.call_arg()
-        ),
-    )
-    .with("path", path.display.clone())
+    ToolError::stale_during_call(&path.file_ref(), tool)
 }
 
 /// New bytes for one file, encoded and past the syntax gate, not yet written.
@@ -379,25 +326,7 @@ fn new_character(before: &str, after: &str) -> Option<char> {
 /// the file are written back as they were whatever the true encoding, and so are ASCII and
 /// characters the file already holds, but a new character would be encoded by the guess.
 fn guessed_encoding(path: &WsPath, encoding: &'static Encoding, c: char) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotUtf8,
-        format!(
-            "`{path}` is not UTF-8, and there is too little text to tell its encoding for sure \
-             (it might be {enc}). The new text adds `{c}` (U+{code:04X}), which would be written \
-             in a guessed encoding, so nothing was written. Change it using only ASCII and \
-             characters the file already holds, or, if you know its encoding, convert it to UTF-8 \
-             with exec_shell (`iconv -f ENCODING -t UTF-8 {word} > {temp} && mv {temp} {word}`), \
-             then call read_file with path={arg} and retry.",
-            path = path.display,
-            word = path.shell_word(),
-            temp = shell_word(&format!("{}.utf8", path.call)),
-            arg = path.call_arg(),
-            enc = encoding.name(),
-            code = c as u32
-        ),
-    )
-    .with("path", path.display.clone())
-    .with("encoding_guess", encoding.name())
+    ToolError::guessed_encoding(&path.file_ref(), &utf8_copy_word(path), encoding.name(), c)
 }
 
 fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolError {
@@ -417,19 +346,7 @@ fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolEr
         Some(c) => format!("`{c}` (U+{:04X}) on line {line} of the new text", c as u32),
         None => "a character of the new text".to_string(),
     };
-    ToolError::new(
-        ErrorCode::InvalidArguments,
-        format!(
-            "{what} cannot be written in {enc}, the encoding of `{path}`; nothing was written. Use a \
-             character that {enc} can hold (or an escape the file's format allows), or convert the \
-             file to UTF-8 first with exec_shell (`iconv -f {enc} -t UTF-8 {path} > {path}.utf8 && \
-             mv {path}.utf8 {path}`), then read it again and retry.",
-            enc = encoding.name(),
-            path = path.display
-        ),
-    )
-    .with("path", path.display.clone())
-    .with("encoding", encoding.name())
+    ToolError::unencodable(&path.file_ref(), &utf8_copy_word(path), encoding.name(), &what)
 }
 
 impl Prepared {

@@ -164,40 +164,7 @@ impl Drop for Flush<'_> {
 }
 
 pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    let root = ctx.resolve(&args.path)?;
-    crate::tools::refuse_state_path(ctx, &root, "file_search")?;
-    match std::fs::metadata(&root.abs) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(ToolError::invalid(format!(
-                "`{}` is a file, not a directory; file_search looks below a directory. Call file_search \
-                 with pattern={} path=\".\", or read_file with path={}.",
-                root.display,
-                quote(&args.pattern),
-                root.call_arg()
-            ))
-            .with("path", root.display.clone()))
-        }
-        Err(_) => {
-            return Err(crate::fs::open::not_found(
-                &ctx.workspace,
-                ctx.tool,
-                &root,
-                &args.path,
-            ))
-        }
-    }
-    crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| {
-        ToolError::invalid(format!("pattern: {err}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
-    })?;
-    let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
-        ToolError::invalid(format!(
-            "invalid glob {}: {err}. Use `*` for any characters in a name, `**` for any directories, \
-             `{{a,b}}` for alternatives, e.g. pattern=\"**/*.rs\".",
-            quote(&args.pattern)
-        ))
-        .with("pattern", args.pattern.clone())
-    })?;
+    let (root, pattern) = resolve(&args, ctx)?;
     let mut clamped = Vec::new();
     let max_results = MAX_RESULTS.hold(args.max_results, &mut clamped) as usize;
     let rules = if args.include_ignored {
@@ -227,48 +194,27 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .collect();
     let truncated = total > shown.len();
     let mut out = ToolOutput::new(String::new());
-    let output =
-        if total == 0 {
-            let mut suggestions = Vec::new();
-            let mut hidden = 0;
-            if pattern.glob.is_some() {
-                suggestions = suggest(ctx, &root.abs, rules, &args.pattern);
-            }
-            if rules == Rules::Respect {
-                hidden = walk_matches(&root.abs, Rules::IncludeIgnored, &pattern, false).len();
-            }
-            out = out
-                .with("suggestions", suggestions.clone())
-                .with("ignored_matches", hidden);
-            no_match_text(&args, &root.display, &suggestions, hidden)
-        } else {
-            let mut text = shown.join("\n");
-            text.push_str("\n\n");
-            let summary = format!("{total} {}", if total == 1 { "match" } else { "matches" });
-            if truncated {
-                text.push_str(&format!(
-                "{summary}; showing the first {} (sorted by {}). To see the rest, narrow pattern or path{}.",
-                shown.len(),
-                if args.sort == SortOrder::Mtime { "mtime, newest first" } else { "path" },
-                if (max_results as u64) < MAX_RESULTS_CAP {
-                    format!(", or raise max_results (at most {MAX_RESULTS_CAP})")
-                } else {
-                    String::new()
-                }
-            ));
-            } else {
-                text.push_str(&summary);
-            }
-            if let Some(note) = hits
-                .first()
-                .and_then(|hit| crate::tools::cwd_note(ctx, &root.abs.join(&hit.rel)))
-            {
-                text.push('\n');
-                text.push_str(&note);
-            }
-            text
-        };
-    out.output = output;
+    out.output = if total == 0 {
+        let mut suggestions = Vec::new();
+        let mut hidden = 0;
+        if pattern.glob.is_some() {
+            suggestions = suggest(ctx, &root.abs, rules, &args.pattern);
+        }
+        if rules == Rules::Respect {
+            hidden = walk_matches(&root.abs, Rules::IncludeIgnored, &pattern, false).len();
+        }
+        out = out
+            .with("suggestions", suggestions.clone())
+            .with("ignored_matches", hidden);
+        no_match_text(&args, &root.display, &suggestions, hidden)
+    } else {
+        let mut text = found_text(&args, &shown, total, max_results);
+        if let Some(note) = crate::tools::cwd_note(ctx, &root.abs.join(&hits[0].rel)) {
+            text.push('\n');
+            text.push_str(&note);
+        }
+        text
+    };
     out.notices.extend(clamped);
     Ok(out
         .with("pattern", args.pattern.clone())
@@ -286,6 +232,65 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             },
         )
         .with("paths", Value::from(shown)))
+}
+
+/// The shown paths and the summary line: how many matched, and how to see the rest if they
+/// were cut.
+fn found_text(args: &FileSearchArgs, shown: &[String], total: usize, max_results: usize) -> String {
+    let mut text = shown.join("\n");
+    text.push_str("\n\n");
+    let summary = format!("{total} {}", if total == 1 { "match" } else { "matches" });
+    if total > shown.len() {
+        text.push_str(&format!(
+            "{summary}; showing the first {} (sorted by {}). To see the rest, narrow pattern or path{}.",
+            shown.len(),
+            if args.sort == SortOrder::Mtime {
+                "mtime, newest first"
+            } else {
+                "path"
+            },
+            if (max_results as u64) < MAX_RESULTS_CAP {
+                format!(", or raise max_results (at most {MAX_RESULTS_CAP})")
+            } else {
+                String::new()
+            }
+        ));
+    } else {
+        text.push_str(&summary);
+    }
+    text
+}
+
+/// The directory to search and the compiled pattern, or the refusal of either.
+fn resolve(
+    args: &FileSearchArgs,
+    ctx: &mut Context,
+) -> Result<(crate::fs::workspace::WsPath, Pattern), ToolError> {
+    let root = ctx.resolve(&args.path)?;
+    crate::tools::refuse_state_path(ctx, &root, "file_search")?;
+    match std::fs::metadata(&root.abs) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(ToolError::search_in_file(
+                &root.display,
+                &quote(&args.pattern),
+                &root.call_arg(),
+            ))
+        }
+        Err(_) => {
+            return Err(crate::fs::open::not_found(
+                &ctx.workspace,
+                ctx.tool,
+                &root,
+                &args.path,
+            ))
+        }
+    }
+    crate::fs::walk::check_glob_length(&args.pattern)
+        .map_err(|err| ToolError::glob_too_long(&err.to_string()))?;
+    let pattern = Pattern::new(&args.pattern, &root.display)
+        .map_err(|err| ToolError::bad_glob(&args.pattern, &quote(&args.pattern), &err.to_string()))?;
+    Ok((root, pattern))
 }
 
 fn quote(text: &str) -> String {

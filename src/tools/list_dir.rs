@@ -5,7 +5,7 @@ use std::fs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
@@ -61,11 +61,11 @@ struct Listing {
 pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.depth == 0 || args.depth > MAX_DEPTH {
         // The nearest legal depth is the likeliest intent.
-        return Err(ToolError::invalid(format!(
-            "depth must be 1 to {MAX_DEPTH}. Call list_dir with path={} depth={}.",
-            crate::fs::workspace::quote_arg(&args.path),
-            args.depth.clamp(DEPTH.min, DEPTH.max)
-        )));
+        return Err(ToolError::depth_out_of_range(
+            &crate::fs::workspace::quote_arg(&args.path),
+            MAX_DEPTH,
+            args.depth.clamp(1, MAX_DEPTH),
+        ));
     }
     let path = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &path, "list_dir")?;
@@ -82,15 +82,7 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
     };
     if !meta.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "`{}` is a file, not a directory. Call read_file with path={} to read it.",
-                path.display,
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone()));
+        return Err(ToolError::not_a_directory(&path.file_ref()));
     }
     let listing = list(ctx, &path.abs, args.depth as usize)?;
     let mut output = if listing.lines.is_empty() {

@@ -119,15 +119,11 @@ pub fn refuse_state_path(
     if !ctx.workspace.is_state_path(&path.abs) {
         return Ok(());
     }
-    Err(ToolError::invalid(format!(
-        "`{}` is inside .codesmith/, codesmith's own state, which the search and list tools \
-         (grep_files, file_search, list_dir) skip. A spill file named in an output \
-         (`.codesmith/spill/...`) can be read with read_file. Otherwise call {tool} with a path \
-         outside .codesmith/, e.g. path={}.",
-        path.display,
-        crate::fs::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root()))
+    Err(ToolError::inside_state_for_search(
+        &path.display,
+        tool,
+        &crate::fs::workspace::quote_arg(&ctx.workspace.call_path(ctx.workspace.root())),
     ))
-    .with("path", path.display.clone()))
 }
 
 /// The line grep_files and file_search add when the session cwd is not the root: their paths

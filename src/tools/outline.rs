@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tree_sitter_tags::TagsContext;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::{quote_arg, WsPath};
 use crate::session::context::Context;
 use crate::symbols::{self, languages, Symbol};
@@ -90,17 +90,11 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         let language = languages::for_path(&root.abs)
             .ok_or_else(|| languages::unsupported_language(&root, "outline"))?;
         if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!(
-                    "`{}` is over {} MB, more than outline parses. Read it in pages with read_file \
-                     with path={}, or search it with grep_files.",
-                    root.display,
-                    crate::fs::walk::MAX_FILE_BYTES / (1024 * 1024),
-                    root.call_arg()
-                ),
-            )
-            .with("path", root.display.clone()));
+            return Err(ToolError::too_large_to_outline(
+                &root.display,
+                crate::fs::walk::MAX_FILE_BYTES / (1024 * 1024),
+                &root.call_arg(),
+            ));
         }
         let (language, definitions) = outline_file(&root.abs, language, &mut context)
             .map_err(|err| ToolError::io(&root.display, "read", &err))?;
@@ -114,15 +108,11 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             0,
         )
     } else {
-        return Err(ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!(
-                "`{}` is a FIFO, socket or device, which outline does not read. Outline a source \
-                 file or a directory, e.g. path=\".\".",
-                root.display
-            ),
-        )
-        .with("path", root.display.clone()));
+        return Err(ToolError::special_file_skipped(
+            "outline",
+            &root.display,
+            "Outline a source file or a directory, e.g. path=\".\".",
+        ));
     };
     let mut out = render(ctx, &root, meta.is_dir(), &files, more_files, max_results);
     out.notices.extend(notices);
@@ -153,6 +143,48 @@ fn entry_line(symbol: &Symbol) -> String {
         symbol.end_line,
         symbol.text
     )
+}
+
+/// `data.files[i]`: a file's first `take` definitions.
+fn file_json(file: &FileOutline, take: usize) -> serde_json::Value {
+    serde_json::json!({
+        "path": file.path,
+        "language": file.language,
+        "total_definitions": file.definitions.len(),
+        "definitions": file.definitions[..take].iter().map(|s| serde_json::json!({
+            "name": s.name,
+            "kind": s.kind,
+            "line": s.line,
+            "start_line": s.start_line,
+            "end_line": s.end_line,
+            "depth": s.depth,
+            "container": s.container,
+            "text": s.text,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The text for a directory with no source files, or with no definitions in them.
+fn empty_text(root: &WsPath, files: usize, total: usize) -> Option<String> {
+    if files == 0 {
+        return Some(format!(
+            "No source files in a supported language under `{}` ({}). To see what is there, call \
+             list_dir with path={}.",
+            root.display,
+            languages::LANGUAGES
+                .iter()
+                .map(|l| l.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            root.call_arg()
+        ));
+    }
+    (total == 0).then(|| {
+        format!(
+            "No definitions in the {files} source files under `{}`.",
+            root.display
+        )
+    })
 }
 
 fn render(
@@ -194,40 +226,12 @@ fn render(
             text.push('\n');
         }
         shown += take;
-        data_files.push(serde_json::json!({
-            "path": file.path,
-            "language": file.language,
-            "total_definitions": file.definitions.len(),
-            "definitions": file.definitions[..take].iter().map(|s| serde_json::json!({
-                "name": s.name,
-                "kind": s.kind,
-                "line": s.line,
-                "start_line": s.start_line,
-                "end_line": s.end_line,
-                "depth": s.depth,
-                "container": s.container,
-                "text": s.text,
-            })).collect::<Vec<_>>(),
-        }));
+        data_files.push(file_json(file, take));
     }
-    if is_dir && files.is_empty() {
-        text = format!(
-            "No source files in a supported language under `{}` ({}). To see what is there, call \
-             list_dir with path={}.",
-            root.display,
-            languages::LANGUAGES
-                .iter()
-                .map(|l| l.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-            root.call_arg()
-        );
-    } else if is_dir && total == 0 {
-        text = format!(
-            "No definitions in the {} source files under `{}`.",
-            files.len(),
-            root.display
-        );
+    if is_dir {
+        if let Some(empty) = empty_text(root, files.len(), total) {
+            text = empty;
+        }
     }
     let truncated = shown < total || more_files > 0;
     if shown < total {

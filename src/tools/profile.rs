@@ -11,7 +11,7 @@
 //! reported and dropped, and a `[tools] enabled` that is not a list of names enables nothing,
 //! since a misread allow-list must not turn into "everything".
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::session::config::Config;
 use crate::session::context::Global;
 use crate::tools::{Capability, ToolSpec, REGISTRY};
@@ -50,19 +50,10 @@ pub fn parse_flag(list: &str) -> Result<Vec<String>, ToolError> {
         .map(String::from)
         .collect();
     if let Some(unknown) = names.iter().find(|name| !is_known(name)) {
-        return Err(ToolError::invalid(format!(
-            "--tools: `{unknown}` is neither a tool nor a capability. It takes a comma-separated \
-             list of {}, e.g. `--tools read_only` or `--tools read_file,grep_files`.",
-            valid_selectors()
-        ))
-        .with("field", "tools"));
+        return Err(ToolError::bad_tool_selector(Some(unknown), &valid_selectors()));
     }
     if names.is_empty() {
-        return Err(ToolError::invalid(format!(
-            "--tools needs at least one name: {}, e.g. `--tools read_only`.",
-            valid_selectors()
-        ))
-        .with("field", "tools"));
+        return Err(ToolError::bad_tool_selector(None, &valid_selectors()));
     }
     Ok(names)
 }
@@ -160,26 +151,7 @@ pub fn check_enabled(
 
 /// The `tool_disabled` error: the tool exists but this profile does not offer it.
 pub fn disabled(tool: &str, enabled: &[&'static ToolSpec], by_flag: bool) -> ToolError {
-    let names: Vec<&str> = enabled.iter().map(|s| s.name).collect();
-    let source = if by_flag {
-        "by --tools and `[tools] enabled` in .codesmith/config.toml"
-    } else {
-        "by `[tools] enabled` in .codesmith/config.toml"
-    };
-    let offered = if names.is_empty() {
-        "No tool is enabled here.".to_string()
-    } else {
-        format!("Enabled here: {}.", names.join(", "))
-    };
-    ToolError::new(
-        ErrorCode::ToolDisabled,
-        format!(
-            "{tool} exists but is disabled in this workspace's tool profile (set {source}). \
-             {offered} Do not retry {tool}; do the task with the enabled tools, or ask the user to \
-             enable {tool}."
-        ),
-    )
-    .with("enabled", names)
+    ToolError::tool_disabled(tool, enabled.iter().map(|s| s.name).collect(), by_flag)
 }
 
 #[cfg(test)]

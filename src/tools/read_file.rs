@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::open::open_regular_file;
 use crate::fs::textfile;
 use crate::fs::workspace::{quote_arg, WsPath};
@@ -73,16 +73,10 @@ pub struct ReadFileArgs {
 
 pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.start_line == 0 {
-        return Err(ToolError::invalid(format!(
-            "start_line is 1-based, so 0 is not a line. Call read_file with path={} start_line=1.",
-            quote_arg(&args.path)
-        )));
+        return Err(ToolError::start_line_zero(&quote_arg(&args.path)));
     }
     if args.max_lines == 0 {
-        return Err(ToolError::invalid(format!(
-            "max_lines must be 1 to {MAX_LINES_CAP}. Call read_file with path={} max_lines=200.",
-            quote_arg(&args.path)
-        )));
+        return Err(ToolError::max_lines_zero(&quote_arg(&args.path), MAX_LINES_CAP));
     }
     let mut notices = Vec::new();
     let max_lines = MAX_LINES.cut(args.max_lines, ("showing", "lines"), &mut notices);
@@ -121,16 +115,7 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
 }
 
 fn binary_error(path: &WsPath, len: u64) -> ToolError {
-    ToolError::new(
-        ErrorCode::BinaryFile,
-        format!(
-            "`{}` is a binary file ({len} bytes); read_file shows text only. To inspect it, use \
-             exec_shell with `file {1}` or `xxd {1} | head`.",
-            path.display,
-            path.shell_word()
-        ),
-    )
-    .with("path", path.display.clone())
+    ToolError::binary_for_read(&path.file_ref(), len)
 }
 
 fn read_whole(
@@ -195,78 +180,17 @@ fn read_streaming(
 ) -> Result<Fingerprint, ToolError> {
     let io_err = |err: std::io::Error| ToolError::io(&path.display, "read", &err);
     let hashing = meta.len() <= HASH_LIMIT;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
-    if textfile::is_binary(reader.fill_buf().map_err(io_err)?) {
+    let mut scan = Scan {
+        reader: BufReader::with_capacity(256 * 1024, file),
+        hasher: hashing.then(xxhash_rust::xxh3::Xxh3::new),
+        newlines: 0,
+        last_byte: None,
+    };
+    if textfile::is_binary(scan.reader.fill_buf().map_err(io_err)?) {
         return Err(binary_error(path, meta.len()));
     }
-    let mut newlines: u64 = 0;
-    let mut last_byte: Option<u8> = None;
-    let mut consume = |reader: &mut BufReader<fs::File>, len: usize, newlines_in: u64| {
-        let chunk = &reader.buffer()[..len];
-        if hashing {
-            hasher.update(chunk);
-        }
-        if len > 0 {
-            last_byte = Some(chunk[len - 1]);
-        }
-        newlines += newlines_in;
-        reader.consume(len);
-    };
-    // 1. Skip to the first line of the page.
-    let target = page.start_line - 1;
-    let mut skipped: u64 = 0;
-    while skipped < target {
-        let chunk = reader.fill_buf().map_err(io_err)?;
-        if chunk.is_empty() {
-            break;
-        }
-        let mut len = chunk.len();
-        let mut found = 0;
-        for pos in memchr::memchr_iter(b'\n', chunk) {
-            found += 1;
-            if skipped + found == target {
-                len = pos + 1;
-                break;
-            }
-        }
-        skipped += found;
-        consume(&mut reader, len, found);
-    }
-    // 2. Collect the page.
-    let keep_bytes = MAX_LINE_CHARS * 4 + 4;
-    let mut current: Vec<u8> = Vec::new();
-    let mut extra_chars = 0usize;
-    let mut eof = false;
-    while !page.full {
-        let chunk = reader.fill_buf().map_err(io_err)?;
-        if chunk.is_empty() {
-            if !current.is_empty() || extra_chars > 0 {
-                page.push_bytes(&current, extra_chars);
-            }
-            eof = true;
-            break;
-        }
-        let (piece_len, newline) = match memchr::memchr(b'\n', chunk) {
-            Some(pos) => (pos, true),
-            None => (chunk.len(), false),
-        };
-        let room = keep_bytes.saturating_sub(current.len());
-        current.extend_from_slice(&chunk[..piece_len.min(room)]);
-        if piece_len > room {
-            extra_chars += chunk[room..piece_len]
-                .iter()
-                .filter(|b| (**b & 0xC0) != 0x80)
-                .count();
-        }
-        consume(&mut reader, piece_len + usize::from(newline), u64::from(newline));
-        if newline {
-            page.push_bytes(&current, extra_chars);
-            current.clear();
-            extra_chars = 0;
-        }
-    }
-    // 3. Count (and hash) the rest.
+    scan.skip_lines(page.start_line - 1).map_err(io_err)?;
+    let eof = scan.collect_page(page).map_err(io_err)?;
     if !eof {
         if !hashing {
             page.total_lines = None;
@@ -276,22 +200,110 @@ fn read_streaming(
                 hash: None,
             });
         }
-        loop {
-            let chunk = reader.fill_buf().map_err(io_err)?;
-            if chunk.is_empty() {
-                break;
-            }
-            let len = chunk.len();
-            let found = memchr::memchr_iter(b'\n', chunk).count() as u64;
-            consume(&mut reader, len, found);
-        }
+        scan.count_rest().map_err(io_err)?;
     }
-    page.total_lines = Some(newlines + u64::from(last_byte.is_some_and(|b| b != b'\n')));
+    page.total_lines = Some(scan.newlines + u64::from(scan.last_byte.is_some_and(|b| b != b'\n')));
     Ok(Fingerprint {
         mtime_ns: freshness::mtime_ns(meta),
         len: meta.len(),
-        hash: hashing.then(|| format!("{:016x}", hasher.digest())),
+        hash: scan.hasher.map(|hasher| format!("{:016x}", hasher.digest())),
     })
+}
+
+/// One pass over a file: every byte consumed is counted (newlines, the last byte) and, for a
+/// file small enough, hashed.
+struct Scan {
+    reader: BufReader<fs::File>,
+    hasher: Option<xxhash_rust::xxh3::Xxh3>,
+    newlines: u64,
+    last_byte: Option<u8>,
+}
+
+impl Scan {
+    /// Consumes `len` buffered bytes holding `newlines_in` newlines.
+    fn consume(&mut self, len: usize, newlines_in: u64) {
+        let chunk = &self.reader.buffer()[..len];
+        if let Some(hasher) = &mut self.hasher {
+            hasher.update(chunk);
+        }
+        if len > 0 {
+            self.last_byte = Some(chunk[len - 1]);
+        }
+        self.newlines += newlines_in;
+        self.reader.consume(len);
+    }
+
+    /// Skips `target` lines: to the first line of the page.
+    fn skip_lines(&mut self, target: u64) -> std::io::Result<()> {
+        let mut skipped: u64 = 0;
+        while skipped < target {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let mut len = chunk.len();
+            let mut found = 0;
+            for pos in memchr::memchr_iter(b'\n', chunk) {
+                found += 1;
+                if skipped + found == target {
+                    len = pos + 1;
+                    break;
+                }
+            }
+            skipped += found;
+            self.consume(len, found);
+        }
+        Ok(())
+    }
+
+    /// Collects the page's lines, keeping at most enough bytes of each to show it cut. Returns
+    /// whether the file ended.
+    fn collect_page(&mut self, page: &mut Page) -> std::io::Result<bool> {
+        let keep_bytes = MAX_LINE_CHARS * 4 + 4;
+        let mut current: Vec<u8> = Vec::new();
+        let mut extra_chars = 0usize;
+        while !page.full {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                if !current.is_empty() || extra_chars > 0 {
+                    page.push_bytes(&current, extra_chars);
+                }
+                return Ok(true);
+            }
+            let (piece_len, newline) = match memchr::memchr(b'\n', chunk) {
+                Some(pos) => (pos, true),
+                None => (chunk.len(), false),
+            };
+            let room = keep_bytes.saturating_sub(current.len());
+            current.extend_from_slice(&chunk[..piece_len.min(room)]);
+            if piece_len > room {
+                extra_chars += chunk[room..piece_len]
+                    .iter()
+                    .filter(|b| (**b & 0xC0) != 0x80)
+                    .count();
+            }
+            self.consume(piece_len + usize::from(newline), u64::from(newline));
+            if newline {
+                page.push_bytes(&current, extra_chars);
+                current.clear();
+                extra_chars = 0;
+            }
+        }
+        Ok(false)
+    }
+
+    /// Counts (and hashes) the rest of the file.
+    fn count_rest(&mut self) -> std::io::Result<()> {
+        loop {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let len = chunk.len();
+            let found = memchr::memchr_iter(b'\n', chunk).count() as u64;
+            self.consume(len, found);
+        }
+    }
 }
 
 /// One page of numbered lines under the line and byte budgets.

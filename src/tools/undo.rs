@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::session::history::restore::{self, Found, Step};
 use crate::session::history::{self, Checkpoint};
@@ -89,14 +89,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
         return Err(clobber_error(&args, &ids, &conflicts));
     }
     if steps.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!(
-                "nothing to undo: every path of checkpoint {} is already as it was before. Call history \
-                 to see the checkpoints.",
-                list(&ids)
-            ),
-        ));
+        return Err(ToolError::nothing_to_undo(&list(&ids)));
     }
     restore::load_blobs(ctx, &mut steps)?;
     let summary = match (&args.to, ids.as_slice()) {
@@ -154,10 +147,7 @@ fn list(ids: &[u64]) -> String {
 fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> {
     let session = ctx.state.session_name();
     match (&args.id, &args.to) {
-        (Some(_), Some(_)) => Err(ToolError::invalid(
-            "pass id (revert that one checkpoint) or to (revert it and every later one of the session), \
-             not both.",
-        )),
+        (Some(_), Some(_)) => Err(ToolError::undo_id_and_to()),
         (Some(id), None) => {
             let id = parse_id("id", id)?;
             history::find(&ctx.state, id)
@@ -182,51 +172,22 @@ fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> 
             .last()
             .and_then(|(_, _, path)| history::load(path))
             .map(|c| vec![c])
-            .ok_or_else(|| {
-                ToolError::new(
-                    ErrorCode::NotFound,
-                    format!(
-                        "session `{session}` has no checkpoint to undo: no call of this session changed \
-                         files through codesmith (or its checkpoints were pruned). Call history to list \
-                         the checkpoints of this session."
-                    ),
-                )
-            }),
+            .ok_or_else(|| ToolError::no_checkpoint(session)),
     }
 }
 
 fn parse_id(field: &str, text: &str) -> Result<u64, ToolError> {
-    text.trim().trim_start_matches('#').parse().map_err(|_| {
-        ToolError::invalid(format!(
-            "{field} must be a checkpoint id, a number as history lists it (got `{text}`). Call history \
-             to see the ids."
-        ))
-        .with("field", field)
-    })
+    text.trim()
+        .trim_start_matches('#')
+        .parse()
+        .map_err(|_| ToolError::bad_checkpoint_id(field, text))
 }
 
 fn unknown(id: u64) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotFound,
-        format!(
-            "there is no checkpoint {id} (never recorded, of another session, or pruned by the retention \
-             limits). Call history to list the checkpoints."
-        ),
-    )
-    .with("id", id)
+    ToolError::unknown_checkpoint(id)
 }
 
 fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
-    let lines: Vec<String> = conflicts
-        .iter()
-        .map(|c| {
-            format!(
-                "- `{}`: {}",
-                c["path"].as_str().unwrap_or(""),
-                c["change"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
     let retry = match (&args.id, &args.to) {
         (_, Some(to)) => format!("{{\"to\": \"{to}\", \"force\": true}}"),
         (Some(id), _) => format!("{{\"id\": \"{id}\", \"force\": true}}"),
@@ -247,21 +208,7 @@ fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) 
         ),
         _ => String::new(),
     };
-    ToolError::new(
-        ErrorCode::Stale,
-        format!(
-            "undo refused: {} path{} changed since checkpoint {} left {}, and restoring would destroy \
-             that work; nothing was restored.\n{}\n{later}Look at the current content with read_file. \
-             If the user agrees to lose those changes, call undo with {retry}.",
-            conflicts.len(),
-            if conflicts.len() == 1 { "" } else { "s" },
-            list(ids),
-            if conflicts.len() == 1 { "it" } else { "them" },
-            lines.join("\n")
-        ),
-    )
-    .with("conflicts", conflicts.to_vec())
-    .with("undone", ids.to_vec())
+    ToolError::undo_would_clobber(ids, &list(ids), conflicts, &retry, &later)
 }
 
 fn report(steps: &[Step], already: &[String], ids: &[u64], checkpoint: u64, forced: bool) -> ToolOutput {

@@ -41,12 +41,10 @@ pub struct WriteFileArgs {
 
 pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.path.ends_with('/') {
-        return Err(ToolError::invalid(format!(
-            "`{}` ends with `/`, which names a directory; write_file writes files. Call again with \
-             a file name, for example path={}.",
-            args.path,
-            crate::fs::workspace::quote_arg(&format!("{}file.txt", args.path))
-        )));
+        return Err(ToolError::write_to_directory_name(
+            &args.path,
+            &crate::fs::workspace::quote_arg(&format!("{}file.txt", args.path)),
+        ));
     }
     let path = ctx.resolve_for_write(&args.path)?;
     let _lock = file_change::lock(&ctx.state, &path)?;
@@ -55,17 +53,10 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         notices.push(target);
     }
     match fs::metadata(&path.abs) {
-        Ok(meta) if meta.is_dir() => Err(ToolError::new(
-            ErrorCode::IsDirectory,
-            format!(
-                "`{}` is a directory; write_file writes files. To put a file inside it, call \
-                 write_file with path={}; to see what it holds, call list_dir with path={}.",
-                path.display,
-                crate::fs::workspace::quote_arg(&format!("{}/NAME", path.call)),
-                path.call_arg()
-            ),
-        )
-        .with("path", path.display.clone())),
+        Ok(meta) if meta.is_dir() => Err(ToolError::is_directory_for_write(
+            &path.file_ref(),
+            &crate::fs::workspace::quote_arg(&format!("{}/NAME", path.call)),
+        )),
         Ok(_) => replace(ctx, &args, &path, notices),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, &args, &path, notices),
         Err(err) => {
@@ -81,11 +72,7 @@ fn through_a_file(ctx: &Context, path: &WsPath) -> Option<ToolError> {
         return None;
     }
     let file = ctx.workspace.display(file);
-    Some(ToolError::invalid(format!(
-        "`{}` goes through `{file}`, which is a file, not a directory, so nothing can be created \
-         inside it. Choose a path whose parent is a directory (or remove `{file}` first).",
-        path.display
-    )))
+    Some(ToolError::write_through_file(&path.display, &file))
 }
 
 /// A notice when `given` is a symlink that is written through to its (in-workspace) target.

@@ -1,5 +1,8 @@
 //! The symbol index under `.codesmith/index/`: kept current by the query that reads it.
 //!
+//! Over 600 lines: refreshing, merging and reading the index follow one lock protocol (who
+//! updates, who only reads), kept in one file.
+//!
 //! Layout:
 //! - `records/<hh>/<hash16>`: the symbols of one file content (see [`super::record`]), keyed
 //!   by a 64-bit xxh3 of the bytes, so identical files share one record and a file changed
@@ -312,22 +315,7 @@ impl Index {
         refresh: &mut Refresh,
     ) -> io::Result<()> {
         let mut counts = manifest.hash_counts();
-        let stale: Vec<&SourceFile> = sources
-            .iter()
-            .filter(|s| {
-                manifest
-                    .files
-                    .get(&s.rel)
-                    .is_none_or(|e| !manifest.vouches(e, &s.stat))
-            })
-            .collect();
-        let offered: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
-        let gone: Vec<String> = manifest
-            .files
-            .keys()
-            .filter(|path| under(path, prefix) && !offered.contains(path.as_str()))
-            .cloned()
-            .collect();
+        let (stale, gone) = changes(manifest, sources, prefix);
         let mut orphans = Vec::new();
         let mut release = |hash: u64, counts: &mut HashMap<u64, u32>| {
             if let Some(count) = counts.get_mut(&hash) {
@@ -651,4 +639,29 @@ fn needs_update(manifest: &Manifest, sources: &[SourceFile], prefix: &str) -> bo
 /// The current time for [`Index::refresh`]'s `walk_started`, taken before the walk.
 pub fn walk_clock() -> i128 {
     now_ns()
+}
+/// What changed since the manifest under `prefix`: the sources its stats do not vouch for,
+/// and the paths it lists that the walk no longer offers.
+fn changes<'s>(
+    manifest: &Manifest,
+    sources: &'s [SourceFile],
+    prefix: &str,
+) -> (Vec<&'s SourceFile>, Vec<String>) {
+    let stale: Vec<&SourceFile> = sources
+        .iter()
+        .filter(|s| {
+            manifest
+                .files
+                .get(&s.rel)
+                .is_none_or(|e| !manifest.vouches(e, &s.stat))
+        })
+        .collect();
+    let offered: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
+    let gone: Vec<String> = manifest
+        .files
+        .keys()
+        .filter(|path| under(path, prefix) && !offered.contains(path.as_str()))
+        .cloned()
+        .collect();
+    (stale, gone)
 }

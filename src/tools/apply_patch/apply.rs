@@ -1,5 +1,8 @@
 //! Applying one file's hunks to its text, keeping every byte the patch does not change.
 //!
+//! Over 600 lines: locating a hunk and explaining why one did not apply read the same line
+//! index and fuzz levels, so they stay together.
+//!
 //! The file is split into lines that keep their own endings. Context lines are copied from
 //! the file (so a fuzzy match never rewrites them), removed lines are dropped, and added lines
 //! take the file's dominant line ending — or, when the patch spells endings out (a `git diff`
@@ -11,7 +14,7 @@ use std::fmt::Write as _;
 use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, MAX_WINDOW};
 use super::model::{FilePatch, Hunk, Tag};
 use super::unified::clip;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 
 /// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large
@@ -418,13 +421,7 @@ impl Failure {
         };
         let mut message = head;
         // The message is built below; the fields every hunk failure carries go on first.
-        let error = |message: String| {
-            ToolError::new(ErrorCode::PatchFailed, message)
-                .with("path", display)
-                .with("hunk", index + 1)
-                .with("hunks", total)
-                .with("patch_line", hunk.line)
-        };
+        let error = |message: String| ToolError::hunk_failed(display, index + 1, total, hunk.line, message);
         match self {
             Failure::Ambiguous { first, second, fuzz } => {
                 let level = if fuzz == Fuzz::Exact {
@@ -464,66 +461,80 @@ impl Failure {
                 error(message)
             }
             Failure::NotFound { search } => {
-                let n = file.count();
-                let (lo, hi, expected) = match search {
-                    Search::Near { expected, min } => (
-                        expected.saturating_sub(MAX_WINDOW).max(min),
-                        expected + MAX_WINDOW,
-                        expected,
-                    ),
-                    Search::Forward { from, .. } => (from, n, from),
-                    Search::AtEnd { min } => (min, n, n.saturating_sub(pattern.len())),
-                };
-                let (best, score) = best_effort(file, pattern, lo, hi, expected);
-                let _ = write!(message, "\n{}\n", expected_block(pattern));
-                message.push_str(&nearby(file, pattern, best, score));
-                let mut hints = Vec::new();
-                if score == 0 {
-                    hints.push(
-                        "no line of the hunk's context occurs near that position; check the file path and \
-                         that the patch was made against this version of the file"
-                            .to_string(),
-                    );
-                } else {
-                    hints.push(
-                        "the lines marked `!` differ from the hunk; context and removed lines must match the \
-                         file (whitespace and typographic punctuation are forgiven, other differences are not)"
-                            .to_string(),
-                    );
-                }
-                if already_applied(file, hunk, lo, hi) {
-                    hints.push(
-                        "the hunk's new text is already in the file: this change may already be applied"
-                            .into(),
-                    );
-                }
-                if let Search::Near { .. } = search {
-                    hints.push(format!(
-                        "hunks are searched up to {MAX_WINDOW} lines either way from the line in their `@@` header"
-                    ));
-                }
-                if let Search::AtEnd { .. } = search {
-                    hints.push(
-                        "the chunk is marked `*** End of File`, so it must match the file's last lines"
-                            .into(),
-                    );
-                }
-                if let Search::Forward { .. } = search {
-                    hints.push(
-                        "`*** Begin Patch` chunks are searched from the previous chunk on, in file order"
-                            .into(),
-                    );
-                }
-                let _ = write!(
-                    message,
-                    "Hints: {}. Call {} to see the current text, then regenerate the patch against it.",
-                    hints.join("; "),
-                    read_call(best + 1)
-                );
+                let (detail, best) = not_found_detail(file, hunk, pattern, search, &read_call);
+                message.push_str(&detail);
                 error(message).with("best_line", best + 1)
             }
         }
     }
+}
+
+/// Why a hunk's context was not found: what it expected, the nearest text of the file with
+/// its differences marked, and hints. With it, the line (0-based) of that nearest text.
+fn not_found_detail(
+    file: &FileText,
+    hunk: &Hunk,
+    pattern: &[&str],
+    search: Search,
+    read_call: &dyn Fn(usize) -> String,
+) -> (String, usize) {
+    let n = file.count();
+    let (lo, hi, expected) = match search {
+        Search::Near { expected, min } => (
+            expected.saturating_sub(MAX_WINDOW).max(min),
+            expected + MAX_WINDOW,
+            expected,
+        ),
+        Search::Forward { from, .. } => (from, n, from),
+        Search::AtEnd { min } => (min, n, n.saturating_sub(pattern.len())),
+    };
+    let (best, score) = best_effort(file, pattern, lo, hi, expected);
+    let mut message = format!("\n{}\n", expected_block(pattern));
+    message.push_str(&nearby(file, pattern, best, score));
+    let hints = not_found_hints(score == 0, already_applied(file, hunk, lo, hi), search);
+    let _ = write!(
+        message,
+        "Hints: {}. Call {} to see the current text, then regenerate the patch against it.",
+        hints.join("; "),
+        read_call(best + 1)
+    );
+    (message, best)
+}
+
+/// The hints for a hunk whose context was not found: whether any of it occurs nearby, whether
+/// its new text is already there, and how the search looked for it.
+fn not_found_hints(nothing_near: bool, applied: bool, search: Search) -> Vec<String> {
+    let mut hints = Vec::new();
+    if nothing_near {
+        hints.push(
+            "no line of the hunk's context occurs near that position; check the file path and \
+             that the patch was made against this version of the file"
+                .to_string(),
+        );
+    } else {
+        hints.push(
+            "the lines marked `!` differ from the hunk; context and removed lines must match the \
+             file (whitespace and typographic punctuation are forgiven, other differences are not)"
+                .to_string(),
+        );
+    }
+    if applied {
+        hints.push("the hunk's new text is already in the file: this change may already be applied".into());
+    }
+    hints.push(match search {
+        Search::Near { .. } => {
+            format!(
+                "hunks are searched up to {MAX_WINDOW} lines either way from the line in their `@@` header"
+            )
+        }
+        Search::AtEnd { .. } => {
+            "the chunk is marked `*** End of File`, so it must match the file's last lines".into()
+        }
+        Search::Forward { .. } => {
+            "`*** Begin Patch` chunks are searched from the previous chunk on, in file order".into()
+        }
+    });
+    hints
 }
 
 /// The first four lines the hunk expected to find.

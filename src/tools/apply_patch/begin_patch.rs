@@ -136,45 +136,9 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
                 break;
             }
             Some(Marker::Add(path)) => {
-                let path = need_path(path, i, "Add File")?;
-                let mut hunk = Hunk {
-                    old_start: Some(0),
-                    line: i + 1,
-                    ..Hunk::default()
-                };
-                i += 1;
-                let mut trailing_bare = 0;
-                while i < end && marker(lines[i]).is_none() {
-                    let l = lines[i];
-                    match l.strip_prefix('+') {
-                        Some(rest) => {
-                            hunk.body.push(body_line(Tag::Add, rest));
-                            trailing_bare = 0;
-                        }
-                        // A blank line between content lines is an empty line whose `+` was
-                        // forgotten; blank lines before the next marker are separators.
-                        None if l.trim().is_empty() => {
-                            hunk.body.push(body_line(Tag::Add, ""));
-                            trailing_bare += 1;
-                        }
-                        None => {
-                            return Err(ParseError::new(
-                                i + 1,
-                                format!(
-                                    "in `*** Add File: {path}` every content line must start with `+`, \
-                                     but this one is `{}`. {FORMS}",
-                                    super::unified::clip(l)
-                                ),
-                            ))
-                        }
-                    }
-                    i += 1;
-                }
-                hunk.body.truncate(hunk.body.len() - trailing_bare);
-                let mut file = FilePatch::new(Op::Add, path, hunk.line);
-                file.replaces = true;
-                file.hunks.push(hunk);
+                let (file, next) = parse_add(&lines, i, end, need_path(path, i, "Add File")?)?;
                 files.push(file);
+                i = next;
             }
             Some(Marker::Delete(path)) => {
                 files.push(FilePatch::new(
@@ -185,24 +149,9 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
                 i += 1;
             }
             Some(Marker::Update(path)) => {
-                let mut file = FilePatch::new(Op::Update, need_path(path, i, "Update File")?, i + 1);
-                i += 1;
-                if let Some(Marker::MoveTo(to)) = lines.get(i).and_then(|l| marker(l)) {
-                    file.move_to = Some(need_path(to, i, "Move to")?);
-                    i += 1;
-                }
-                i = parse_chunks(&lines, i, end, &mut file)?;
-                if file.hunks.is_empty() && file.move_to.is_none() {
-                    return Err(ParseError::new(
-                        file.line,
-                        format!(
-                            "`*** Update File: {}` has no changes under it. Add a chunk of ` `/`-`/`+` \
-                             lines, or remove the section. {FORMS}",
-                            file.path
-                        ),
-                    ));
-                }
+                let (file, next) = parse_update(&lines, i, end, need_path(path, i, "Update File")?)?;
                 files.push(file);
+                i = next;
             }
             Some(Marker::MoveTo(_)) => {
                 return Err(ParseError::new(
@@ -240,6 +189,82 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
     Ok(files)
 }
 
+/// The `*** Add File:` section whose marker is line `i`: every content line starts with `+`.
+/// With it, the index of the line after the section.
+fn parse_add(
+    lines: &[&str],
+    mut i: usize,
+    end: usize,
+    path: String,
+) -> Result<(FilePatch, usize), ParseError> {
+    let mut hunk = Hunk {
+        old_start: Some(0),
+        line: i + 1,
+        ..Hunk::default()
+    };
+    i += 1;
+    let mut trailing_bare = 0;
+    while i < end && marker(lines[i]).is_none() {
+        let l = lines[i];
+        match l.strip_prefix('+') {
+            Some(rest) => {
+                hunk.body.push(body_line(Tag::Add, rest));
+                trailing_bare = 0;
+            }
+            // A blank line between content lines is an empty line whose `+` was
+            // forgotten; blank lines before the next marker are separators.
+            None if l.trim().is_empty() => {
+                hunk.body.push(body_line(Tag::Add, ""));
+                trailing_bare += 1;
+            }
+            None => {
+                return Err(ParseError::new(
+                    i + 1,
+                    format!(
+                        "in `*** Add File: {path}` every content line must start with `+`, \
+                         but this one is `{}`. {FORMS}",
+                        super::unified::clip(l)
+                    ),
+                ))
+            }
+        }
+        i += 1;
+    }
+    hunk.body.truncate(hunk.body.len() - trailing_bare);
+    let mut file = FilePatch::new(Op::Add, path, hunk.line);
+    file.replaces = true;
+    file.hunks.push(hunk);
+    Ok((file, i))
+}
+
+/// The `*** Update File:` section whose marker is line `i`: an optional `*** Move to:`, then
+/// its chunks. With it, the index of the line after the section.
+fn parse_update(
+    lines: &[&str],
+    mut i: usize,
+    end: usize,
+    path: String,
+) -> Result<(FilePatch, usize), ParseError> {
+    let mut file = FilePatch::new(Op::Update, path, i + 1);
+    i += 1;
+    if let Some(Marker::MoveTo(to)) = lines.get(i).and_then(|l| marker(l)) {
+        file.move_to = Some(need_path(to, i, "Move to")?);
+        i += 1;
+    }
+    i = parse_chunks(lines, i, end, &mut file)?;
+    if file.hunks.is_empty() && file.move_to.is_none() {
+        return Err(ParseError::new(
+            file.line,
+            format!(
+                "`*** Update File: {}` has no changes under it. Add a chunk of ` `/`-`/`+` \
+                 lines, or remove the section. {FORMS}",
+                file.path
+            ),
+        ));
+    }
+    Ok((file, i))
+}
+
 fn need_path(path: &str, i: usize, what: &str) -> Result<String, ParseError> {
     if path.is_empty() {
         return Err(ParseError::new(
@@ -256,32 +281,14 @@ fn parse_chunks(lines: &[&str], mut i: usize, end: usize, file: &mut FilePatch) 
         line: i + 1,
         ..Hunk::default()
     };
-    let finish = |chunk: &mut Hunk, file: &mut FilePatch, next_line: usize| {
-        let done = std::mem::replace(
-            chunk,
-            Hunk {
-                line: next_line,
-                ..Hunk::default()
-            },
-        );
-        if !done.body.is_empty() {
-            file.hunks.push(done);
-        } else if !done.anchors.is_empty() {
-            // Stacked `@@` headers with nothing under them yet: keep them for the next chunk.
-            chunk.anchors = done.anchors;
-            chunk.line = done.line;
-        }
-    };
     let mut trailing_bare = 0;
     while i < end {
         let line = lines[i];
         match marker(line) {
             Some(Marker::EndOfFile) => {
-                chunk
-                    .body
-                    .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
+                drop_trailing(&mut chunk, trailing_bare);
                 chunk.at_eof = true;
-                finish(&mut chunk, file, i + 2);
+                finish_chunk(&mut chunk, file, i + 2);
                 trailing_bare = 0;
                 i += 1;
                 continue;
@@ -292,10 +299,8 @@ fn parse_chunks(lines: &[&str], mut i: usize, end: usize, file: &mut FilePatch) 
         let trimmed = line.trim_start();
         if trimmed.starts_with("@@") {
             if !chunk.body.is_empty() {
-                chunk
-                    .body
-                    .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
-                finish(&mut chunk, file, i + 1);
+                drop_trailing(&mut chunk, trailing_bare);
+                finish_chunk(&mut chunk, file, i + 1);
             }
             trailing_bare = 0;
             if chunk.body.is_empty() && chunk.anchors.is_empty() {
@@ -309,35 +314,60 @@ fn parse_chunks(lines: &[&str], mut i: usize, end: usize, file: &mut FilePatch) 
             i += 1;
             continue;
         }
-        let (tag, rest) = match line.as_bytes().first() {
-            Some(b' ') => (Tag::Context, &line[1..]),
-            Some(b'-') => (Tag::Remove, &line[1..]),
-            Some(b'+') => (Tag::Add, &line[1..]),
-            None => (Tag::Context, ""),
-            Some(_) if line.trim().is_empty() => (Tag::Context, ""),
-            Some(_) => {
-                return Err(ParseError::new(
-                    i + 1,
-                    format!(
-                        "in `*** Update File: {}` this line is not a chunk line: `{}`. Every line of a \
-                         chunk starts with ` `, `-` or `+` (a context line keeps its leading space). {FORMS}",
-                        file.path,
-                        super::unified::clip(line)
-                    ),
-                ))
-            }
-        };
+        let (tag, rest) = chunk_line(line, i, &file.path)?;
         // A bare empty line is an empty context line whose space was stripped, unless it is
         // only a separator before the next marker.
         trailing_bare = if line.is_empty() { trailing_bare + 1 } else { 0 };
         chunk.body.push(body_line(tag, rest));
         i += 1;
     }
+    drop_trailing(&mut chunk, trailing_bare);
+    finish_chunk(&mut chunk, file, i + 1);
+    Ok(i)
+}
+
+/// A chunk's body line (line `i`): its tag and its text.
+fn chunk_line<'a>(line: &'a str, i: usize, path: &str) -> Result<(Tag, &'a str), ParseError> {
+    match line.as_bytes().first() {
+        Some(b' ') => Ok((Tag::Context, &line[1..])),
+        Some(b'-') => Ok((Tag::Remove, &line[1..])),
+        Some(b'+') => Ok((Tag::Add, &line[1..])),
+        None => Ok((Tag::Context, "")),
+        Some(_) if line.trim().is_empty() => Ok((Tag::Context, "")),
+        Some(_) => Err(ParseError::new(
+            i + 1,
+            format!(
+                "in `*** Update File: {path}` this line is not a chunk line: `{}`. Every line of a \
+                 chunk starts with ` `, `-` or `+` (a context line keeps its leading space). {FORMS}",
+                super::unified::clip(line)
+            ),
+        )),
+    }
+}
+
+/// Drops the bare empty lines that end a chunk: separators before the next marker.
+fn drop_trailing(chunk: &mut Hunk, trailing_bare: usize) {
     chunk
         .body
         .truncate(chunk.body.len() - trailing_bare.min(chunk.body.len()));
-    finish(&mut chunk, file, i + 1);
-    Ok(i)
+}
+
+/// Ends the chunk being read and starts the next at `next_line`: a chunk with a body joins
+/// the file; stacked `@@` headers with nothing under them yet stay for the next chunk.
+fn finish_chunk(chunk: &mut Hunk, file: &mut FilePatch, next_line: usize) {
+    let done = std::mem::replace(
+        chunk,
+        Hunk {
+            line: next_line,
+            ..Hunk::default()
+        },
+    );
+    if !done.body.is_empty() {
+        file.hunks.push(done);
+    } else if !done.anchors.is_empty() {
+        chunk.anchors = done.anchors;
+        chunk.line = done.line;
+    }
 }
 
 /// `-12,4 +12,5` (a unified hunk header written inside a `*** Begin Patch` chunk header).

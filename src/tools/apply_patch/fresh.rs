@@ -4,7 +4,6 @@
 //! reads is checked, and when more than one needs a read_file call, one error names them all.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::fs;
 
 use crate::error::{ErrorCode, ToolError};
@@ -54,26 +53,9 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
     if problems.len() < 2 {
         return Ok(());
     }
-    let mut message = format!(
-        "{} files of this patch must be read first, so apply_patch changed nothing:",
-        problems.len()
-    );
-    for (path, code) in &problems {
-        let why = if *code == ErrorCode::Stale {
-            "changed on disk since this session read it (stale)"
-        } else {
-            "has not been read in this session (not_read)"
-        };
-        let _ = write!(
-            message,
-            "\n- `{}` {why}: call read_file with path={}",
-            path.display,
-            path.call_arg()
-        );
-    }
-    message.push_str("\nCall read_file for each of them, then retry this apply_patch call.");
-    let paths: Vec<&str> = problems.iter().map(|(p, _)| p.display.as_str()).collect();
-    Err(ToolError::new(problems[0].1, message)
-        .with("path", paths[0])
-        .with("paths", paths))
+    let files: Vec<(&str, String, bool)> = problems
+        .iter()
+        .map(|(path, code)| (path.display.as_str(), path.call_arg(), *code == ErrorCode::Stale))
+        .collect();
+    Err(ToolError::patch_files_unread(&files))
 }

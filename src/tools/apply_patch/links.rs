@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::model::{FilePatch, Op, Tag};
 use super::transaction::{self, Planning};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 
@@ -40,17 +40,7 @@ pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool
     match &file.move_to {
         Some(to) if moves => {
             if !file.hunks.is_empty() {
-                return Err(ToolError::new(
-                    ErrorCode::PatchFailed,
-                    format!(
-                        "`{display}` is a symlink (to `{target}`). apply_patch renames a symlink itself, as \
-                         git does, and cannot change the file behind it in the same file change (patch line \
-                         {}); nothing was written. Rename the link without hunks, and patch the file it \
-                         points to under its own name.",
-                        file.line
-                    ),
-                )
-                .with("path", display));
+                return Err(ToolError::link_rename_with_hunks(&display, &target, file.line));
             }
             let to = destination(ctx, plan, &link, to, file)?;
             plan.claimed_by_links.insert(link.path.abs.clone());
@@ -102,18 +92,15 @@ fn check_link_text(link: &Link, file: &FilePatch) -> Result<(), ToolError> {
     if removed.is_empty() || removed.join("\n") == actual {
         return Ok(());
     }
-    Err(ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "the patch deletes the symlink `{}` (patch line {}) pointing to `{}`, but it points to \
-             `{actual}`, so the patch was made against another tree and nothing was written. Check the \
-             link with list_dir, then regenerate the patch.",
-            link.path.display,
-            file.line,
-            removed.join("\n")
+    Err(ToolError::link_target_differs(
+        &link.path.display,
+        file.line,
+        &removed.join(
+            "
+",
         ),
-    )
-    .with("path", link.path.display.clone()))
+        &actual,
+    ))
 }
 
 /// A git symlink deletion for a path that is not a symlink here.
@@ -121,16 +108,7 @@ fn not_a_link(ctx: &Context, file: &FilePatch) -> ToolError {
     let shown = ctx
         .resolve(&file.path)
         .map_or_else(|_| file.path.clone(), |p| p.display);
-    ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "the patch deletes the symlink `{shown}` (`deleted file mode 120000`, patch line {}), but \
-             `{shown}` is not a symlink here, so nothing was written. Check it with list_dir; to delete \
-             a regular file, the patch must say `deleted file mode 100644` and remove its lines.",
-            file.line
-        ),
-    )
-    .with("path", shown)
+    ToolError::not_a_link(&shown, file.line)
 }
 
 /// Where a renamed link goes: a path that does not exist and no other part of the patch uses.
@@ -141,17 +119,7 @@ fn destination(
     to: &str,
     file: &FilePatch,
 ) -> Result<WsPath, ToolError> {
-    let taken = |display: &str| {
-        ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "the patch renames the symlink `{}` to `{display}` (patch line {}), but `{display}` already \
-                 exists, so nothing was written. Rename the link to a path that does not exist.",
-                link.path.display, file.line
-            ),
-        )
-        .with("path", display)
-    };
+    let taken = |display: &str| ToolError::link_destination_taken(&link.path.display, display, file.line);
     if let Some(existing) = link_at(ctx, to, file)? {
         return Err(taken(&existing.path.display));
     }

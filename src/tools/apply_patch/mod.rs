@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::tools::{Capability, ToolOutput, ToolSpec};
 use model::{FilePatch, Format, ParseError};
@@ -67,18 +67,10 @@ pub struct ApplyPatchArgs {
 
 pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.patch.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "the patch is empty. Pass a unified diff or a `*** Begin Patch` … `*** End Patch` block in `patch`.",
-        ));
+        return Err(ToolError::empty_patch());
     }
     if args.patch.len() > MAX_PATCH_BYTES {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "the patch is {} bytes; the limit is {MAX_PATCH_BYTES}. Split it into several apply_patch calls.",
-                args.patch.len()
-            ),
-        ));
+        return Err(ToolError::patch_too_large(args.patch.len(), MAX_PATCH_BYTES));
     }
     let (format, files) = parse(ctx, &args.patch)?;
     let _locks = lock_all(ctx, &files)?;
@@ -162,18 +154,7 @@ fn parse_error(format: Format, err: ParseError) -> ToolError {
         Format::Unified => "unified diff",
         Format::BeginPatch => "`*** Begin Patch` patch",
     };
-    let message = if err.unsupported {
-        err.message
-    } else {
-        format!(
-            "the {what} does not parse at patch line {}: {} Nothing was written; fix that line and call \
-             apply_patch again.",
-            err.line, err.message
-        )
-    };
-    ToolError::new(ErrorCode::PatchFailed, message)
-        .with("patch_line", err.line)
-        .with("format", format.as_str())
+    ToolError::patch_unparsable(what, format.as_str(), err.line, &err.message, err.unsupported)
 }
 
 fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {

@@ -16,7 +16,7 @@ use super::commit::{NewBytes, Step};
 use super::links::{self, LinkStep};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
@@ -126,82 +126,11 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
             (slot(ctx, &mut plan, &file.path, file)?, false)
         };
         let path = plan.slots[source].path.clone();
-        let display = path.display.clone();
         match file.op {
             Op::Add if replacing => replace_whole(ctx, &mut plan, source, file)?,
-            Op::Add => {
-                if plan.slots[source].current.is_some() {
-                    return Err(already_exists(&path, file));
-                }
-                let applied = run_hunks("", &path, file)?;
-                push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
-                let slot = &mut plan.slots[source];
-                slot.current = Some(Current {
-                    text: Text::Owned(applied.splice.to_text("")),
-                    origin: None,
-                });
-                slot.mode = file.executable.map(|x| with_executable(0o644, x));
-                plan.reports.push(report("added", &display, None, applied.hunks));
-            }
-            Op::Delete => {
-                materialize(&mut plan, source);
-                let current = existing(ctx, &plan, source, file)?;
-                let mut hunks = Vec::new();
-                if !file.hunks.is_empty() {
-                    hunks = deleting_hunks(current, &path, file)?;
-                }
-                let lines = current.lines().count();
-                plan.diff.push_str(&format!(
-                    "--- a/{display}\n+++ /dev/null\n(deleted, {lines} line{})\n",
-                    if lines == 1 { "" } else { "s" }
-                ));
-                plan.slots[source].current = None;
-                plan.reports.push(report("deleted", &display, None, hunks));
-            }
-            Op::Update => {
-                materialize(&mut plan, source);
-                let current = existing(ctx, &plan, source, file)?;
-                let applied = run_hunks(current, &path, file)?;
-                let previous = plan.slots[source].current.as_ref();
-                let content = Current {
-                    text: match previous.map(|c| &c.text) {
-                        // A pure move keeps the text it had (possibly the unchanged original).
-                        Some(text) if file.hunks.is_empty() => text.clone(),
-                        Some(Text::Original) => Text::Spliced(applied.splice),
-                        _ => Text::Owned(applied.splice.to_text(current)),
-                    },
-                    origin: previous.and_then(|c| c.origin),
-                };
-                let dest = match &file.move_to {
-                    Some(to) => slot(ctx, &mut plan, to, file)?,
-                    None => source,
-                };
-                let dest_display = plan.slots[dest].path.display.clone();
-                if dest == source {
-                    push_diff(&mut plan.diff, Some(&display), Some(&display), &applied.diff);
-                    let slot = &mut plan.slots[source];
-                    slot.current = Some(content);
-                    let base = slot.mode.unwrap_or(slot.old_mode);
-                    slot.mode = file.executable.map(|x| with_executable(base, x)).or(slot.mode);
-                    plan.reports
-                        .push(report("modified", &display, None, applied.hunks));
-                } else {
-                    push_diff(&mut plan.diff, Some(&display), Some(&dest_display), &applied.diff);
-                    let source_mode = plan.slots[source].mode.unwrap_or(plan.slots[source].old_mode);
-                    if !file.copy {
-                        plan.slots[source].current = None;
-                    }
-                    let slot = &mut plan.slots[dest];
-                    slot.current = Some(content);
-                    slot.mode = Some(
-                        file.executable
-                            .map_or(source_mode, |x| with_executable(source_mode, x)),
-                    );
-                    let status = if file.copy { "copied" } else { "renamed" };
-                    plan.reports
-                        .push(report(status, &dest_display, Some(display), applied.hunks));
-                }
-            }
+            Op::Add => plan_add(&mut plan, source, &path, file)?,
+            Op::Delete => plan_delete(ctx, &mut plan, source, &path, file)?,
+            Op::Update => plan_update(ctx, &mut plan, source, &path, file)?,
         }
     }
     let mut all_steps: Vec<Step> = plan.links.into_iter().map(Step::Link).collect();
@@ -212,6 +141,104 @@ pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
         diff: plan.diff,
         notices: plan.notices,
     })
+}
+
+/// A new file: its text is the hunks applied to nothing.
+fn plan_add(plan: &mut Planning, source: usize, path: &WsPath, file: &FilePatch) -> Result<(), ToolError> {
+    let display = path.display.clone();
+    if plan.slots[source].current.is_some() {
+        return Err(already_exists(path, file));
+    }
+    let applied = run_hunks("", path, file)?;
+    push_diff(&mut plan.diff, None, Some(&display), &applied.diff);
+    let slot = &mut plan.slots[source];
+    slot.current = Some(Current {
+        text: Text::Owned(applied.splice.to_text("")),
+        origin: None,
+    });
+    slot.mode = file.executable.map(|x| with_executable(0o644, x));
+    plan.reports.push(report("added", &display, None, applied.hunks));
+    Ok(())
+}
+
+/// A deletion: the file goes, after its hunks (if any) are checked to remove every line.
+fn plan_delete(
+    ctx: &Context,
+    plan: &mut Planning,
+    source: usize,
+    path: &WsPath,
+    file: &FilePatch,
+) -> Result<(), ToolError> {
+    let display = path.display.clone();
+    materialize(plan, source);
+    let current = existing(ctx, plan, source, file)?;
+    let mut hunks = Vec::new();
+    if !file.hunks.is_empty() {
+        hunks = deleting_hunks(current, path, file)?;
+    }
+    let lines = current.lines().count();
+    plan.diff.push_str(&format!(
+        "--- a/{display}\n+++ /dev/null\n(deleted, {lines} line{})\n",
+        if lines == 1 { "" } else { "s" }
+    ));
+    plan.slots[source].current = None;
+    plan.reports.push(report("deleted", &display, None, hunks));
+    Ok(())
+}
+
+/// An update: the hunks applied to the current text, which stays at its path or goes to
+/// `move_to` (renamed, or copied).
+fn plan_update(
+    ctx: &Context,
+    plan: &mut Planning,
+    source: usize,
+    path: &WsPath,
+    file: &FilePatch,
+) -> Result<(), ToolError> {
+    let display = path.display.clone();
+    materialize(plan, source);
+    let current = existing(ctx, plan, source, file)?;
+    let applied = run_hunks(current, path, file)?;
+    let previous = plan.slots[source].current.as_ref();
+    let content = Current {
+        text: match previous.map(|c| &c.text) {
+            // A pure move keeps the text it had (possibly the unchanged original).
+            Some(text) if file.hunks.is_empty() => text.clone(),
+            Some(Text::Original) => Text::Spliced(applied.splice),
+            _ => Text::Owned(applied.splice.to_text(current)),
+        },
+        origin: previous.and_then(|c| c.origin),
+    };
+    let dest = match &file.move_to {
+        Some(to) => slot(ctx, plan, to, file)?,
+        None => source,
+    };
+    let dest_display = plan.slots[dest].path.display.clone();
+    if dest == source {
+        push_diff(&mut plan.diff, Some(&display), Some(&display), &applied.diff);
+        let slot = &mut plan.slots[source];
+        slot.current = Some(content);
+        let base = slot.mode.unwrap_or(slot.old_mode);
+        slot.mode = file.executable.map(|x| with_executable(base, x)).or(slot.mode);
+        plan.reports
+            .push(report("modified", &display, None, applied.hunks));
+    } else {
+        push_diff(&mut plan.diff, Some(&display), Some(&dest_display), &applied.diff);
+        let source_mode = plan.slots[source].mode.unwrap_or(plan.slots[source].old_mode);
+        if !file.copy {
+            plan.slots[source].current = None;
+        }
+        let slot = &mut plan.slots[dest];
+        slot.current = Some(content);
+        slot.mode = Some(
+            file.executable
+                .map_or(source_mode, |x| with_executable(source_mode, x)),
+        );
+        let status = if file.copy { "copied" } else { "renamed" };
+        plan.reports
+            .push(report(status, &dest_display, Some(display), applied.hunks));
+    }
+    Ok(())
 }
 
 /// `*** Add File` over a file that exists: the new text replaces it whole, as write_file would
@@ -307,17 +334,11 @@ pub(super) fn deleting_hunks(
     let display = &path.display;
     let applied = run_hunks(current, path, file)?;
     if !applied.splice.slices(current).all(|s| s.trim().is_empty()) {
-        return Err(ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "the patch deletes `{display}` (patch line {}), but its hunks do not remove every line of \
-                 the file, so the patch was made against other content and nothing was written. Call \
-                 read_file with path={} to see the file, then regenerate the patch.",
-                file.line,
-                path.call_arg()
-            ),
-        )
-        .with("path", display.as_str()));
+        return Err(ToolError::deletion_leaves_lines(
+            display,
+            file.line,
+            &path.call_arg(),
+        ));
     }
     Ok(applied.hunks)
 }
@@ -354,15 +375,7 @@ pub(super) fn existing<'s>(
     let slot = &plan.slots[index];
     match &slot.current {
         Some(current) => Ok(text_of(&plan.slots, current)),
-        None if slot.loaded.is_some() => Err(ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "patch line {} changes `{}`, which an earlier part of the same patch deletes or moves away; \
-                 nothing was written. Order the patch so each file is changed before it is removed.",
-                file.line, slot.path.display
-            ),
-        )
-        .with("path", slot.path.display.clone())),
+        None if slot.loaded.is_some() => Err(ToolError::changed_after_removal(&slot.path.display, file.line)),
         None => {
             let err = crate::fs::open::not_found(&ctx.workspace, ctx.tool, &slot.path, &file.path);
             let message = format!(
@@ -376,18 +389,7 @@ pub(super) fn existing<'s>(
 }
 
 pub(super) fn already_exists(path: &WsPath, file: &FilePatch) -> ToolError {
-    let display = &path.display;
-    ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "the patch adds `{display}` (patch line {}), but that file already exists, so nothing was \
-             written. To change it, patch it as an update (`*** Update File:` or a diff with \
-             `--- a/{display}`); to replace it whole, call write_file with path={}.",
-            file.line,
-            path.call_arg()
-        ),
-    )
-    .with("path", display.as_str())
+    ToolError::added_file_exists(&path.display, file.line, &path.call_arg())
 }
 
 /// The slot for a file the patch creates: an existing file there is an error (reported before
@@ -469,15 +471,7 @@ fn slot_at(
 
 /// A path an earlier part of the patch deleted or renamed a symlink at, or renamed one to.
 pub(super) fn claimed_by_link(display: &str, file: &FilePatch) -> ToolError {
-    ToolError::new(
-        ErrorCode::PatchFailed,
-        format!(
-            "patch line {} uses `{display}`, where an earlier part of the same patch deletes or renames a \
-             symlink; nothing was written. Put each symlink change in its own apply_patch call.",
-            file.line
-        ),
-    )
-    .with("path", display)
+    ToolError::claimed_by_link(display, file.line)
 }
 
 /// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
@@ -487,18 +481,7 @@ fn through_a_file(ctx: &Context, path: &WsPath, file: &FilePatch) -> Option<Tool
         return None;
     }
     let blocking = ctx.workspace.display(blocking);
-    Some(
-        ToolError::new(
-            ErrorCode::PatchFailed,
-            format!(
-                "`{}` (patch line {}) goes through `{blocking}`, which is a file, not a directory, so \
-                 nothing can be created or changed inside it; nothing was written. Use a path whose \
-                 parent is a directory (or delete or rename `{blocking}` earlier in a separate call).",
-                path.display, file.line
-            ),
-        )
-        .with("path", path.display.clone()),
-    )
+    Some(ToolError::patch_through_file(&path.display, file.line, &blocking))
 }
 
 /// Adds the patch line to a gate's message, and says nothing was written.

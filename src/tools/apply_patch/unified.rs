@@ -1,5 +1,8 @@
 //! Unified diffs as `git diff` and `diff -u` write them.
 //!
+//! Over 600 lines: the whole grammar (file headers, git's extended headers, hunks) and the
+//! error for each way a line can break it are read in one place.
+//!
 //! Lines outside file headers and hunks are skipped (`index` lines, `diff -u` command lines,
 //! commit messages), as `git apply` and GNU patch do. Inside a hunk nothing is guessed: the
 //! body must hold exactly the line counts its `@@` header announces.
@@ -175,47 +178,7 @@ fn parse_file_body(lines: &[&str], start: usize, git: Option<&GitHeader>) -> Res
 /// `@@ -a,b +c,d @@ section` and exactly the body lines it counts.
 fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usize), ParseError> {
     let header = lines[start].strip_suffix('\r').unwrap_or(lines[start]);
-    let bad_header = || {
-        ParseError::new(
-            start + 1,
-            format!(
-                "hunk {number} has a malformed header `{}`. {HUNK_FORMS}",
-                clip(header)
-            ),
-        )
-    };
-    if header.starts_with("@@@") {
-        return Err(ParseError::new(
-            start + 1,
-            format!(
-                "`{}` is a combined (merge) diff hunk, which cannot be applied. Diff against one parent \
-                 (`git diff A B`) instead. {HUNK_FORMS}",
-                clip(header)
-            ),
-        ));
-    }
-    let inner = header
-        .strip_prefix("@@ ")
-        .and_then(|r| {
-            r.split_once(" @@")
-                .map(|(ranges, _)| ranges)
-                .or(r.strip_suffix(" @@"))
-        })
-        .ok_or_else(bad_header)?;
-    let mut parts = inner.split_whitespace();
-    let (old_start, old_count) = parts
-        .next()
-        .and_then(|p| p.strip_prefix('-'))
-        .and_then(range)
-        .ok_or_else(bad_header)?;
-    let (_, new_count) = parts
-        .next()
-        .and_then(|p| p.strip_prefix('+'))
-        .and_then(range)
-        .ok_or_else(bad_header)?;
-    if parts.next().is_some() {
-        return Err(bad_header());
-    }
+    let (old_start, old_count, new_count) = hunk_header(header, start, number)?;
     let mut hunk = Hunk {
         old_start: Some(old_start),
         line: start + 1,
@@ -258,17 +221,17 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
             new_seen += 1;
         }
         if old_seen > old_count || new_seen > new_count {
+            let which = if old_seen > old_count {
+                "old (` ` and `-`)"
+            } else {
+                "new (` ` and `+`)"
+            };
             return Err(ParseError::new(
                 i + 1,
                 format!(
-                    "hunk {number} (patch line {}) has more {} lines than its header `{}` announces. \
+                    "hunk {number} (patch line {}) has more {which} lines than its header `{}` announces. \
                      Fix the counts in the header to match the body. {HUNK_FORMS}",
                     start + 1,
-                    if old_seen > old_count {
-                        "old (` ` and `-`)"
-                    } else {
-                        "new (` ` and `+`)"
-                    },
                     clip(header)
                 ),
             ));
@@ -280,25 +243,84 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
         mark_no_newline(&mut hunk);
         i += 1;
     }
-    if let Some(&next) = lines.get(i) {
-        let continues = (next.starts_with('+') && !next.starts_with("+++ "))
-            || (next.starts_with('-') && !next.starts_with("--- ") && next != "-- ")
-            || next.starts_with(' ');
-        if continues {
-            return Err(ParseError::new(
-                i + 1,
-                format!(
-                    "hunk {number} (patch line {}) is longer than its header `{}` announces: line {} `{}` \
-                     still looks like a body line. Fix the counts in the header to match the body. {HUNK_FORMS}",
-                    start + 1,
-                    clip(header),
-                    i + 1,
-                    clip(next)
-                ),
-            ));
-        }
-    }
+    check_hunk_end(lines, i, start, number, header)?;
     Ok((hunk, i))
+}
+
+/// A body line right after the counted ones means the header's counts are short.
+fn check_hunk_end(
+    lines: &[&str],
+    i: usize,
+    start: usize,
+    number: usize,
+    header: &str,
+) -> Result<(), ParseError> {
+    let Some(&next) = lines.get(i) else {
+        return Ok(());
+    };
+    let continues = (next.starts_with('+') && !next.starts_with("+++ "))
+        || (next.starts_with('-') && !next.starts_with("--- ") && next != "-- ")
+        || next.starts_with(' ');
+    if !continues {
+        return Ok(());
+    }
+    Err(ParseError::new(
+        i + 1,
+        format!(
+            "hunk {number} (patch line {}) is longer than its header `{}` announces: line {} `{}` \
+             still looks like a body line. Fix the counts in the header to match the body. {HUNK_FORMS}",
+            start + 1,
+            clip(header),
+            i + 1,
+            clip(next)
+        ),
+    ))
+}
+
+/// The old start, old count and new count of `@@ -a,b +c,d @@ section`.
+fn hunk_header(header: &str, start: usize, number: usize) -> Result<(usize, usize, usize), ParseError> {
+    let bad_header = || {
+        ParseError::new(
+            start + 1,
+            format!(
+                "hunk {number} has a malformed header `{}`. {HUNK_FORMS}",
+                clip(header)
+            ),
+        )
+    };
+    if header.starts_with("@@@") {
+        return Err(ParseError::new(
+            start + 1,
+            format!(
+                "`{}` is a combined (merge) diff hunk, which cannot be applied. Diff against one parent \
+                 (`git diff A B`) instead. {HUNK_FORMS}",
+                clip(header)
+            ),
+        ));
+    }
+    let inner = header
+        .strip_prefix("@@ ")
+        .and_then(|r| {
+            r.split_once(" @@")
+                .map(|(ranges, _)| ranges)
+                .or(r.strip_suffix(" @@"))
+        })
+        .ok_or_else(bad_header)?;
+    let mut parts = inner.split_whitespace();
+    let (old_start, old_count) = parts
+        .next()
+        .and_then(|p| p.strip_prefix('-'))
+        .and_then(range)
+        .ok_or_else(bad_header)?;
+    let (_, new_count) = parts
+        .next()
+        .and_then(|p| p.strip_prefix('+'))
+        .and_then(range)
+        .ok_or_else(bad_header)?;
+    if parts.next().is_some() {
+        return Err(bad_header());
+    }
+    Ok((old_start, old_count, new_count))
 }
 
 fn short_hunk(

@@ -23,6 +23,17 @@ pub enum IndentChange {
 }
 
 impl IndentChange {
+    /// `data.indentation`: how new lines were shifted, if they were.
+    pub fn as_field(&self) -> Option<&'static str> {
+        match self {
+            IndentChange::Kept => None,
+            IndentChange::Added(_) => Some("shifted_right"),
+            IndentChange::Removed(_) => Some("shifted_left"),
+            IndentChange::Mapped => Some("mapped"),
+            IndentChange::AsGiven => Some("as_given"),
+        }
+    }
+
     pub fn describe(&self) -> Option<String> {
         let show = |p: &str| {
             let tabs = p.matches('\t').count();
@@ -94,19 +105,7 @@ pub fn adapt(
     let replace_lines: Vec<&str> = replace.split('\n').collect();
     let skip = usize::from(mid_line);
     let change = indent_change(&search_lines[skip..], &file_lines[skip..]);
-    let mut from_file: Vec<Option<usize>> = vec![None; replace_lines.len()];
-    for op in similar::capture_diff_slices(Algorithm::Myers, &search_lines, &replace_lines) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                from_file[new_index + t] = Some(old_index + t);
-            }
-        }
-    }
+    let from_file = kept_lines(&search_lines, &replace_lines);
     let curls = |straight: char, open: char, close: char| {
         typography
             && search.contains(straight)
@@ -153,17 +152,42 @@ pub fn adapt(
             out.push(format!("{}{line}", lead(file_lines[0])));
             continue;
         }
-        out.push(match &change.0 {
-            IndentChange::Added(p) => format!("{p}{line}"),
-            IndentChange::Removed(p) => line.strip_prefix(p.as_str()).unwrap_or(line).to_string(),
-            IndentChange::Mapped => match change.1.get(lead(line)) {
-                Some(to) => format!("{to}{}", line.trim_start_matches(is_blank)),
-                None => line.to_string(),
-            },
-            IndentChange::Kept | IndentChange::AsGiven => line.to_string(),
-        });
+        out.push(shift(line, &change.0, &change.1));
     }
     (out.join("\n"), change.0, folded_any)
+}
+
+/// For each line of replace that search holds unchanged, the index of that line in search
+/// (so the file's own line, as matched, is kept).
+fn kept_lines(search_lines: &[&str], replace_lines: &[&str]) -> Vec<Option<usize>> {
+    let mut from_file: Vec<Option<usize>> = vec![None; replace_lines.len()];
+    for op in similar::capture_diff_slices(Algorithm::Myers, search_lines, replace_lines) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                from_file[new_index + t] = Some(old_index + t);
+            }
+        }
+    }
+    from_file
+}
+
+/// A new line of replace with the indentation change applied; `mapped` maps each search
+/// indentation to the file's for [`IndentChange::Mapped`].
+fn shift(line: &str, change: &IndentChange, mapped: &BTreeMap<String, String>) -> String {
+    match change {
+        IndentChange::Added(p) => format!("{p}{line}"),
+        IndentChange::Removed(p) => line.strip_prefix(p.as_str()).unwrap_or(line).to_string(),
+        IndentChange::Mapped => match mapped.get(lead(line)) {
+            Some(to) => format!("{to}{}", line.trim_start_matches(is_blank)),
+            None => line.to_string(),
+        },
+        IndentChange::Kept | IndentChange::AsGiven => line.to_string(),
+    }
 }
 
 /// `line` with each typographic character that search used but the file's span does not (the

@@ -10,7 +10,7 @@ use std::ops::Range;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{EditForm, ToolError};
 use crate::fs::line_endings::{to_lf, LfEdit};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
@@ -76,86 +76,42 @@ enum Mode<'a> {
 }
 
 /// The validation chain: contradictory or empty arguments are refused before any I/O.
+/// The form of the call: one search, or a search_start/search_end range.
+fn mode_of(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
+    let refuse = |form| Err(ToolError::edit_form(form));
+    match (&args.search, &args.search_start, &args.search_end) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => refuse(EditForm::SearchAndRange),
+        (None, Some(_), None) => refuse(EditForm::HalfRange {
+            given: "search_start",
+            missing: "search_end",
+        }),
+        (None, None, Some(_)) => refuse(EditForm::HalfRange {
+            given: "search_end",
+            missing: "search_start",
+        }),
+        (None, None, None) => refuse(EditForm::NoSearch),
+        (Some(search), None, None) => Ok(Mode::Search(search)),
+        (None, Some(start), Some(end)) => Ok(Mode::Range(start, end)),
+    }
+}
+
 fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
-    let invalid = |message: String| Err(ToolError::invalid(message));
-    let mode = match (&args.search, &args.search_start, &args.search_end) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return invalid(
-                "search cannot be combined with search_start/search_end: pass either search (the \
-                 exact text to replace) or a range, and pass search_start and search_end together, \
-                 or neither. Call again with only one of the two forms."
-                    .into(),
-            )
-        }
-        (None, start @ Some(_), None) | (None, start @ None, Some(_)) => {
-            let (given, missing) = if start.is_some() {
-                ("search_start", "search_end")
-            } else {
-                ("search_end", "search_start")
-            };
-            return invalid(format!(
-                "pass search_start and search_end together, or neither: search_start is the text \
-                 where the range begins, search_end the text where it ends (both included). This call \
-                 passed {given} without {missing}: add {missing}, or pass search instead for a single span."
-            ));
-        }
-        (None, None, None) => {
-            return invalid(
-                "missing search: pass search (the exact text to replace, copied from read_file \
-                 without the line-number prefixes), or search_start and search_end for a long range."
-                    .into(),
-            )
-        }
-        (Some(search), None, None) => Mode::Search(search),
-        (None, Some(start), Some(end)) => Mode::Range(start, end),
+    let mode = mode_of(args)?;
+    let wrong = match mode {
+        Mode::Search("") => Some(EditForm::EmptySearch),
+        Mode::Search(search) if search == args.replace => Some(EditForm::NoChange),
+        Mode::Range(start, end) if start.is_empty() || end.is_empty() => Some(EditForm::EmptyAnchor),
+        Mode::Range(..) if args.replace_all => Some(EditForm::ReplaceAllOnRange),
+        _ if args.replace_all && args.occurrence.is_some() => Some(EditForm::ReplaceAllAndOccurrence),
+        _ => args
+            .occurrence
+            .filter(|n| *n < 1)
+            .map(EditForm::OccurrenceNotPositive),
     };
-    match mode {
-        Mode::Search("") => {
-            return invalid(
-                "search is empty, so there is nothing to locate. To create a file or replace all of \
-                 it, use write_file; to insert text, search for the line next to the insertion \
-                 point and repeat it in replace along with the new text."
-                    .into(),
-            )
-        }
-        Mode::Search(search) if search == args.replace => {
-            return invalid(
-                "search and replace are identical, so the edit would change nothing. Put the new \
-                 text in replace."
-                    .into(),
-            )
-        }
-        Mode::Range(start, end) if start.is_empty() || end.is_empty() => {
-            return invalid(
-                "search_start and search_end must both be non-empty: they are the texts where the \
-                 range begins and ends."
-                    .into(),
-            )
-        }
-        Mode::Range(..) if args.replace_all => {
-            return invalid(
-                "replace_all applies to search, not to a search_start/search_end range. Call again \
-                 without replace_all (use occurrence=N if search_start matches several times)."
-                    .into(),
-            )
-        }
-        _ => {}
+    match wrong {
+        Some(form) => Err(ToolError::edit_form(form)),
+        None => Ok(mode),
     }
-    if args.replace_all && args.occurrence.is_some() {
-        return invalid(
-            "replace_all=true replaces every match and occurrence=N picks one; pass only one of them.".into(),
-        );
-    }
-    if let Some(n) = args.occurrence {
-        if n < 1 {
-            return invalid(format!(
-                "occurrence={n} is not a match number: occurrence is 1-based (occurrence=1 is the \
-                 first match in the file). Pass occurrence=N with N from 1 to the number of matches, \
-                 or leave it out."
-            ));
-        }
-    }
-    Ok(mode)
 }
 
 /// What will change.
@@ -184,28 +140,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         Mode::Range(start, end) => plan_range(&path, hay, start, end, &args)?,
     };
     let new_text = lf.splice(&plan.edits);
-    let mut notes = Vec::new();
-    if plan.level != Level::Exact {
-        notes.push(format!(
-            "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
-            plan.level.forgave(),
-            plan.level.as_str()
-        ));
-    }
-    if plan.replace_was_numbered {
-        notes.push("The line-number prefixes were stripped from replace as well.".to_string());
-    }
-    if let Some(note) = plan.indent.describe() {
-        notes.push(note);
-    }
-    if plan.punctuation_folded {
-        notes.push(
-            "The file uses straight ASCII punctuation where search had typographic characters (curly \
-             quotes, dashes, special spaces); replace's punctuation was folded the same way to match the \
-             file."
-                .to_string(),
-        );
-    }
+    let notes = plan.notes();
     let mut out_notices = Vec::new();
     if let Some(label) = file.encoding_label() {
         out_notices.push(format!(
@@ -263,18 +198,41 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     if let Some(label) = file.encoding_label() {
         out = out.with("encoding", label);
     }
-    let indentation = match plan.indent {
-        IndentChange::Kept => None,
-        IndentChange::Added(_) => Some("shifted_right"),
-        IndentChange::Removed(_) => Some("shifted_left"),
-        IndentChange::Mapped => Some("mapped"),
-        IndentChange::AsGiven => Some("as_given"),
-    };
-    if let Some(indentation) = indentation {
+    if let Some(indentation) = plan.indent.as_field() {
         out = out.with("indentation", indentation);
     }
     out.notices = out_notices;
     Ok(out)
+}
+
+impl Plan {
+    /// The lines the result adds after its first: how the match was found and what was
+    /// adapted in replace.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.level != Level::Exact {
+            notes.push(format!(
+                "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
+                self.level.forgave(),
+                self.level.as_str()
+            ));
+        }
+        if self.replace_was_numbered {
+            notes.push("The line-number prefixes were stripped from replace as well.".to_string());
+        }
+        if let Some(note) = self.indent.describe() {
+            notes.push(note);
+        }
+        if self.punctuation_folded {
+            notes.push(
+                "The file uses straight ASCII punctuation where search had typographic characters (curly \
+                 quotes, dashes, special spaces); replace's punctuation was folded the same way to match the \
+                 file."
+                    .to_string(),
+            );
+        }
+        notes
+    }
 }
 
 fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> Result<Plan, ToolError> {
@@ -285,13 +243,7 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
         return Err(no_match(path, hay, &search, "search"));
     };
     if found.replace_mixed {
-        return Err(ToolError::invalid(format!(
-            "search matched `{display}` once its `grep -n` line-number prefixes (`12:`) were stripped, but \
-             only some lines of replace carry such a prefix, so it cannot be told which are prefixes and \
-             which are text (`10:30` is text). Nothing was written. Call edit_file again with replace \
-             written without any line-number prefixes."
-        ))
-        .with("path", display));
+        return Err(ToolError::mixed_replace_prefixes(display));
     }
     let count = found.hits.len();
     let all_lines = line_numbers(hay, &found.hits);
@@ -378,60 +330,23 @@ fn plan_range(
     let index = match (starts.len(), args.occurrence) {
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
-        (count, None) => {
-            return Err(ToolError::new(
-                ErrorCode::MultipleMatches,
-                format!(
-                    "search_start matches {count} places in `{display}` (lines {}); the range must \
-                     start at one. Make search_start unique (add more of its line, or the line \
-                     before it), or pass occurrence=N (1..={count}) to pick one: occurrence=1 is \
-                     line {}.",
-                    list_lines(&start_lines),
-                    start_lines[0]
-                ),
-            )
-            .with("path", display)
-            .with("count", count)
-            .with("lines", start_lines.clone()))
+        (_, None) => {
+            return Err(ToolError::ambiguous_range_start(
+                display,
+                &start_lines,
+                &list_lines(&start_lines),
+            ))
         }
     };
     let begin = starts[index].clone();
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
     let Some(first_end) = ends.first() else {
-        let start_line = start_lines[index];
-        let mut message =
-            format!("search_end has no match after search_start (line {start_line}) in `{display}`.");
-        // Where search_end does occur: before search_start, or inside search_start's own match
-        // (search_end is looked for only after it ends, so the same text never closes its range).
-        let anywhere = find_anchor(hay, &end).1;
-        let occurs: Vec<&Range<usize>> = anywhere.iter().filter(|r| r.start < begin.end).collect();
-        if let Some(first) = occurs.first() {
-            let line = line_numbers(hay, std::slice::from_ref(*first))[0];
-            let within = first.start >= begin.start;
-            message.push_str(&if within {
-                format!(
-                    " It matches only at line {line}, inside search_start's own match; search_end is \
-                     looked for after the end of search_start, so it must be text that follows it."
-                )
-            } else {
-                format!(
-                    " search_end occurs only before it, at line {line}: the range runs from search_start \
-                     forward."
-                )
-            });
-        } else {
-            let diagnosis = diagnose::diagnose(hay, &end, "search_end");
-            message.push(' ');
-            message.push_str(&diagnosis.text);
-        }
-        message.push_str(&format!(
-            " Call read_file with path={} start_line={start_line} to see the text after \
-             search_start, then retry with a search_end copied from it.",
-            path.call_arg()
+        return Err(ToolError::no_range_end(
+            display,
+            start_lines[index],
+            &where_end_occurs(hay, &end, &begin),
+            &path.call_arg(),
         ));
-        return Err(ToolError::new(ErrorCode::NoMatch, message)
-            .with("path", display)
-            .with("search_start_line", start_line));
     };
     let range = begin.start..begin.end + first_end.end;
     let first_line = start_lines[index];
@@ -459,59 +374,55 @@ fn plan_range(
     })
 }
 
+/// Where a search_end that does not follow search_start (matched at `begin`) does occur:
+/// before it, or inside its own match (search_end is looked for only after it ends, so the same
+/// text never closes its range); else why it is not in the file. One or two sentences, each
+/// after a space.
+fn where_end_occurs(hay: &str, end: &str, begin: &Range<usize>) -> String {
+    let anywhere = find_anchor(hay, end).1;
+    let Some(first) = anywhere.iter().find(|r| r.start < begin.end) else {
+        let diagnosis = diagnose::diagnose(hay, end, "search_end");
+        return format!(" {}", diagnosis.text);
+    };
+    let line = line_numbers(hay, std::slice::from_ref(first))[0];
+    if first.start >= begin.start {
+        format!(
+            " It matches only at line {line}, inside search_start's own match; search_end is \
+             looked for after the end of search_start, so it must be text that follows it."
+        )
+    } else {
+        format!(
+            " search_end occurs only before it, at line {line}: the range runs from search_start \
+             forward."
+        )
+    }
+}
+
 /// Picks match `n` (1-based) of `lines.len()`, or says the legal range.
 fn pick(display: &str, n: i64, lines: &[usize], what: &str) -> Result<usize, ToolError> {
     let count = lines.len();
     if n >= 1 && (n as usize) <= count {
         return Ok(n as usize - 1);
     }
-    Err(ToolError::invalid(format!(
-        "occurrence={n} is out of range: {what} matches {count} time{} in `{display}` (line{} {}). \
-         Pass occurrence=N (1..={count}), or leave occurrence out{}.",
-        if count == 1 { "" } else { "s" },
-        if count == 1 { "" } else { "s" },
-        list_lines(lines),
-        if count == 1 {
-            " to replace the one match"
-        } else {
-            ""
-        }
+    Err(ToolError::occurrence_out_of_range(
+        n,
+        what,
+        display,
+        lines,
+        &list_lines(lines),
     ))
-    .with("count", count)
-    .with("lines", lines.to_vec()))
 }
 
 fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], replace_all: bool) -> ToolError {
-    let count = lines.len();
-    let message = if found.level == Level::Exact {
-        format!(
-            "search matches {count} places in `{display}` (lines {}). Pass replace_all=true to \
-             replace all {count}, or occurrence=N (1..={count}) to replace one (occurrence=1 is \
-             line {}), or add surrounding lines to search so it matches once.",
-            list_lines(lines),
-            lines[0]
-        )
-    } else {
-        format!(
-            "search does not occur exactly in `{display}`, and forgiving {} it matches {count} \
-             places (lines {}), so edit_file will not guess.{} Copy search exactly from read_file \
-             output, add surrounding lines so it matches once, or pass occurrence=N (1..={count}) \
-             to pick one (occurrence=1 is line {}).",
-            found.level.forgave(),
-            list_lines(lines),
-            if replace_all {
-                " replace_all=true applies to exact matches only."
-            } else {
-                ""
-            },
-            lines[0]
-        )
-    };
-    ToolError::new(ErrorCode::MultipleMatches, message)
-        .with("path", display)
-        .with("count", count)
-        .with("lines", lines.to_vec())
-        .with("match", found.level.as_str())
+    let forgave = (found.level != Level::Exact).then(|| found.level.forgave());
+    ToolError::multiple_matches(
+        display,
+        lines,
+        &list_lines(lines),
+        forgave,
+        found.level.as_str(),
+        replace_all,
+    )
 }
 
 fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
@@ -521,21 +432,7 @@ fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
         Some(line) if line > 5 => format!("read_file with path={} start_line={}", path.call_arg(), line - 5),
         _ => format!("read_file with path={}", path.call_arg()),
     };
-    let tried = if what == "search" {
-        " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
-    } else {
-        ""
-    };
-    let message = format!(
-        "{what} was not found in `{display}`{tried}. {} Call {read_call} to see the current text, \
-         then retry with {what} copied exactly from it (without the line-number prefixes).",
-        diagnosis.text
-    );
-    let mut error = ToolError::new(ErrorCode::NoMatch, message).with("path", display);
-    if let Some(line) = diagnosis.near_line {
-        error = error.with("near_line", line);
-    }
-    error
+    ToolError::no_match(what, display, &diagnosis.text, &read_call, diagnosis.near_line)
 }
 
 /// 1-based line numbers of the starts of sorted `ranges`, in one pass over the text.

@@ -1,5 +1,8 @@
 //! Classifying a command before it runs: read-only, other, network or destructive.
 //!
+//! Over 600 lines: one walk over the syntax tree whose visitors share its state (cwd, aliases,
+//! nesting depth); the per-program rules are in their own modules.
+//!
 //! The command is parsed with tree-sitter-bash, not searched for substrings, so the words are
 //! the words the shell will see: `git commit -m "pull fix"` is `git commit` with a message,
 //! not a `pull`; `echo rm -rf /` is an echo. Every simple command is visited, including those
@@ -238,8 +241,17 @@ impl Walker<'_> {
         if let Some(reason) = rules::destructive(&name, args) {
             self.find(Class::Destructive, reason);
         }
+        self.commands_inside(&name, args);
+        for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
+            self.find(Class::Destructive, reason);
+        }
+    }
+
+    /// The commands a command runs (`sh -c SCRIPT`, `find -exec`, `xargs`, …), each judged as a
+    /// command of its own.
+    fn commands_inside(&mut self, name: &str, args: &[Word]) {
         // `sh -c 'curl …'`: the script is a command line of its own, classified the same way.
-        if rules::SHELLS.contains(&name.as_str()) {
+        if rules::SHELLS.contains(&name) {
             match rules::dash_c_script(args) {
                 Some(Some(script)) => self.script(&script),
                 Some(None) => {
@@ -257,7 +269,7 @@ impl Walker<'_> {
         // Commands that run other commands: each is judged as a command of its own.
         if self.depth < MAX_NESTING {
             self.depth += 1;
-            for run in rules::commands_run_by(&name, args) {
+            for run in rules::commands_run_by(name, args) {
                 match run {
                     rules::Runs::Words(words) => self.simple_command(&words),
                     rules::Runs::Script(script) => self.script(&script),
@@ -265,9 +277,6 @@ impl Walker<'_> {
                 }
             }
             self.depth -= 1;
-        }
-        for reason in writes::outside_writes(&name, args, self.cwd.as_deref(), self.scope) {
-            self.find(Class::Destructive, reason);
         }
     }
 

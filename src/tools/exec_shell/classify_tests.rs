@@ -1,3 +1,5 @@
+//! Over 600 lines: a table of command lines and the class each must get, one case a few lines.
+
 use super::*;
 use crate::fs::workspace::Workspace;
 use std::path::Path;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::Decision;
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
@@ -405,19 +405,7 @@ fn required_error(missing: &[Missing]) -> ToolError {
         .iter()
         .map(|m| format!("{} ({})", m.layer.as_str(), m.reason))
         .collect();
-    ToolError::new(
-        ErrorCode::SandboxUnavailable,
-        format!(
-            "the command was not run: [shell] sandbox = \"required\" in .codesmith/config.toml, and \
-             this machine cannot provide {}. Ask the user to enable the missing kernel feature, or \
-             to set sandbox = \"auto\" under [shell] to run commands guarded by the classifier alone.",
-            what.join(", ")
-        ),
-    )
-    .with(
-        "missing",
-        missing.iter().map(|m| m.layer.as_str()).collect::<Vec<_>>(),
-    )
+    ToolError::sandbox_unavailable(&what, missing.iter().map(|m| m.layer.as_str()).collect())
 }
 
 /// The writable roots as the model names them.

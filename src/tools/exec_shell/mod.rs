@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::net::{Decision, Policy};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -84,6 +84,33 @@ pub struct ExecShellArgs {
     pub background: bool,
 }
 
+/// Runs the command in the foreground, confined as planned, through the sentinel's script
+/// (which reports its exit status and the cwd it ended in on stderr).
+fn run_foreground(
+    ctx: &Context,
+    args: &ExecShellArgs,
+    confinement: &confine::Confinement,
+    sentinel: &Sentinel,
+    cwd: &Path,
+) -> Result<(run::Finished, crate::sandbox::Report), ToolError> {
+    let script = sentinel.script();
+    let env = confinement.env();
+    let arguments = Sentinel::arguments(&args.command);
+    confine::launch(ctx, confinement, |sandbox| {
+        run::run(
+            &run::Launch {
+                script: &script,
+                arguments: &arguments,
+                cwd,
+                env: &env,
+                sandbox,
+                reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
+            },
+            Duration::from_millis(args.timeout_ms),
+        )
+    })
+}
+
 pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     validate(&args)?;
     let classification = classify::classify(&args.command, &Scope::new(&ctx.workspace));
@@ -100,24 +127,8 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
     let snapshot = snapshot_before(ctx, classification.class);
     let sentinel = Sentinel::new();
-    let script = sentinel.script();
     let cwd_before = ctx.workspace.cwd().to_path_buf();
-    let timeout = Duration::from_millis(args.timeout_ms);
-    let env = confinement.env();
-    let arguments = Sentinel::arguments(&args.command);
-    let launched = confine::launch(ctx, &confinement, |sandbox| {
-        run::run(
-            &run::Launch {
-                script: &script,
-                arguments: &arguments,
-                cwd: &cwd_before,
-                env: &env,
-                sandbox,
-                reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
-            },
-            timeout,
-        )
-    });
+    let launched = run_foreground(ctx, &args, &confinement, &sentinel, &cwd_before);
     let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
     let reported_cwd = sentinel.extract(&mut finished.stderr);
@@ -155,18 +166,12 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     notices.extend(confine::weaker_notice(ctx, &report));
     if finished.timed_out {
-        return Err(ToolError::new(
-            ErrorCode::Timeout,
-            format!(
-                "the command did not finish within {} ms, so it was killed with all its children. \
-                 Output so far:\n{}\nTo give it longer, repeat the call with a larger timeout_ms (at \
-                 most {MAX_TIMEOUT_MS}); for servers, watchers and long builds call exec_shell with \
-                 background=true and follow it with task_wait.",
-                args.timeout_ms, rendered.text
-            ),
-        )
-        .with("timeout_ms", args.timeout_ms)
-        .with("data", Value::Object(rendered.data)));
+        return Err(ToolError::command_timed_out(
+            args.timeout_ms,
+            MAX_TIMEOUT_MS,
+            &rendered.text,
+            Value::Object(rendered.data),
+        ));
     }
     if let Some(notice) = probe::probe(&ctx.state, &ctx.workspace) {
         notices.push(notice);
@@ -182,22 +187,16 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
 /// Refuses a command no shell can run, and a timeout out of range.
 fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
     if args.command.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "command is empty. Pass the command line to run, e.g. {\"command\": \"cargo build\"}.",
-        ));
+        return Err(ToolError::empty_command());
     }
     if args.command.contains('\0') {
-        return Err(ToolError::invalid(
-            "command contains a NUL byte, which no shell command can hold. Remove it and call again.",
-        ));
+        return Err(ToolError::nul_in_command());
     }
     if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be 1 to {MAX_TIMEOUT_MS} (got {}). For work that takes longer, call \
-             exec_shell with background=true and follow it with task_wait.",
-            args.timeout_ms
-        ))
-        .with("field", "timeout_ms"));
+        return Err(ToolError::command_timeout_out_of_range(
+            args.timeout_ms,
+            MAX_TIMEOUT_MS,
+        ));
     }
     Ok(())
 }
@@ -332,16 +331,7 @@ fn gate(
     let subject = command.to_string();
     if let Some(reason) = classification.reasons(Class::Network) {
         if policy.default_decision() == Decision::Deny {
-            return Err(ToolError::new(
-                ErrorCode::NetworkDenied,
-                format!(
-                    "the workspace's network policy denies the network ([network] default in \
-                     .codesmith/config.toml), and this command needs it: {reason}. Nothing was run. \
-                     Do the work without the network; for a web page call fetch_url (it follows \
-                     the policy's allow list); or ask the user to change the policy."
-                ),
-            )
-            .with("reason", reason));
+            return Err(ToolError::command_network_denied(&reason));
         }
     }
     if let Some(reason) = classification.reasons(Class::Destructive) {
@@ -368,6 +358,16 @@ fn gate(
 pub struct Rendered {
     pub text: String,
     pub data: serde_json::Map<String, Value>,
+}
+
+/// The `exit code:` line.
+fn exit_line(finished: &run::Finished) -> String {
+    match (finished.exit_code(), finished.signal()) {
+        _ if finished.timed_out => "exit code: none (killed at the timeout)\n".to_string(),
+        (Some(code), Some(signal)) => format!("exit code: {code} (killed by signal {signal})\n"),
+        (Some(code), None) => format!("exit code: {code}\n"),
+        (None, _) => "exit code: unknown\n".to_string(),
+    }
 }
 
 fn render(
@@ -401,14 +401,7 @@ fn render(
             ));
         }
     }
-    match (finished.exit_code(), finished.signal()) {
-        _ if finished.timed_out => text.push_str("exit code: none (killed at the timeout)\n"),
-        (Some(code), Some(signal)) => {
-            text.push_str(&format!("exit code: {code} (killed by signal {signal})\n"))
-        }
-        (Some(code), None) => text.push_str(&format!("exit code: {code}\n")),
-        (None, _) => text.push_str("exit code: unknown\n"),
-    }
+    text.push_str(&exit_line(finished));
     // With the exit code, before the streams, so it cannot be mistaken for the command's output.
     if let Some(line) = cwd_line {
         text.push_str(line);

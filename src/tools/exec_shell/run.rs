@@ -1,5 +1,8 @@
 //! Running one `sh -c` script in its own session and process group, with a deadline.
 //!
+//! Over 600 lines: every unsafe call of the runner (spawn attributes, pipes, pidfd, poll,
+//! waitpid, killpg) stays in this one file, to be reviewed together.
+//!
 //! Three things must never make a call hang:
 //! - a command that waits for input: stdin is `/dev/null`, and the new session has no
 //!   controlling terminal, so even `/dev/tty` prompts (ssh, git credentials) fail fast;
@@ -191,32 +194,12 @@ impl From<io::Error> for SpawnError {
 
 /// Runs the launch and waits for it, at most `timeout`.
 pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
-    let (out_read, out_write) = pipe()?;
-    let (err_read, err_write) = pipe()?;
-    let pid = spawn(launch, out_write.as_raw_fd(), err_write.as_raw_fd())?;
-    // Until it is reaped, the group can be killed by a cancellation (see crate::session::cancel).
-    let _foreground = crate::session::cancel::ForegroundGroup::register(pid);
-    drop(out_write);
-    drop(err_write);
-    set_nonblocking(out_read.as_raw_fd())?;
-    set_nonblocking(err_read.as_raw_fd())?;
-    // SAFETY: pidfd_open on our own child; -1 (old kernel) falls back to polling waitpid.
-    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
-    // SAFETY: a fresh descriptor we now own.
-    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
-
-    let mut streams = [
-        Stream {
-            fd: Some(out_read),
-            bytes: Vec::new(),
-            dropped: 0,
-        },
-        Stream {
-            fd: Some(err_read),
-            bytes: Vec::new(),
-            dropped: 0,
-        },
-    ];
+    let Started {
+        pid,
+        _foreground,
+        mut streams,
+        pidfd,
+    } = start(launch)?;
     let mut finished = Finished::default();
     let mut exited: Option<ExitStatus> = None;
     let mut deadline = Instant::now() + timeout;
@@ -243,27 +226,12 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
         // trip through the scheduler, and a busy machine makes those trips slow.
         let watch_pipes = streaming || exited.is_some();
         let pipe_events = if watch_pipes { libc::POLLIN } else { 0 };
-        let mut fds: Vec<libc::pollfd> = streams
-            .iter()
-            .filter_map(|s| s.fd.as_ref())
-            .map(|fd| (fd, pipe_events))
-            .chain(
-                pidfd
-                    .as_ref()
-                    .filter(|_| exited.is_none())
-                    .map(|fd| (fd, libc::POLLIN)),
-            )
-            .map(|(fd, events)| libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events,
-                revents: 0,
-            })
-            .collect();
-        let mut wait = deadline - now;
-        if !watch_pipes || (pidfd.is_none() && exited.is_none()) {
-            wait = wait.min(TICK);
-        }
-        let millis = wait.as_millis().clamp(1, i32::MAX as u128) as i32;
+        let shell = pidfd.as_ref().filter(|_| exited.is_none());
+        let mut fds = poll_fds(&streams, pipe_events, shell);
+        let millis = poll_millis(
+            deadline - now,
+            !watch_pipes || (pidfd.is_none() && exited.is_none()),
+        );
         // SAFETY: `fds` is a live array of pollfd of the given length.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
         if ready < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
@@ -275,12 +243,8 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
         }
         streaming |= read >= STREAMING_BYTES;
         if exited.is_none() && !finished.timed_out && streams.iter().all(|s| s.fd.is_none()) {
-            if let Some(code) = launch
-                .reported_status
-                .and_then(|status| status(&streams[1].bytes))
-            {
-                // Reaped if it is already gone; otherwise init reaps it after we exit.
-                exited = Some(reap(pid, false)?.unwrap_or(ExitStatus::from_raw((code & 0xff) << 8)));
+            exited = reported_exit(launch, &streams, pid)?;
+            if exited.is_some() {
                 break;
             }
         }
@@ -305,6 +269,87 @@ pub fn run(launch: &Launch, timeout: Duration) -> Result<Finished, SpawnError> {
     finished.stdout = out.bytes;
     finished.stderr = err.bytes;
     Ok(finished)
+}
+
+/// A spawned shell: its pid (and process group), its registration for cancellation, its two
+/// output pipes and, on kernels that have them, a pidfd that becomes readable when it exits.
+struct Started {
+    pid: libc::pid_t,
+    _foreground: crate::session::cancel::ForegroundGroup,
+    streams: [Stream; 2],
+    pidfd: Option<OwnedFd>,
+}
+
+fn start(launch: &Launch) -> Result<Started, SpawnError> {
+    let (out_read, out_write) = pipe()?;
+    let (err_read, err_write) = pipe()?;
+    let pid = spawn(launch, out_write.as_raw_fd(), err_write.as_raw_fd())?;
+    // Until it is reaped, the group can be killed by a cancellation (see crate::session::cancel).
+    let foreground = crate::session::cancel::ForegroundGroup::register(pid);
+    drop(out_write);
+    drop(err_write);
+    set_nonblocking(out_read.as_raw_fd())?;
+    set_nonblocking(err_read.as_raw_fd())?;
+    // SAFETY: pidfd_open on our own child; -1 (old kernel) falls back to polling waitpid.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
+    // SAFETY: a fresh descriptor we now own.
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    let stream = |fd| Stream {
+        fd: Some(fd),
+        bytes: Vec::new(),
+        dropped: 0,
+    };
+    Ok(Started {
+        pid,
+        _foreground: foreground,
+        streams: [stream(out_read), stream(err_read)],
+        pidfd,
+    })
+}
+
+/// How long one poll may wait, in milliseconds: until the deadline, or a tick when something
+/// is only noticed by polling (`ticking`).
+fn poll_millis(until_deadline: Duration, ticking: bool) -> i32 {
+    let wait = if ticking {
+        until_deadline.min(TICK)
+    } else {
+        until_deadline
+    };
+    wait.as_millis().clamp(1, i32::MAX as u128) as i32
+}
+
+/// The exit status the script reported on stderr, if it did (see [`Launch::reported_status`]).
+/// The shell is reaped if it is already gone; otherwise init reaps it after we exit.
+fn reported_exit(
+    launch: &Launch,
+    streams: &[Stream; 2],
+    pid: libc::pid_t,
+) -> Result<Option<ExitStatus>, SpawnError> {
+    let Some(code) = launch
+        .reported_status
+        .and_then(|status| status(&streams[1].bytes))
+    else {
+        return Ok(None);
+    };
+    Ok(Some(
+        reap(pid, false)?.unwrap_or(ExitStatus::from_raw((code & 0xff) << 8)),
+    ))
+}
+
+/// The descriptors to poll: the open pipes with `pipe_events`, and the shell's pidfd while it
+/// has not exited.
+fn poll_fds(streams: &[Stream; 2], pipe_events: libc::c_short, shell: Option<&OwnedFd>) -> Vec<libc::pollfd> {
+    streams
+        .iter()
+        .filter_map(|s| s.fd.as_ref())
+        .map(|fd| (fd, pipe_events))
+        .chain(shell.map(|fd| (fd, libc::POLLIN)))
+        .map(|(fd, events)| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events,
+            revents: 0,
+        })
+        .collect()
 }
 
 fn shell_ready(fds: &[libc::pollfd], pidfd: &Option<OwnedFd>) -> bool {

@@ -289,30 +289,15 @@ impl Hint {
     }
 }
 
-/// Builds the hint for `stop` of `command`, run from the cwd `scope`.
-pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
-    if let Stop::Syscall = stop {
-        return Hint {
-            line: "Sandbox: a program was killed for a system call the sandbox refuses (\"Bad system \
-                   call\": 32-bit system calls cannot run confined). Use a 64-bit build of the \
-                   program, or ask the user to run the command with --yolo.\n"
-                .to_string(),
-            approval: None,
-        };
-    }
-    if let Stop::NetworkDenied(symptom) = stop {
-        return Hint {
-            line: format!(
-                "Sandbox: the workspace's network policy denies the network ([network] default = \
-                 \"deny\" in .codesmith/config.toml), so this command could not connect ({symptom}). \
-                 No approval lifts that: do the work without the network, use fetch_url for a web \
-                 page the allow list permits, or ask the user to change the policy.\n"
-            ),
-            approval: None,
-        };
-    }
-    let [write_outside, network] = lifting_requests(command, scope);
-    let (request, what, other_way) = match stop {
+/// For a stop a person can lift: the approval that lifts it (the request to write outside,
+/// or the one for the network), what happened, and the other way out.
+fn what_stopped(
+    ctx: &Context,
+    stop: &Stop,
+    write_outside: ApprovalRequest,
+    network: ApprovalRequest,
+) -> (ApprovalRequest, String, String) {
+    match stop {
         Stop::Network(symptom) | Stop::NetworkDenied(symptom) => (
             network,
             format!(
@@ -364,7 +349,33 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
                 .to_string(),
             "or write inside the workspace or $TMPDIR instead".to_string(),
         ),
-    };
+    }
+}
+
+/// Builds the hint for `stop` of `command`, run from the cwd `scope`.
+pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
+    if let Stop::Syscall = stop {
+        return Hint {
+            line: "Sandbox: a program was killed for a system call the sandbox refuses (\"Bad system \
+                   call\": 32-bit system calls cannot run confined). Use a 64-bit build of the \
+                   program, or ask the user to run the command with --yolo.\n"
+                .to_string(),
+            approval: None,
+        };
+    }
+    if let Stop::NetworkDenied(symptom) = stop {
+        return Hint {
+            line: format!(
+                "Sandbox: the workspace's network policy denies the network ([network] default = \
+                 \"deny\" in .codesmith/config.toml), so this command could not connect ({symptom}). \
+                 No approval lifts that: do the work without the network, use fetch_url for a web \
+                 page the allow list permits, or ask the user to change the policy.\n"
+            ),
+            approval: None,
+        };
+    }
+    let [write_outside, network] = lifting_requests(command, scope);
+    let (request, what, other_way) = what_stopped(ctx, stop, write_outside, network);
     let request = ApprovalRequest {
         reason: what.clone(),
         ..request

@@ -203,54 +203,8 @@ fn short_cluster_ends_with(text: &str, flag: char) -> bool {
 /// command `watch` repeats (`sudo`, `env`, `xargs`, `timeout` … are unwrapped before this).
 pub fn commands_run_by(name: &str, args: &[Word]) -> Vec<Runs> {
     match name {
-        "find" => {
-            let mut runs = Vec::new();
-            let mut i = 0;
-            while i < args.len() {
-                if args[i].is_any(&["-exec", "-execdir", "-ok", "-okdir"]) {
-                    let end = args[i + 1..]
-                        .iter()
-                        .position(|w| w.is_any(&[";", "+"]))
-                        .map_or(args.len(), |at| i + 1 + at);
-                    runs.push(Runs::Words(unwrap_prefixes(args[i + 1..end].to_vec())));
-                    i = end;
-                }
-                i += 1;
-            }
-            runs
-        }
-        "watch" => {
-            let mut i = 0;
-            let mut exec = false;
-            while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
-                match text {
-                    "-n" | "--interval" | "-q" | "--equexit" => i += 2,
-                    "-x" | "--exec" => {
-                        exec = true;
-                        i += 1;
-                    }
-                    "--" => {
-                        i += 1;
-                        break;
-                    }
-                    _ if text.starts_with('-') => i += 1,
-                    _ => break,
-                }
-            }
-            let command = &args[i.min(args.len())..];
-            if command.is_empty() {
-                Vec::new()
-            } else if exec {
-                vec![Runs::Words(unwrap_prefixes(command.to_vec()))]
-            } else {
-                // watch joins its arguments with spaces and hands them to `sh -c`.
-                let texts: Option<Vec<&str>> = command.iter().map(|w| w.text.as_deref()).collect();
-                match texts {
-                    Some(texts) => vec![Runs::Script(texts.join(" "))],
-                    None => vec![Runs::Words(command.to_vec())],
-                }
-            }
-        }
+        "find" => find_execs(args),
+        "watch" => watched(args),
         // `trap 'cmd' EXIT`: the action runs when the signal comes.
         "trap" => match args.iter().find(|w| !w.is_any(&["-p", "-l", "--"])) {
             Some(Word {
@@ -303,4 +257,56 @@ pub fn commands_run_by(name: &str, args: &[Word]) -> Vec<Runs> {
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// `watch [-x] CMD…`: with -x the words run as they are; without, watch joins them with
+/// spaces and hands them to `sh -c`.
+fn watched(args: &[Word]) -> Vec<Runs> {
+    let mut i = 0;
+    let mut exec = false;
+    while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
+        match text {
+            "-n" | "--interval" | "-q" | "--equexit" => i += 2,
+            "-x" | "--exec" => {
+                exec = true;
+                i += 1;
+            }
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ if text.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let command = &args[i.min(args.len())..];
+    if command.is_empty() {
+        Vec::new()
+    } else if exec {
+        vec![Runs::Words(unwrap_prefixes(command.to_vec()))]
+    } else {
+        let texts: Option<Vec<&str>> = command.iter().map(|w| w.text.as_deref()).collect();
+        match texts {
+            Some(texts) => vec![Runs::Script(texts.join(" "))],
+            None => vec![Runs::Words(command.to_vec())],
+        }
+    }
+}
+
+/// `find … -exec CMD {} ;` (and -execdir, -ok, -okdir): each command runs per file found.
+fn find_execs(args: &[Word]) -> Vec<Runs> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if args[i].is_any(&["-exec", "-execdir", "-ok", "-okdir"]) {
+            let end = args[i + 1..]
+                .iter()
+                .position(|w| w.is_any(&[";", "+"]))
+                .map_or(args.len(), |at| i + 1 + at);
+            runs.push(Runs::Words(unwrap_prefixes(args[i + 1..end].to_vec())));
+            i = end;
+        }
+        i += 1;
+    }
+    runs
 }

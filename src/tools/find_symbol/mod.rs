@@ -89,14 +89,10 @@ impl Wanted {
         let bad =
             name.is_empty() || name.chars().any(char::is_whitespace) || segments.iter().any(|s| s.is_empty());
         if bad {
-            return Err(ToolError::invalid(format!(
-                "name {} is not a symbol name: pass one identifier (`parse_config`), or a qualified \
-                 one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
-                 with pattern={}.",
-                crate::fs::workspace::quote_arg(&args.name),
-                crate::fs::workspace::quote_arg(name)
-            ))
-            .with("field", "name"));
+            return Err(ToolError::bad_symbol_name(
+                &crate::fs::workspace::quote_arg(&args.name),
+                &crate::fs::workspace::quote_arg(name),
+            ));
         }
         let (base, qualifiers) = segments.split_last().map(|(b, q)| (*b, q)).unwrap_or((name, &[]));
         Ok(Wanted {
@@ -155,25 +151,22 @@ pub struct Hit {
     pub symbol: Symbol,
 }
 
-pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    let wanted = Wanted::parse(&args)?;
-    let mut notices = Vec::new();
-    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
-    if let Some(kind) = &wanted.kind {
-        check_kind(kind, &args)?;
-    }
+/// The path searched, and its place in the workspace as the index names paths (`/`-separated,
+/// relative to the root): it must exist in the workspace and, if a file, be in a known language.
+fn resolve_root(
+    ctx: &Context,
+    args: &FindSymbolArgs,
+    wanted: &Wanted,
+) -> Result<(crate::fs::workspace::WsPath, String), ToolError> {
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "find_symbol")?;
     let meta = std::fs::metadata(&root.abs)
         .map_err(|_| crate::fs::open::not_found(&ctx.workspace, ctx.tool, &root, &args.path))?;
     let Ok(prefix) = root.abs.strip_prefix(ctx.workspace.root()) else {
-        return Err(ToolError::invalid(format!(
-            "`{}` is outside the workspace; find_symbol indexes the workspace only. Search there \
-             with grep_files, e.g. pattern={} path={}.",
-            root.display,
-            crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
-            root.call_arg()
-        )));
+        return Err(ToolError::symbols_outside_workspace(
+            &root.file_ref(),
+            &crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base)),
+        ));
     };
     if meta.is_file() && languages::for_path(&root.abs).is_none() {
         return Err(crate::symbols::languages::unsupported_language(
@@ -182,6 +175,17 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         ));
     }
     let prefix = prefix.to_string_lossy().replace('\\', "/");
+    Ok((root, prefix))
+}
+
+pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let wanted = Wanted::parse(&args)?;
+    let mut notices = Vec::new();
+    let max_results = MAX_RESULTS.hold(args.max_results, &mut notices) as usize;
+    if let Some(kind) = &wanted.kind {
+        check_kind(kind, &args)?;
+    }
+    let (root, prefix) = resolve_root(ctx, &args, &wanted)?;
     let walk_started = index::walk_clock();
     let sources = index::walk_sources(ctx.workspace.root(), &root.abs);
     let index_dir = ctx.state.dir().join("index");
@@ -365,15 +369,11 @@ fn check_kind(kind: &str, args: &FindSymbolArgs) -> Result<(), ToolError> {
     if kinds.iter().any(|k| k == kind) {
         return Ok(());
     }
-    Err(ToolError::invalid(format!(
-        "kind {} is not a kind of symbol codesmith knows. Use one of: {}; or leave kind out, e.g. \
-         call find_symbol with name={}.",
-        crate::fs::workspace::quote_arg(kind),
-        kinds.join(", "),
-        crate::fs::workspace::quote_arg(&args.name)
+    Err(ToolError::unknown_symbol_kind(
+        &crate::fs::workspace::quote_arg(kind),
+        kinds,
+        &crate::fs::workspace::quote_arg(&args.name),
     ))
-    .with("field", "kind")
-    .with("kinds", kinds))
 }
 
 fn refresh_data(refresh: &Refresh) -> serde_json::Value {

@@ -55,14 +55,10 @@ fn hit_data(hit: &Hit) -> serde_json::Value {
     })
 }
 
-pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[String]) -> ToolOutput {
-    let name = &search.args.name;
-    let defs = found.definitions.len();
-    let refs = found.references.len();
-    let shown_defs = defs.min(search.max_results);
-    let shown_refs = refs.min(search.max_results - shown_defs);
-    let mut text = summary(search, found);
-    if defs > 0 {
+/// The shown definitions and references, each list under its heading.
+fn hit_lines(search: &Search, found: &Found, shown_defs: usize, shown_refs: usize) -> String {
+    let mut text = String::new();
+    if !found.definitions.is_empty() {
         text.push_str("\n\nDefinitions:\n");
         let lines: Vec<String> = found.definitions[..shown_defs]
             .iter()
@@ -70,7 +66,7 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
             .collect();
         text.push_str(&lines.join("\n"));
     }
-    if search.args.include_references && refs > 0 {
+    if search.args.include_references && !found.references.is_empty() {
         text.push_str("\n\nReferences:\n");
         if shown_refs == 0 {
             text.push_str("(none shown: max_results is taken by the definitions)");
@@ -81,6 +77,17 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
             .collect();
         text.push_str(&lines.join("\n"));
     }
+    text
+}
+
+pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[String]) -> ToolOutput {
+    let name = &search.args.name;
+    let defs = found.definitions.len();
+    let refs = found.references.len();
+    let shown_defs = defs.min(search.max_results);
+    let shown_refs = refs.min(search.max_results - shown_defs);
+    let mut text = summary(search, found);
+    text.push_str(&hit_lines(search, found, shown_defs, shown_refs));
     let truncated = shown_defs < defs || shown_refs < refs;
     if truncated {
         text.push_str(&format!(

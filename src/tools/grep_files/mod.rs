@@ -9,7 +9,7 @@ mod search;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::walk::{self, GlobFilter, Rules};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
@@ -175,79 +175,71 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
     deserializer.deserialize_any(Visitor)
 }
 
-pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
-    let call = render::CallText::of(&args);
+/// The checks that need no file: a pattern, and a context in range.
+fn check_pattern_and_context(args: &GrepFilesArgs, call: &render::CallText) -> Result<(), ToolError> {
     if args.pattern.is_empty() {
-        return Err(ToolError::invalid(
-            "pattern is empty, which would match every line. Pass the text or regex to look for, \
-             e.g. pattern=\"fn main\"; to list files use file_search with pattern=\"*\".",
-        ));
+        return Err(ToolError::empty_pattern());
     }
     if args.context > MAX_CONTEXT {
-        return Err(ToolError::invalid(format!(
-            "context must be 0 to {MAX_CONTEXT}, not {}. Call grep_files with {} context=5.",
+        return Err(ToolError::context_out_of_range(
             args.context,
-            call.base()
-        )));
+            MAX_CONTEXT,
+            &call.base(),
+        ));
     }
+    Ok(())
+}
+
+/// The path searched must be a directory or a regular file.
+fn check_root(
+    ctx: &Context,
+    root: &crate::fs::workspace::WsPath,
+    args: &GrepFilesArgs,
+) -> Result<(), ToolError> {
+    match std::fs::metadata(&root.abs) {
+        Ok(meta) if meta.is_dir() || meta.is_file() => Ok(()),
+        Ok(_) => Err(ToolError::special_file_skipped(
+            "grep_files",
+            &root.display,
+            &format!(
+                "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \
+                 path=\".\".",
+                serde_json::to_string(&args.pattern).unwrap_or_default()
+            ),
+        )),
+        Err(_) => Err(crate::fs::open::not_found(
+            &ctx.workspace,
+            ctx.tool,
+            root,
+            &args.path,
+        )),
+    }
+}
+
+pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
+    let call = render::CallText::of(&args);
+    check_pattern_and_context(&args, &call)?;
     let mut notices = Vec::new();
     let max_results = MAX_RESULTS.hold(args.max_results, &mut notices);
     let root = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &root, "grep_files")?;
-    match std::fs::metadata(&root.abs) {
-        Ok(meta) if meta.is_dir() || meta.is_file() => {}
-        Ok(_) => {
-            return Err(ToolError::new(
-                ErrorCode::NotARegularFile,
-                format!(
-                    "`{}` is a FIFO, socket or device, which grep_files does not read. Search a \
-                     directory or a regular file instead, e.g. call grep_files with pattern={} path=\".\".",
-                    root.display,
-                    serde_json::to_string(&args.pattern).unwrap_or_default()
-                ),
-            )
-            .with("path", root.display.clone()))
-        }
-        Err(_) => {
-            return Err(crate::fs::open::not_found(
-                &ctx.workspace,
-                ctx.tool,
-                &root,
-                &args.path,
-            ))
-        }
-    }
+    check_root(ctx, &root, &args)?;
     let chars = args.pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
-        return Err(ToolError::invalid(format!(
-            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS} (matching \
-             time grows with it). Search for a distinctive part of it, e.g. its first line with \
-             fixed_strings=true."
-        ))
-        .with("field", "pattern"));
+        return Err(ToolError::pattern_too_long(chars, MAX_PATTERN_CHARS));
     }
     let size = std::fs::metadata(&root.abs).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
     if args.multiline && size > search::MAX_BUFFER_BYTES as u64 {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "`{}` is {size} bytes; multiline=true holds the whole file in memory, which is \
-                 capped at {} bytes. Search it line by line: call grep_files with {} multiline=false.",
-                root.display,
-                search::MAX_BUFFER_BYTES,
-                call.base()
-            ),
-        )
-        .with("path", root.display.clone()));
+        return Err(ToolError::too_large_for_multiline(
+            &root.display,
+            size,
+            search::MAX_BUFFER_BYTES,
+            &call.base(),
+        ));
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);
-    let glob_error = |field: &str, err: String| {
-        ToolError::invalid(format!(
-            "{field}: {err}. Use globs such as \"*.rs\", \"src/**/*.ts\" or \"tests\"."
-        ))
-        .with("field", field)
-    };
+    let glob_error = |field: &str, err: String| ToolError::bad_filter_glob(field, &err);
     let include = GlobFilter::new(&args.include, &root_prefix).map_err(|e| glob_error("include", e))?;
     let exclude = GlobFilter::new(&args.exclude, &root_prefix).map_err(|e| glob_error("exclude", e))?;
     let rules = if args.include_ignored {

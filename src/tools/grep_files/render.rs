@@ -66,13 +66,7 @@ pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Erro
             call.base()
         ));
     }
-    ToolError::invalid(format!(
-        "invalid regex {}: {}\nRust regex syntax applies. Hint: {}.",
-        serde_json::to_string(&args.pattern).unwrap_or_default(),
-        engine.trim_end(),
-        hints.join("; ")
-    ))
-    .with("pattern", args.pattern.clone())
+    ToolError::bad_regex(&args.pattern, engine.trim_end(), &hints)
 }
 
 /// The engine's message as it bears on the pattern the caller wrote. grep_regex parses the
@@ -107,6 +101,59 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 /// The output text and data for a finished search.
+/// The files (files mode) or the per-file counts (count mode) shown, as lines and items.
+/// Returns how many were shown.
+fn file_lines(
+    ctx: &Context,
+    query: &Query,
+    found: &Found,
+    lines: &mut Vec<String>,
+    items: &mut Vec<Value>,
+) -> u64 {
+    for (path, hits) in found.files.iter().take(query.max_results) {
+        let display = ctx.workspace.display(path);
+        if query.mode == OutputMode::Files {
+            lines.push(display.clone());
+            items.push(Value::String(display));
+        } else {
+            lines.push(format!("{display}:{}", hits.matches));
+            items.push(json!({"path": display, "count": hits.matches}));
+        }
+    }
+    found.files.len().min(query.max_results) as u64
+}
+
+/// How many matches in how many files; when cut, how to see the rest; and what was skipped.
+fn summary_line(query: &Query, found: &Found, shown: u64, truncated: bool) -> String {
+    let summary = format!(
+        "{} in {}",
+        plural(found.total_matches, "match", "matches"),
+        plural(found.matching_files, "file", "files")
+    );
+    let mut line = if truncated {
+        let unit = if query.mode == OutputMode::Content {
+            ""
+        } else {
+            " files"
+        };
+        format!(
+            "{summary}; showing the first {shown}{unit}. To see the rest, narrow the search (path, \
+             include, exclude or a more specific pattern){}; output_mode=\"count\" shows matches per file.",
+            if (query.max_results as u64) < MAX_RESULTS_CAP {
+                format!(" or raise max_results (at most {MAX_RESULTS_CAP})")
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        summary
+    };
+    if let Some(skips) = skip_note(found) {
+        line.push_str(&format!(" ({skips})"));
+    }
+    line
+}
+
 pub fn render(
     ctx: &Context,
     args: &GrepFilesArgs,
@@ -121,19 +168,7 @@ pub fn render(
     let mut items: Vec<Value> = Vec::new();
     let shown: u64 = match query.mode {
         OutputMode::Content => content_lines(ctx, query, found, &mut lines, &mut items),
-        OutputMode::Files | OutputMode::Count => {
-            for (path, hits) in found.files.iter().take(limit) {
-                let display = ctx.workspace.display(path);
-                if query.mode == OutputMode::Files {
-                    lines.push(display.clone());
-                    items.push(Value::String(display));
-                } else {
-                    lines.push(format!("{display}:{}", hits.matches));
-                    items.push(json!({"path": display, "count": hits.matches}));
-                }
-            }
-            found.files.len().min(limit) as u64
-        }
+        OutputMode::Files | OutputMode::Count => file_lines(ctx, query, found, &mut lines, &mut items),
     };
     let truncated = match query.mode {
         OutputMode::Content => found.total_matches > shown,
@@ -143,33 +178,8 @@ pub fn render(
     if found.total_matches == 0 {
         output = no_match_text(args, call, root_display, found, hidden_by_rules);
     } else {
-        let summary = format!(
-            "{} in {}",
-            plural(found.total_matches, "match", "matches"),
-            plural(found.matching_files, "file", "files")
-        );
         output.push_str("\n\n");
-        if truncated {
-            let unit = if query.mode == OutputMode::Content {
-                ""
-            } else {
-                " files"
-            };
-            output.push_str(&format!(
-                "{summary}; showing the first {shown}{unit}. To see the rest, narrow the search (path, \
-                 include, exclude or a more specific pattern){}; output_mode=\"count\" shows matches per file.",
-                if (limit as u64) < MAX_RESULTS_CAP {
-                    format!(" or raise max_results (at most {MAX_RESULTS_CAP})")
-                } else {
-                    String::new()
-                }
-            ));
-        } else {
-            output.push_str(&summary);
-        }
-        if let Some(skips) = skip_note(found) {
-            output.push_str(&format!(" ({skips})"));
-        }
+        output.push_str(&summary_line(query, found, shown, truncated));
         if let Some(note) = found
             .files
             .keys()

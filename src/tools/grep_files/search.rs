@@ -156,103 +156,22 @@ pub fn run(
         files: BTreeMap::new(),
         cutoff: None,
     });
-    let mut searcher_builder = SearcherBuilder::new();
-    searcher_builder
-        .line_number(true)
-        .multi_line(query.multiline)
-        .line_terminator(if query.multiline {
-            LineTerminator::byte(b'\n')
-        } else {
-            LineTerminator::crlf()
-        })
-        .binary_detection(BinaryDetection::quit(b'\x00'))
-        // Memory stays bounded whatever the file: a line (or, multiline, a file) longer than
-        // this is an error for that file, not an allocation of its size.
-        .heap_limit(Some(MAX_BUFFER_BYTES))
-        .before_context(if query.mode == OutputMode::Content {
-            query.context
-        } else {
-            0
-        })
-        .after_context(if query.mode == OutputMode::Content {
-            query.context
-        } else {
-            0
-        });
+    let searcher_builder = searcher_for(query);
+    let job = Job {
+        root,
+        include,
+        query,
+        counters: &counters,
+        kept: &kept,
+    };
     let walker = walk::search_walker(root, rules, exclude_filter(root, exclude)).build_parallel();
     walker.run(|| {
         let mut searcher = searcher_builder.build();
-        let counters = &counters;
-        let kept = &kept;
+        let job = &job;
         Box::new(move |result| {
-            let entry = match result {
-                Ok(entry) => entry,
-                Err(_) => {
-                    bump(&counters.errors, 1);
-                    return WalkState::Continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            if entry.depth() > 0 && !included(root, include, entry.path()) {
-                return WalkState::Continue;
-            }
-            bump(&counters.files_seen, 1);
-            let file = match File::open(entry.path()) {
-                Ok(file) => file,
-                Err(_) => {
-                    bump(&counters.errors, 1);
-                    return WalkState::Continue;
-                }
-            };
-            // The size skip is for files met while walking; a file given as the path is
-            // searched whatever its size, streamed through the searcher's bounded buffer.
-            if entry.depth() > 0 && file.metadata().map_or(0, |m| m.len()) > walk::MAX_FILE_BYTES {
-                bump(&counters.skipped_large, 1);
-                return WalkState::Continue;
-            }
-            bump(&counters.files_searched, 1);
-            let mut sink = FileSink {
-                matcher: &query.matcher,
-                mode: query.mode,
-                limit: query.max_results,
-                path: entry.path(),
-                kept,
-                show: None,
-                count: 0,
-                stored: 0,
-                full: false,
-                rows: Vec::new(),
-                binary: false,
-            };
-            if searcher.search_file(&query.matcher, &file, &mut sink).is_err() {
-                bump(&counters.errors, 1);
-                return WalkState::Continue;
-            }
-            if sink.binary {
-                bump(&counters.skipped_binary, 1);
-                return WalkState::Continue;
-            }
-            if sink.count == 0 {
-                return WalkState::Continue;
-            }
-            bump(&counters.total_matches, sink.count);
-            bump(&counters.matching_files, 1);
-            let count = sink.count;
-            let rows = if sink.show == Some(true) {
-                sink.rows
-            } else {
-                Vec::new()
-            };
-            if query.mode != OutputMode::Content || !rows.is_empty() {
-                if let Ok(mut kept) = kept.lock() {
-                    kept.files
-                        .insert(entry.into_path(), FileHits { matches: count, rows });
-                    if query.mode == OutputMode::Content {
-                        kept.trim(query.max_results);
-                    }
-                }
+            match result {
+                Ok(entry) => job.search(entry, &mut searcher),
+                Err(_) => bump(&job.counters.errors, 1),
             }
             WalkState::Continue
         })
@@ -268,6 +187,107 @@ pub fn run(
         skipped_binary: get(&counters.skipped_binary),
         skipped_large: get(&counters.skipped_large),
         errors: get(&counters.errors),
+    }
+}
+
+/// The searcher settings of a query: line numbers, line terminator, binary detection,
+/// buffer cap and context.
+fn searcher_for(query: &Query) -> SearcherBuilder {
+    let context = if query.mode == OutputMode::Content {
+        query.context
+    } else {
+        0
+    };
+    let mut builder = SearcherBuilder::new();
+    builder
+        .line_number(true)
+        .multi_line(query.multiline)
+        .line_terminator(if query.multiline {
+            LineTerminator::byte(b'\n')
+        } else {
+            LineTerminator::crlf()
+        })
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        // Memory stays bounded whatever the file: a line (or, multiline, a file) longer than
+        // this is an error for that file, not an allocation of its size.
+        .heap_limit(Some(MAX_BUFFER_BYTES))
+        .before_context(context)
+        .after_context(context);
+    builder
+}
+
+/// What every walker thread shares: the query, the filters and where results go.
+struct Job<'a> {
+    root: &'a Path,
+    include: &'a Option<GlobFilter>,
+    query: &'a Query,
+    counters: &'a Counters,
+    kept: &'a Mutex<Kept>,
+}
+
+impl Job<'_> {
+    /// Searches one entry of the walk, counting it and keeping its hits.
+    fn search(&self, entry: ignore::DirEntry, searcher: &mut grep_searcher::Searcher) {
+        let (counters, query) = (self.counters, self.query);
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return;
+        }
+        if entry.depth() > 0 && !included(self.root, self.include, entry.path()) {
+            return;
+        }
+        bump(&counters.files_seen, 1);
+        let Ok(file) = File::open(entry.path()) else {
+            bump(&counters.errors, 1);
+            return;
+        };
+        // The size skip is for files met while walking; a file given as the path is
+        // searched whatever its size, streamed through the searcher's bounded buffer.
+        if entry.depth() > 0 && file.metadata().map_or(0, |m| m.len()) > walk::MAX_FILE_BYTES {
+            bump(&counters.skipped_large, 1);
+            return;
+        }
+        bump(&counters.files_searched, 1);
+        let mut sink = FileSink {
+            matcher: &query.matcher,
+            mode: query.mode,
+            limit: query.max_results,
+            path: entry.path(),
+            kept: self.kept,
+            show: None,
+            count: 0,
+            stored: 0,
+            full: false,
+            rows: Vec::new(),
+            binary: false,
+        };
+        if searcher.search_file(&query.matcher, &file, &mut sink).is_err() {
+            bump(&counters.errors, 1);
+            return;
+        }
+        if sink.binary {
+            bump(&counters.skipped_binary, 1);
+            return;
+        }
+        if sink.count == 0 {
+            return;
+        }
+        bump(&counters.total_matches, sink.count);
+        bump(&counters.matching_files, 1);
+        let count = sink.count;
+        let rows = if sink.show == Some(true) {
+            sink.rows
+        } else {
+            Vec::new()
+        };
+        if query.mode != OutputMode::Content || !rows.is_empty() {
+            if let Ok(mut kept) = self.kept.lock() {
+                kept.files
+                    .insert(entry.into_path(), FileHits { matches: count, rows });
+                if query.mode == OutputMode::Content {
+                    kept.trim(query.max_results);
+                }
+            }
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::net::Decision;
 use crate::session::context::Context;
@@ -47,20 +47,7 @@ pub fn task_dir(ctx: &Context, id: &str) -> Result<PathBuf, ToolError> {
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
     let dir = tasks_dir(ctx).join(id);
     if !valid || !dir.join("pgid").is_file() {
-        let known = list(ctx);
-        let hint = match known.last() {
-            Some(last) => format!(
-                "Known tasks: {}. For example call task_output with task_id=\"{last}\".",
-                known.join(", ")
-            ),
-            None => "No task has been started in this workspace; start one with exec_shell and \
-                     background=true."
-                .to_string(),
-        };
-        return Err(
-            ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
-                .with("task_id", id),
-        );
+        return Err(ToolError::unknown_task(id, &list(ctx)));
     }
     Ok(dir)
 }
@@ -389,18 +376,11 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
     crate::session::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
 }
 
-/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
-pub fn report(
-    ctx: &Context,
-    id: &str,
-    dir: &Path,
-    status: Status,
-    lead: &str,
-) -> Result<ToolOutput, ToolError> {
-    // Read, advance and save the cursor under a lock, so parallel calls never hand out the same
-    // new output twice.
+/// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
+/// and saved under a lock, so parallel calls never hand out the same new output twice.
+fn take_new_output(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let cursor_path = dir.join("cursor.json");
-    let lock = crate::session::state::Lock::exclusive(&dir.join("cursor.lock"));
+    let _lock = crate::session::state::Lock::exclusive(&dir.join("cursor.lock"));
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -414,8 +394,18 @@ pub fn report(
         &serde_json::to_vec(&cursor).unwrap_or_default(),
         WriteOptions::STATE_FILE,
     );
-    drop(lock);
+    (new_out, new_err)
+}
 
+/// Reads what the task wrote since the last call, moves the cursor, and renders the report.
+pub fn report(
+    ctx: &Context,
+    id: &str,
+    dir: &Path,
+    status: Status,
+    lead: &str,
+) -> Result<ToolOutput, ToolError> {
+    let (new_out, new_err) = take_new_output(dir);
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));

@@ -50,12 +50,7 @@ pub fn run(args: TaskCancelArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             vec![id.clone()]
         }
         (None, true) => super::list(ctx),
-        _ => {
-            return Err(ToolError::invalid(
-                "pass either task_id or all=true (not both, not neither). For example call \
-                 task_cancel with task_id=\"task-1\", or with all=true.",
-            ))
-        }
+        _ => return Err(ToolError::cancel_needs_one_target()),
     };
     let mut lines = Vec::new();
     let mut cancelled = Vec::new();

@@ -51,12 +51,11 @@ const TIMEOUT: Cap = Cap::new("timeout_ms", 0, MAX_TIMEOUT_MS);
 
 pub fn run(args: TaskWaitArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ToolError::invalid(format!(
-            "timeout_ms must be 0 to {MAX_TIMEOUT_MS} (got {}). Call task_wait with task_id=\"{}\" \
-             timeout_ms={MAX_TIMEOUT_MS}, and again if it is still running.",
-            args.timeout_ms, args.task_id
-        ))
-        .with("field", "timeout_ms"));
+        return Err(ToolError::wait_too_long(
+            args.timeout_ms,
+            MAX_TIMEOUT_MS,
+            &args.task_id,
+        ));
     }
     let dir = super::task_dir(ctx, &args.task_id)?;
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);

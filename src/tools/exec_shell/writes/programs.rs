@@ -109,146 +109,149 @@ impl Judge<'_> {
         match name {
             "git" => self.git(args),
             "cargo" => self.cargo(args),
-            "codesmith" => {
-                let parsed = Operands::parse(args, &["--workspace", "--session", "--format", "--approve"]);
-                let workspace = parsed.value_of(&["--workspace"]);
-                self.judge(
-                    "codesmith",
-                    "works on the workspace",
-                    &workspace,
-                    Follow::Through,
-                    true,
-                )
-            }
+            "codesmith" => self.codesmith_writes(args),
             "rsync" => self.rsync(args),
             "curl" | "wget" | "wget2" | "pip" | "pip3" | "csplit" | "tree" => {
                 self.written_by_options(name, args)
             }
-            "scp" => {
-                let parsed = Operands::parse(args, &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"]);
-                let destination = parsed.operands.last().copied().filter(|w| !is_remote(w));
-                self.judge(
-                    "scp",
-                    "writes",
-                    &destination.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                )
-            }
+            "scp" => self.scp(args),
             "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4"
-            | "compress" | "uncompress" => {
-                let parsed = Operands::parse(args, &["-S", "--suffix", "-o", "-T", "--threads"]);
-                // To stdout, or only testing or listing: no file changes.
-                if parsed.has_any(&["-c", "--stdout", "-t", "--test", "-l", "--list"])
-                    || parsed.has_short('c')
-                {
-                    return Vec::new();
-                }
-                let mut targets = parsed.operands.clone();
-                targets.extend(parsed.value_of(&["-o"]));
-                self.judge(name, "replaces", &targets, Follow::Name, false)
-            }
-            "split" => {
-                let parsed = Operands::parse(
-                    args,
-                    &[
-                        "-a",
-                        "-b",
-                        "-C",
-                        "-l",
-                        "-n",
-                        "-t",
-                        "--additional-suffix",
-                        "--filter",
-                    ],
-                );
-                let prefix = parsed.operands.get(1).copied();
-                self.judge(
-                    "split",
-                    "writes",
-                    &prefix.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                )
-            }
-            "patch" => {
-                let parsed = Operands::parse(
-                    args,
-                    &[
-                        "-p",
-                        "-i",
-                        "-o",
-                        "-d",
-                        "-r",
-                        "-B",
-                        "-z",
-                        "-V",
-                        "-F",
-                        "-D",
-                        "--directory",
-                        "--output",
-                        "--input",
-                    ],
-                );
-                let mut targets = parsed.value_of(&["-o", "--output", "-d", "--directory"]);
-                targets.extend(parsed.operands.first().copied());
-                self.judge("patch", "writes", &targets, Follow::Through, false)
-            }
-            "chattr" => {
-                let parsed = Operands::parse(args, &["-v", "-p"]);
-                let files: Vec<&Word> = parsed
-                    .operands
-                    .iter()
-                    .copied()
-                    .filter(|w| !w.text.as_deref().is_some_and(|t| t.starts_with(['+', '='])))
-                    .collect();
-                self.judge(
-                    "chattr",
-                    "changes the attributes of",
-                    &files,
-                    Follow::Through,
-                    false,
-                )
-            }
-            "uniq" => {
-                let parsed = Operands::parse(
-                    args,
-                    &["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
-                );
-                let output = parsed.operands.get(1).copied();
-                self.judge(
-                    "uniq",
-                    "writes",
-                    &output.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                )
-            }
+            | "compress" | "uncompress" => self.compressor(name, args),
+            "split" => self.split(args),
+            "patch" => self.patch(args),
+            "chattr" => self.chattr(args),
+            "uniq" => self.uniq(args),
             _ => Vec::new(),
         }
+    }
+
+    /// `codesmith --workspace DIR`: a codesmith call works on its workspace.
+    fn codesmith_writes(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(args, &["--workspace", "--session", "--format", "--approve"]);
+        let workspace = parsed.value_of(&["--workspace"]);
+        self.judge(
+            "codesmith",
+            "works on the workspace",
+            &workspace,
+            Follow::Through,
+            true,
+        )
+    }
+
+    /// `scp … DEST`: a local destination is written.
+    fn scp(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(args, &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"]);
+        let destination = parsed.operands.last().copied().filter(|w| !is_remote(w));
+        self.judge(
+            "scp",
+            "writes",
+            &destination.into_iter().collect::<Vec<_>>(),
+            Follow::Through,
+            false,
+        )
+    }
+
+    /// A compressor replaces each file operand (and writes `-o FILE`) unless it writes to stdout, tests or lists.
+    fn compressor(&self, name: &str, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(args, &["-S", "--suffix", "-o", "-T", "--threads"]);
+        // To stdout, or only testing or listing: no file changes.
+        if parsed.has_any(&["-c", "--stdout", "-t", "--test", "-l", "--list"]) || parsed.has_short('c') {
+            return Vec::new();
+        }
+        let mut targets = parsed.operands.clone();
+        targets.extend(parsed.value_of(&["-o"]));
+        self.judge(name, "replaces", &targets, Follow::Name, false)
+    }
+
+    /// `split FILE PREFIX` writes files named from PREFIX.
+    fn split(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &[
+                "-a",
+                "-b",
+                "-C",
+                "-l",
+                "-n",
+                "-t",
+                "--additional-suffix",
+                "--filter",
+            ],
+        );
+        let prefix = parsed.operands.get(1).copied();
+        self.judge(
+            "split",
+            "writes",
+            &prefix.into_iter().collect::<Vec<_>>(),
+            Follow::Through,
+            false,
+        )
+    }
+
+    /// `patch FILE`, `-o FILE`, `-d DIR`: what GNU patch writes.
+    fn patch(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &[
+                "-p",
+                "-i",
+                "-o",
+                "-d",
+                "-r",
+                "-B",
+                "-z",
+                "-V",
+                "-F",
+                "-D",
+                "--directory",
+                "--output",
+                "--input",
+            ],
+        );
+        let mut targets = parsed.value_of(&["-o", "--output", "-d", "--directory"]);
+        targets.extend(parsed.operands.first().copied());
+        self.judge("patch", "writes", &targets, Follow::Through, false)
+    }
+
+    /// `chattr +i FILE`: the operands that are not attribute changes.
+    fn chattr(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(args, &["-v", "-p"]);
+        let files: Vec<&Word> = parsed
+            .operands
+            .iter()
+            .copied()
+            .filter(|w| !w.text.as_deref().is_some_and(|t| t.starts_with(['+', '='])))
+            .collect();
+        self.judge(
+            "chattr",
+            "changes the attributes of",
+            &files,
+            Follow::Through,
+            false,
+        )
+    }
+
+    /// `uniq IN OUT` writes OUT.
+    fn uniq(&self, args: &[Word]) -> Vec<String> {
+        let parsed = Operands::parse(
+            args,
+            &["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+        );
+        let output = parsed.operands.get(1).copied();
+        self.judge(
+            "uniq",
+            "writes",
+            &output.into_iter().collect::<Vec<_>>(),
+            Follow::Through,
+            false,
+        )
     }
 
     /// `git -C DIR …`, `--work-tree=DIR`, `--git-dir=DIR` with a subcommand that changes files;
     /// `git clean|rm PATH` and `git mv`; `git clone URL DIR`; output files (`--output`,
     /// `format-patch -o`, `archive -o`, `bundle create FILE`).
     fn git(&self, args: &[Word]) -> Vec<String> {
-        let mut places: Vec<Word> = Vec::new();
-        let mut i = 0;
-        while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
-            match text {
-                "-C" | "--work-tree" | "--git-dir" => {
-                    places.extend(args.get(i + 1).cloned());
-                    i += 2;
-                }
-                "-c" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
-                _ if text.starts_with("--work-tree=") || text.starts_with("--git-dir=") => {
-                    places.extend(text.split_once('=').map(|(_, dir)| literal(dir)));
-                    i += 1;
-                }
-                _ if text.starts_with('-') => i += 1,
-                _ => break,
-            }
-        }
+        let (places, i) = git_places(args);
         let Some(sub) = args.get(i).and_then(|w| w.text.clone()) else {
             return Vec::new();
         };
@@ -277,44 +280,7 @@ impl Judge<'_> {
                 "-C",
             ],
         );
-        match sub.as_str() {
-            "clean" | "rm" => {
-                reasons.extend(self.judge(
-                    &format!("git {sub}"),
-                    "deletes",
-                    &parsed.operands,
-                    Follow::Through,
-                    false,
-                ));
-            }
-            "mv" => reasons.extend(self.judge("git mv", "moves", &parsed.operands, Follow::Name, false)),
-            "clone" => {
-                let directory = parsed.operands.get(1).copied();
-                reasons.extend(self.judge(
-                    "git clone",
-                    "writes",
-                    &directory.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                ));
-            }
-            "bundle"
-                if parsed
-                    .operands
-                    .first()
-                    .is_some_and(|w| w.text.as_deref() == Some("create")) =>
-            {
-                let file = parsed.operands.get(1).copied();
-                reasons.extend(self.judge(
-                    "git bundle",
-                    "writes",
-                    &file.into_iter().collect::<Vec<_>>(),
-                    Follow::Through,
-                    false,
-                ));
-            }
-            _ => {}
-        }
+        reasons.extend(self.git_subcommand(&sub, &parsed.operands));
         reasons.extend(self.judge(
             &format!("git {sub}"),
             "writes",
@@ -323,6 +289,39 @@ impl Judge<'_> {
             false,
         ));
         reasons
+    }
+
+    /// What a git subcommand deletes, moves or writes through its operands.
+    fn git_subcommand(&self, sub: &str, operands: &[&Word]) -> Vec<String> {
+        match sub {
+            "clean" | "rm" => self.judge(&format!("git {sub}"), "deletes", operands, Follow::Through, false),
+            "mv" => self.judge("git mv", "moves", operands, Follow::Name, false),
+            "clone" => {
+                let directory = operands.get(1).copied();
+                self.judge(
+                    "git clone",
+                    "writes",
+                    &directory.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                )
+            }
+            "bundle"
+                if operands
+                    .first()
+                    .is_some_and(|w| w.text.as_deref() == Some("create")) =>
+            {
+                let file = operands.get(1).copied();
+                self.judge(
+                    "git bundle",
+                    "writes",
+                    &file.into_iter().collect::<Vec<_>>(),
+                    Follow::Through,
+                    false,
+                )
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// `cargo clean --target-dir DIR` (or `--manifest-path` elsewhere), `cargo install --root DIR`.
@@ -427,4 +426,27 @@ fn is_remote(word: &Word) -> bool {
     word.text
         .as_deref()
         .is_none_or(|t| t.contains("::") || t.starts_with("rsync://") || remote_path(t))
+}
+
+/// The directories git's global options name (`-C DIR`, `--work-tree`, `--git-dir`), and the
+/// index of the subcommand after them.
+fn git_places(args: &[Word]) -> (Vec<Word>, usize) {
+    let mut places: Vec<Word> = Vec::new();
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(|w| w.text.as_deref()) {
+        match text {
+            "-C" | "--work-tree" | "--git-dir" => {
+                places.extend(args.get(i + 1).cloned());
+                i += 2;
+            }
+            "-c" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
+            _ if text.starts_with("--work-tree=") || text.starts_with("--git-dir=") => {
+                places.extend(text.split_once('=').map(|(_, dir)| literal(dir)));
+                i += 1;
+            }
+            _ if text.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    (places, i)
 }

@@ -1,0 +1,224 @@
+//! Refusals about what a session can call and reach: unknown and disabled tools, background
+//! tasks, checkpoints and undo.
+
+use super::{ErrorCode, ToolError};
+
+/// How an unknown tool name relates to a real one.
+pub enum NearMiss<'a> {
+    None,
+    /// A name another harness uses (`what` says whose) for `tool`.
+    Foreign {
+        tool: &'a str,
+        what: &'a str,
+    },
+    /// A near miss of a command (`reed` for `read`), with the tool it runs if it is one.
+    Typo {
+        command: &'a str,
+        tool: Option<&'a str>,
+    },
+}
+
+impl ToolError {
+    /// `unknown_tool`: the name is no tool; `available` lists the tools, `suggestion` is the
+    /// intended tool's name, if one is clear.
+    pub fn unknown_tool(
+        name: &str,
+        near: NearMiss,
+        available: Vec<&str>,
+        suggestion: Option<&str>,
+    ) -> ToolError {
+        let hint = match near {
+            NearMiss::Foreign { tool, what } => format!(" `{name}` is not a tool here; {what} is {tool}."),
+            NearMiss::Typo {
+                command,
+                tool: Some(tool),
+            } if command != tool => format!(" Did you mean `{command}` ({tool})?"),
+            NearMiss::Typo { command, .. } => format!(" Did you mean `{command}`?"),
+            NearMiss::None => String::new(),
+        };
+        let error = ToolError::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "unknown tool `{name}`.{hint} Do not retry `{name}`; it does not exist. Available tools: {}.",
+                available.join(", ")
+            ),
+        )
+        .with("available", available);
+        match suggestion {
+            Some(tool) => error.with("suggestion", serde_json::json!({ "name": tool })),
+            None => error,
+        }
+    }
+
+    /// `unknown_tool` for another harness's call, translated: `suggestion` is the call to send
+    /// (`{"name", "arguments"}`), `tool` its name, `notes` what the translation changed.
+    pub fn unknown_tool_translated(
+        name: &str,
+        tool: &str,
+        suggestion: serde_json::Value,
+        notes: &[String],
+        available: Vec<&str>,
+    ) -> ToolError {
+        let notes = notes.iter().map(|n| format!(" {n}")).collect::<String>();
+        ToolError::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "unknown tool `{name}`; here the same call is {tool}. Send this call, as is (it is also \
+                 error.suggestion): {suggestion}.{notes} Do not retry `{name}`; it does not exist. \
+                 Available tools: {}.",
+                available.join(", ")
+            ),
+        )
+        .with("available", available)
+        .with("suggestion", suggestion)
+    }
+
+    /// `unknown_tool` for another harness's call that names a tool here but cannot be
+    /// translated (`why`); the fields are those of [`ToolError::unknown_tool`].
+    pub fn untranslatable(mut self, name: &str, why: &str) -> ToolError {
+        let tool = self.details["suggestion"]["name"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let available = self.details["available"]
+            .as_array()
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        self.message = format!(
+            "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
+             Do not retry `{name}`; it does not exist. Available tools: {available}."
+        );
+        self
+    }
+
+    /// `tool_disabled`: the tool exists but the profile does not offer it; `enabled` lists
+    /// what it offers.
+    pub fn tool_disabled(tool: &str, enabled: Vec<&str>, by_flag: bool) -> ToolError {
+        let source = if by_flag {
+            "by --tools and `[tools] enabled` in .codesmith/config.toml"
+        } else {
+            "by `[tools] enabled` in .codesmith/config.toml"
+        };
+        let offered = if enabled.is_empty() {
+            "No tool is enabled here.".to_string()
+        } else {
+            format!("Enabled here: {}.", enabled.join(", "))
+        };
+        ToolError::new(
+            ErrorCode::ToolDisabled,
+            format!(
+                "{tool} exists but is disabled in this workspace's tool profile (set {source}). \
+                 {offered} Do not retry {tool}; do the task with the enabled tools, or ask the user to \
+                 enable {tool}."
+            ),
+        )
+        .with("enabled", enabled)
+    }
+
+    /// No background task has this id; `known` lists the workspace's tasks in order.
+    pub fn unknown_task(id: &str, known: &[String]) -> ToolError {
+        let hint = match known.last() {
+            Some(last) => format!(
+                "Known tasks: {}. For example call task_output with task_id=\"{last}\".",
+                known.join(", ")
+            ),
+            None => "No task has been started in this workspace; start one with exec_shell and \
+                     background=true."
+                .to_string(),
+        };
+        ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}")).with("task_id", id)
+    }
+
+    /// Every path of the chosen checkpoints is already as it was (`ids` lists them).
+    pub fn nothing_to_undo(ids: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "nothing to undo: every path of checkpoint {ids} is already as it was before. Call history \
+                 to see the checkpoints."
+            ),
+        )
+    }
+
+    /// The session has no checkpoint at all.
+    pub fn no_checkpoint(session: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "session `{session}` has no checkpoint to undo: no call of this session changed \
+                 files through codesmith (or its checkpoints were pruned). Call history to list \
+                 the checkpoints of this session."
+            ),
+        )
+    }
+
+    /// No checkpoint of this session has this id.
+    pub fn unknown_checkpoint(id: u64) -> ToolError {
+        ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "there is no checkpoint {id} (never recorded, of another session, or pruned by the retention \
+                 limits). Call history to list the checkpoints."
+            ),
+        )
+        .with("id", id)
+    }
+
+    /// Undo would destroy later work: `conflicts` are the changed paths (`path`, `change`,
+    /// `changed_by`), `ids` the checkpoints undone, `retry` the forcing arguments and `later`
+    /// the sentence about later checkpoints (or empty).
+    pub fn undo_would_clobber(
+        ids: &[u64],
+        listed: &str,
+        conflicts: &[serde_json::Value],
+        retry: &str,
+        later: &str,
+    ) -> ToolError {
+        let lines: Vec<String> = conflicts
+            .iter()
+            .map(|c| {
+                format!(
+                    "- `{}`: {}",
+                    c["path"].as_str().unwrap_or(""),
+                    c["change"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        let (plural, them) = if conflicts.len() == 1 {
+            ("", "it")
+        } else {
+            ("s", "them")
+        };
+        ToolError::new(
+            ErrorCode::Stale,
+            format!(
+                "undo refused: {} path{plural} changed since checkpoint {listed} left {them}, and restoring would destroy \
+                 that work; nothing was restored.\n{}\n{later}Look at the current content with read_file. \
+                 If the user agrees to lose those changes, call undo with {retry}.",
+                conflicts.len(),
+                lines.join("\n")
+            ),
+        )
+        .with("conflicts", conflicts.to_vec())
+        .with("undone", ids.to_vec())
+    }
+
+    /// `--tools` names something that is neither a tool nor a capability (`unknown`), or
+    /// nothing (`None`); `valid` lists what it takes.
+    pub fn bad_tool_selector(unknown: Option<&str>, valid: &str) -> ToolError {
+        let message = match unknown {
+            Some(unknown) => format!(
+                "--tools: `{unknown}` is neither a tool nor a capability. It takes a comma-separated \
+                 list of {valid}, e.g. `--tools read_only` or `--tools read_file,grep_files`."
+            ),
+            None => format!("--tools needs at least one name: {valid}, e.g. `--tools read_only`."),
+        };
+        ToolError::invalid(message).with("field", "tools")
+    }
+}
