@@ -135,6 +135,37 @@ impl ToolError {
         ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}")).with("task_id", id)
     }
 
+    /// A checkpoint names a path undo may not touch (`why`: not plain, inside .codesmith/, or
+    /// reaching outside through a symlink).
+    pub fn checkpoint_path_outside(path: &str, why: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::OutsideWorkspace,
+            format!("path escapes workspace: the checkpoint names `{path}`, {why}; nothing was restored."),
+        )
+        .with("path", path)
+    }
+
+    /// The saved content of a checkpoint's path cannot be read.
+    pub fn checkpoint_blob_unreadable(path: &str, err: &dyn std::fmt::Display) -> ToolError {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!(
+                "the saved content of `{path}` cannot be read ({err}); the history is damaged, so \
+                 nothing was restored. Restore the file from version control instead."
+            ),
+        )
+        .with("path", path)
+    }
+
+    /// Writing a restored path failed; `after` says what was rolled back or left.
+    pub fn restore_failed(path: &str, err: &dyn std::fmt::Display, after: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!("restoring `{path}` failed ({err}); {after}. Fix the cause, then retry the same call."),
+        )
+        .with("path", path)
+    }
+
     /// Every path of the chosen checkpoints is already as it was (`ids` lists them).
     pub fn nothing_to_undo(ids: &str) -> ToolError {
         ToolError::new(

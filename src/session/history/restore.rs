@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{blobs, Change, Checkpoint, Content, Side};
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint};
@@ -82,13 +82,7 @@ fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
     let relative = Path::new(path);
     let plain = relative.components().all(|c| matches!(c, Component::Normal(_)));
     let abs = ctx.workspace.root().join(relative);
-    let refuse = |why: &str| {
-        ToolError::new(
-            ErrorCode::OutsideWorkspace,
-            format!("path escapes workspace: the checkpoint names `{path}`, {why}; nothing was restored."),
-        )
-        .with("path", path)
-    };
+    let refuse = |why: &str| ToolError::checkpoint_path_outside(path, why);
     if !plain || path.is_empty() {
         return Err(refuse("which is not a plain relative path"));
     }
@@ -183,17 +177,8 @@ pub struct Step {
 pub fn load_blobs(ctx: &Context, steps: &mut [Step]) -> Result<(), ToolError> {
     for step in steps.iter_mut() {
         if let Some(side) = &step.target.restore {
-            let bytes = blobs::read(&ctx.state, &side.blob).map_err(|err| {
-                ToolError::new(
-                    ErrorCode::IoError,
-                    format!(
-                        "the saved content of `{}` cannot be read ({err}); the history is damaged, so \
-                         nothing was restored. Restore the file from version control instead.",
-                        step.target.path
-                    ),
-                )
-                .with("path", step.target.path.clone())
-            })?;
+            let bytes = blobs::read(&ctx.state, &side.blob)
+                .map_err(|err| ToolError::checkpoint_blob_unreadable(&step.target.path, &err))?;
             step.bytes = Some(bytes);
         }
     }
@@ -244,14 +229,7 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
                     unrestored.join(", ")
                 )
             };
-            return Err(ToolError::new(
-                ErrorCode::IoError,
-                format!(
-                    "restoring `{}` failed ({err}); {after}. Fix the cause, then retry the same call.",
-                    step.target.path
-                ),
-            )
-            .with("path", step.target.path.clone()));
+            return Err(ToolError::restore_failed(&step.target.path, &err, &after));
         }
     }
     for step in steps {
