@@ -66,6 +66,7 @@ pub fn man_page() -> String {
     error_codes(&mut roff);
     exit_status(&mut roff);
     files(&mut roff);
+    workspace_boundary(&mut roff);
     environment(&mut roff);
     examples(&mut roff);
     page.push_str(&without_preamble(&page, roff.render()));
@@ -418,6 +419,9 @@ fn files(roff: &mut Roff) {
          address, decision (allow, approved, trusted-cidr, deny), status, error, bytes, trusted_cidr.",
     );
     item(roff, [bold(".codesmith/tasks/")], "Background shell tasks.");
+}
+
+fn workspace_boundary(roff: &mut Roff) {
     heading(roff, "WORKSPACE BOUNDARY");
     para(
         roff,

@@ -2,6 +2,9 @@
 //! whole into the codesmith call that does the same thing, so `unknown_tool` can hand back a
 //! call that succeeds as sent instead of only the tool's name.
 //!
+//! Over 600 lines: one mapping per foreign tool, each small, kept side by side so their
+//! conventions (offsets, modes, argv) can be compared.
+//!
 //! Every argument is mapped with its meaning, not only its name: Claude Code's `offset` is the
 //! first line to show, its Grep lists files unless told otherwise, Codex's `shell` takes an
 //! argv. A field with no equivalent here is named in [`Translation::notes`], never dropped

@@ -44,6 +44,51 @@ pub struct Lifted {
     pub network: Option<String>,
 }
 
+/// Why the layers `needed` are missing, from what was found missing, or that they are not
+/// available here.
+fn missing_why(missing: &[Missing], needed: &[Layer]) -> String {
+    let reasons: Vec<String> = missing
+        .iter()
+        .filter(|m| needed.contains(&m.layer))
+        .map(|m| format!("{}: {}", m.layer.as_str(), m.reason))
+        .collect();
+    if reasons.is_empty() {
+        "not available here".to_string()
+    } else {
+        reasons.join("; ")
+    }
+}
+
+/// One protection: not asked because `lift` lifted it, held by the layers `by`, or missing
+/// for the reasons `missing` gives for the layers it `needed`.
+fn protection(
+    asked: bool,
+    by: Vec<Layer>,
+    lift: Option<String>,
+    missing: &[Missing],
+    needed: &[Layer],
+) -> Protection {
+    if let Some(why) = lift.filter(|_| !asked) {
+        return Protection {
+            active: false,
+            by: Vec::new(),
+            why: Some(why),
+        };
+    }
+    if by.is_empty() {
+        return Protection {
+            active: false,
+            by,
+            why: Some(missing_why(missing, needed)),
+        };
+    }
+    Protection {
+        active: true,
+        by,
+        why: None,
+    }
+}
+
 impl Report {
     /// Builds the report from what was asked, what was entered and what was missing.
     pub fn new(
@@ -55,42 +100,12 @@ impl Report {
         writable: Vec<String>,
     ) -> Report {
         let has = |layer| entered.contains(&layer);
-        let missing_why = |layers: &[Layer]| -> String {
-            let reasons: Vec<String> = missing
-                .iter()
-                .filter(|m| layers.contains(&m.layer))
-                .map(|m| format!("{}: {}", m.layer.as_str(), m.reason))
-                .collect();
-            if reasons.is_empty() {
-                "not available here".to_string()
-            } else {
-                reasons.join("; ")
-            }
-        };
         let off = |lift: &Option<String>| match mode {
             Mode::Off => Some("[shell] sandbox = \"off\" in .codesmith/config.toml".to_string()),
             _ => lift.clone(),
         };
         let protection = |asked: bool, by: Vec<Layer>, lift: Option<String>, needed: &[Layer]| {
-            if let Some(why) = lift.filter(|_| !asked) {
-                return Protection {
-                    active: false,
-                    by: Vec::new(),
-                    why: Some(why),
-                };
-            }
-            if by.is_empty() {
-                return Protection {
-                    active: false,
-                    by,
-                    why: Some(missing_why(needed)),
-                };
-            }
-            Protection {
-                active: true,
-                by,
-                why: None,
-            }
+            protection(asked, by, lift, missing, needed)
         };
         let filesystem_by: Vec<Layer> = [Layer::Landlock, Layer::Mounts]
             .into_iter()

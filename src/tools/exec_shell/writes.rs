@@ -1,5 +1,8 @@
 //! Commands that change files, judged by where their targets land.
 //!
+//! Over 600 lines: the resolution of a target (cwd, `cd`, variables, globs, `--` and the
+//! recursive forms) is read in one place with the rules that use it.
+//!
 //! Deleting, overwriting, moving, truncating or re-permissioning a path outside the workspace
 //! (and its trusted roots) needs a person's yes, whichever command does it: `rm`, `find -delete`,
 //! `chmod -R`, `mv`, `cp` onto a file, `tee`, `sed -i`, `dd of=`, `tar -x -C`, or a `>`
