@@ -15,9 +15,12 @@
 //! which undo reports as already undone rather than touching.
 
 pub mod blobs;
+mod git_index;
 pub mod restore;
 pub mod retention;
+mod scan;
 pub mod shell;
+mod watch;
 
 use std::fs;
 use std::path::PathBuf;

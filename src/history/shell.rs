@@ -29,7 +29,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::{Change, Content};
+use super::watch::Watch;
+use super::{git_index, scan, Change, Content};
 use crate::context::Context;
 use crate::state::State;
 
@@ -39,8 +40,31 @@ pub const MAX_PATHS: usize = 10_000;
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// A tree with more files than this outside git is not snapshotted at all.
 pub const MAX_FIRST_FILES: usize = 1_000_000;
+/// What [`Shadow::refresh`] did.
+struct Refreshed {
+    /// Whether the index changed.
+    changed: bool,
+    /// The index entries the walk did not reach; `None` when git did the work.
+    unreached: Option<Vec<Vec<u8>>>,
+    /// The index as read, when it did not change.
+    index: Option<git_index::Index>,
+}
+
+/// What the "after" snapshot of a watched command reads: the paths the events name, the
+/// entries the walk before did not reach, against the index as it was then.
+struct Since {
+    events: super::watch::Events,
+    unreached: Vec<Vec<u8>>,
+    index: Option<git_index::Index>,
+}
+
 /// The marker of a tree too large to snapshot (its text says why).
 const TOO_LARGE: &str = "too-large";
+/// The tree of the index, with the identity of the index file it was written from.
+const TREE: &str = "tree";
+/// Touched files (stat changed, content not) are left stale in the index up to this many; past
+/// it, the index is brought up to date, so later scans stop hashing them.
+const MAX_TOUCHED: usize = 256;
 
 /// The tree git computes for an empty directory (known to git without being stored).
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -48,6 +72,23 @@ const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /// The workspace as it was before a command: a tree of the shadow repository.
 pub struct Before {
     pub tree: String,
+    /// What tells the "after" snapshot which paths the command may have changed; without it
+    /// (a background task's, seen by a later call), the whole tree is read again.
+    watched: Option<Watched>,
+}
+
+struct Watched {
+    watch: Watch,
+    unreached: Vec<Vec<u8>>,
+    /// The index as the walk read it, when the snapshot left it as it was.
+    index: Option<git_index::Index>,
+}
+
+impl Before {
+    /// The snapshot `tree`, taken by an earlier call.
+    pub fn from_tree(tree: String) -> Before {
+        Before { tree, watched: None }
+    }
 }
 
 struct Shadow {
@@ -186,11 +227,153 @@ impl Shadow {
         Ok(())
     }
 
-    /// Snapshots the working tree into a tree id.
-    fn snapshot(&self) -> Result<String, String> {
-        self.add_all()?;
+    /// Brings the index up to date with the working tree. The comparison is codesmith's own
+    /// (see [`scan`]); git hashes only what it found changed, and does all the work itself for
+    /// an index [`git_index`] does not read. With `watch`, every directory read is watched from
+    /// then on; after a command, `since` says what its watch saw, and only that is read.
+    fn refresh(&self, watch: Option<&Watch>, since: Option<Since>) -> Result<Refreshed, String> {
+        let git_did_it = Refreshed {
+            changed: true,
+            unreached: None,
+            index: None,
+        };
+        let (known, since) = match since {
+            Some(Since {
+                index,
+                events,
+                unreached,
+            }) => (index, Some((events, unreached))),
+            None => (None, None),
+        };
+        let path = self.git_dir.join("index");
+        let read = match known.filter(|index| index.is_current(&path)) {
+            Some(index) => Ok(Some(index)),
+            None => git_index::read(&path),
+        };
+        let Ok(index) = read else {
+            self.add_all()?;
+            return Ok(git_did_it);
+        };
+        let index = index.unwrap_or(git_index::Index {
+            entries: Vec::new(),
+            mtime: (0, 0),
+            identity: (0, 0),
+        });
+        let changes = match &since {
+            Some((events, unreached)) => {
+                scan::changes_named(&self.root, &index, self.exclude(), events, unreached)
+            }
+            None => scan::changes(&self.root, &index, self.exclude(), watch),
+        };
+        let unreached = Some(changes.unreached);
+        if changes.changed.is_empty() && changes.touched.len() <= MAX_TOUCHED {
+            return Ok(Refreshed {
+                changed: false,
+                unreached,
+                index: Some(index),
+            });
+        }
+        let mut paths = changes.changed;
+        paths.extend(changes.touched);
+        if self.update_index(&paths).is_err() {
+            self.add_all()?;
+            return Ok(git_did_it);
+        }
+        Ok(Refreshed {
+            changed: true,
+            unreached,
+            index: None,
+        })
+    }
+
+    /// The shadow's own ignore rules (`info/exclude`), rooted at the workspace.
+    fn exclude(&self) -> ignore::gitignore::Gitignore {
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(&self.root);
+        let _ = builder.add(self.git_dir.join("info").join("exclude"));
+        builder
+            .build()
+            .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+    }
+
+    /// Re-reads `paths` into the index: new and changed files are hashed, missing ones dropped.
+    fn update_index(&self, paths: &[Vec<u8>]) -> Result<(), String> {
+        let mut child = self
+            .git()
+            .args(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|err| format!("git could not be run ({err})"))?;
+        let mut input = Vec::new();
+        for path in paths {
+            input.extend_from_slice(path);
+            input.push(0);
+        }
+        let mut stdin = child.stdin.take().ok_or("git update-index has no stdin")?;
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let status = child.wait().map_err(|err| err.to_string())?;
+        let written = writer
+            .join()
+            .map_err(|_| "git update-index input failed".to_string())?;
+        if !status.success() || written.is_err() {
+            return Err("git update-index failed".into());
+        }
+        Ok(())
+    }
+
+    /// Snapshots the working tree into a tree id, watching it from then on.
+    fn snapshot(&self) -> Result<Before, String> {
+        let watch = Watch::new();
+        let refreshed = self.refresh(watch.as_ref(), None)?;
+        let tree = self.tree(refreshed.changed)?;
+        let watched = match (watch, refreshed.unreached) {
+            (Some(watch), Some(unreached)) => Some(Watched {
+                watch,
+                unreached,
+                index: refreshed.index,
+            }),
+            _ => None,
+        };
+        Ok(Before { tree, watched })
+    }
+
+    /// The tree of the index: the one stored with it when the index has not changed since.
+    fn tree(&self, index_changed: bool) -> Result<String, String> {
+        let stored = self.git_dir.join(TREE);
+        let index = self.index_identity();
+        if !index_changed {
+            if let Ok(text) = fs::read_to_string(&stored) {
+                if let Some((tree, identity)) = text.trim().split_once(' ') {
+                    if index.as_deref() == Some(identity) {
+                        return Ok(tree.to_string());
+                    }
+                }
+            }
+        }
         let tree = self.run(&["write-tree"])?;
-        Ok(String::from_utf8_lossy(&tree).trim().to_string())
+        let tree = String::from_utf8_lossy(&tree).trim().to_string();
+        if let Some(identity) = self.index_identity() {
+            let _ = crate::atomic::write_atomically_parts(
+                &stored,
+                &[format!("{tree} {identity}\n").as_bytes()],
+                crate::atomic::WriteOptions::STATE_FILE,
+            );
+        }
+        Ok(tree)
+    }
+
+    /// What tells one version of the index file from another: size, mtime and inode.
+    fn index_identity(&self) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = fs::metadata(self.git_dir.join("index")).ok()?;
+        Some(format!(
+            "{}.{}.{}.{}",
+            meta.len(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ino()
+        ))
     }
 }
 
@@ -225,10 +408,7 @@ pub fn before(ctx: &Context) -> Result<Before, String> {
     if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
         return Err(not_recorded(&why));
     }
-    shadow
-        .snapshot()
-        .map(|tree| Before { tree })
-        .map_err(|err| not_recorded(&err))
+    shadow.snapshot().map_err(|err| not_recorded(&err))
 }
 
 fn lock(state: &State) -> Result<crate::state::Lock, String> {
@@ -244,20 +424,31 @@ fn not_recorded(why: &str) -> String {
 
 /// Takes the snapshot after a command and records what changed as a checkpoint of `tool`.
 /// Returns the notices for the call (nothing when nothing changed).
-pub fn after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Vec<String> {
+pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<String> {
     match record_after(ctx, before, tool, command) {
         Ok(notices) => notices,
         Err(why) => vec![not_recorded(&why)],
     }
 }
 
-fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
+fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
     let _lock = lock(&ctx.state)?;
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
-    // The index after the command is compared with the tree before it directly: no tree is
-    // written for the "after" (the next command's "before" writes one).
-    shadow.add_all()?;
-    let raw = shadow.run(&["diff-index", "--cached", "-z", "--no-renames", &before.tree])?;
+    // The tree written for the "after" is stored with the index, so the next command's
+    // "before" finds it without running git when nothing changed in between.
+    let since = before.watched.and_then(|watched| {
+        Some(Since {
+            events: watched.watch.events()?,
+            unreached: watched.unreached,
+            index: watched.index,
+        })
+    });
+    let changed = shadow.refresh(None, since)?.changed;
+    let after_tree = shadow.tree(changed)?;
+    if after_tree == before.tree {
+        return Ok(Vec::new());
+    }
+    let raw = shadow.run(&["diff-tree", "-r", "-z", "--no-renames", &before.tree, &after_tree])?;
     let diffs = parse_raw(&raw);
     if diffs.is_empty() {
         return Ok(Vec::new());

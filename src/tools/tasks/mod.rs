@@ -381,10 +381,8 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
         return Vec::new();
     };
     let command = fs::read_to_string(dir.join("command")).unwrap_or_default();
-    let before = crate::history::shell::Before {
-        tree: tree.trim().to_string(),
-    };
-    crate::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
+    let before = crate::history::shell::Before::from_tree(tree.trim().to_string());
+    crate::history::shell::after(ctx, before, "exec_shell", &format!("{command} (background)"))
 }
 
 /// Reads what the task wrote since the last call, moves the cursor, and renders the report.
