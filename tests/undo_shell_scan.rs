@@ -152,3 +152,14 @@ fn a_same_size_rewrite_within_one_clock_tick_is_seen() {
     ws.run(&["undo"]).ok();
     assert_eq!(ws.read("s.txt"), b"aaaa\n");
 }
+
+#[test]
+fn a_directory_replaced_by_a_symlink_is_not_read_through_it() {
+    let ws = Ws::new();
+    ws.write("d/f.txt", "same\n");
+    ws.write("e/f.txt", "same\n");
+    shell(&ws, "true");
+    // Read through the link, d/f.txt would look unchanged (e/f.txt has its content).
+    shell(&ws, "rm -r d && ln -s e d");
+    assert_eq!(newest_paths(&ws), ["created d", "deleted d/f.txt"]);
+}

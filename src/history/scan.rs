@@ -86,8 +86,9 @@ pub fn changes(root: &Path, index: &Index, exclude: Gitignore, watch: Option<&Wa
     for i in visited {
         reached[i] = true;
     }
+    let mut dirs = HashMap::new();
     for (entry, _) in index.entries.iter().zip(&reached).filter(|(_, seen)| !**seen) {
-        let verdict = check_path(root, Some(entry), &entry.path, index.mtime, (&[], &[]));
+        let verdict = check_path(root, Some(entry), &entry.path, index.mtime, (&[], &[]), &mut dirs);
         push(&mut changes, verdict, &entry.path);
         changes.unreached.push(entry.path.clone());
     }
@@ -133,6 +134,7 @@ pub fn changes_named(
     }
     let (mut changes, _) = walk(root, index, base.clone(), jobs, None);
     let mut stacks: HashMap<Vec<u8>, Vec<Gitignore>> = HashMap::new();
+    let mut dirs = HashMap::new();
     for path in &paths {
         let entry = index
             .entries
@@ -146,7 +148,7 @@ pub fn changes_named(
         let stack = stacks
             .entry(parent.to_vec())
             .or_insert_with(|| ignore_stack(root, parent));
-        let verdict = check_path(root, entry, path, index.mtime, (stack, &base));
+        let verdict = check_path(root, entry, path, index.mtime, (stack, &base), &mut dirs);
         push(&mut changes, verdict, path);
     }
     for list in [&mut changes.changed, &mut changes.touched] {
@@ -196,9 +198,14 @@ fn check_path(
     rel: &[u8],
     index_mtime: (i64, i64),
     ignores: (&[Gitignore], &[Gitignore]),
+    dirs: &mut HashMap<Vec<u8>, bool>,
 ) -> Verdict {
     let abs = root.join(OsStr::from_bytes(rel));
-    let meta = fs::symlink_metadata(&abs);
+    // A path that leads through a symlink names a file elsewhere: the one it named is gone.
+    let meta = match real_dir(root, split_parent(rel).0, dirs) {
+        true => fs::symlink_metadata(&abs),
+        false => Err(std::io::ErrorKind::NotFound.into()),
+    };
     match (entry, meta) {
         (Some(entry), Ok(meta)) => check(&|| abs.clone(), &meta, entry, index_mtime),
         (Some(_), Err(_)) => Verdict::Changed,
@@ -209,6 +216,20 @@ fn check_path(
         }
         (None, _) => Verdict::Clean,
     }
+}
+
+/// Whether the directory `rel` is reached from `root` through directories only, no symlink.
+fn real_dir(root: &Path, rel: &[u8], known: &mut HashMap<Vec<u8>, bool>) -> bool {
+    if rel.is_empty() {
+        return true;
+    }
+    if let Some(&real) = known.get(rel) {
+        return real;
+    }
+    let real = real_dir(root, split_parent(rel).0, known)
+        && fs::symlink_metadata(root.join(OsStr::from_bytes(rel))).is_ok_and(|m| m.is_dir());
+    known.insert(rel.to_vec(), real);
+    real
 }
 
 /// Walks from `jobs` on `threads`; returns the changes and the index entries it reached.

@@ -1,17 +1,24 @@
-//! What an exec_shell command changed, found without reading the whole workspace each time.
+//! What an exec_shell command changed, found without reading the whole workspace twice.
 //!
 //! The workspace is snapshotted before and after the command into a private git directory,
-//! `.codesmith/history/shadow/`, whose index is a stat cache of the tree: `git add -A` re-reads
-//! only files whose size, mtime or inode changed since the last snapshot, and `git write-tree`
-//! turns the index into a tree. The tree before the command is compared with the index after it
-//! (`git diff-index --cached`), and only the paths that differ are copied into the history's
-//! blobs. This works the same in a plain directory and in a git checkout; in a checkout, the
-//! shadow borrows the repository's
-//! objects (an alternate, read only) and starts from a copy of its index, so the first snapshot
-//! does not hash every tracked file again. Nothing is ever written to the workspace's own `.git`.
+//! `.codesmith/history/shadow/`, whose index is a stat cache of the tree. Before the command,
+//! codesmith compares the whole tree with that index itself ([`scan`]: one parallel walk, one
+//! `fstatat` per file), puts an inotify watch on every directory it reads ([`watch`]), and runs
+//! git (`update-index`) only on the paths that changed; the tree of the index is kept with it,
+//! so a tree that did not change needs no git at all. After the command, only the paths the
+//! watches name are compared (the whole tree again when they cannot vouch for a complete
+//! record), the index is brought up to date, and the tree before is compared with the tree
+//! after (`git diff-tree`); only the paths that differ are copied into the history's blobs.
+//! A change made between two commands is taken into the "before" of the next one, so it belongs
+//! to no checkpoint. This works the same in a plain directory and in a git checkout; in a
+//! checkout, the shadow borrows the repository's objects (an alternate, read only) and starts
+//! from a copy of its index, so the first snapshot does not hash every tracked file again.
+//! Nothing is ever written to the workspace's own `.git`. An index the reader does not handle
+//! (a split index, say) is left to `git add -A`.
 //!
-//! What is snapshotted: every file git would see, so `.gitignore` (and `.git/info/exclude`)
-//! rules are respected; `.codesmith/` and `.git/` are never included. Contents are taken
+//! What is snapshotted: every file that `.gitignore`, `.git/info/exclude` and the global git
+//! excludes do not ignore (a file in the index stays, as a tracked file does in git);
+//! `.codesmith/`, `.git/` and nested repositories are never included. Contents are taken
 //! byte for byte: no attributes, filters or line-ending conversions apply (`--attr-source`
 //! names the empty tree). Git records only the executable bit, so a path created or deleted by
 //! a command comes back with mode 0644 or 0755 (less the umask); a modified file keeps its
@@ -29,7 +36,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::watch::Watch;
+use super::watch::{self, Watch};
 use super::{git_index, scan, Change, Content};
 use crate::context::Context;
 use crate::state::State;
@@ -53,7 +60,7 @@ struct Refreshed {
 /// What the "after" snapshot of a watched command reads: the paths the events name, the
 /// entries the walk before did not reach, against the index as it was then.
 struct Since {
-    events: super::watch::Events,
+    events: watch::Events,
     unreached: Vec<Vec<u8>>,
     index: Option<git_index::Index>,
 }

@@ -146,3 +146,49 @@ fn parse(bytes: &[u8], dirs: &HashMap<i32, Vec<u8>>, events: &mut Events) -> boo
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(wd: i32, mask: u32, name: &[u8]) -> Vec<u8> {
+        let len = name.len().div_ceil(16) * 16;
+        let mut bytes = Vec::new();
+        for word in [wd as u32, mask, 0, len as u32] {
+            bytes.extend_from_slice(&word.to_ne_bytes());
+        }
+        bytes.extend_from_slice(name);
+        bytes.resize(16 + len, 0);
+        bytes
+    }
+
+    #[test]
+    fn events_name_files_and_directories_under_their_watch() {
+        let dirs = HashMap::from([(1, Vec::new()), (2, b"src".to_vec())]);
+        let mut bytes = event(2, libc::IN_MODIFY, b"main.rs");
+        bytes.extend(event(1, libc::IN_CREATE | libc::IN_ISDIR, b"new"));
+        bytes.extend(event(2, libc::IN_IGNORED, b""));
+        let mut events = Events::default();
+        assert!(parse(&bytes, &dirs, &mut events));
+        assert_eq!(events.files, [b"src/main.rs".to_vec()]);
+        assert_eq!(events.dirs, [b"new".to_vec()]);
+    }
+
+    #[test]
+    fn an_overflow_a_gitignore_or_a_moved_root_makes_the_record_incomplete() {
+        let dirs = HashMap::from([(1, Vec::new()), (2, b"src".to_vec())]);
+        for bytes in [
+            event(-1, libc::IN_Q_OVERFLOW, b""),
+            event(2, libc::IN_MODIFY, b".gitignore"),
+            event(1, libc::IN_MOVE_SELF, b""),
+            event(9, libc::IN_MODIFY, b"unknown-watch"),
+        ] {
+            assert!(!parse(&bytes, &dirs, &mut Events::default()));
+        }
+        assert!(parse(
+            &event(2, libc::IN_DELETE_SELF, b""),
+            &dirs,
+            &mut Events::default()
+        ));
+    }
+}
