@@ -23,6 +23,7 @@ mod git_index;
 pub mod restore;
 pub mod retention;
 mod scan;
+mod shadow;
 pub mod shell;
 mod watch;
 
