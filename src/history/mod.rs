@@ -10,7 +10,7 @@
 //!   `flock` serializes id allocation and pruning.
 //! - `shadow/`: the private git directory of the exec_shell snapshots (see [`shell`]).
 //!
-//! apply_patch and undo write a record before the change it describes (removed
+//! apply_patch, exec_shell and undo write a record before the change it describes (removed
 //! again if the change fails), so a crash between the two leaves a record whose paths still
 //! hold their "before" state, which undo reports as already undone rather than touching.
 //! write_file and edit_file record theirs once the file is written and synced: created before,
