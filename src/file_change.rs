@@ -436,15 +436,18 @@ impl Prepared {
     /// Writes the bytes atomically (temp file in the same directory, fsync, rename; the mode of
     /// a replaced file is kept; missing parents are created) and records the new fingerprint
     /// in this session, so the next edit needs no re-read. On failure the original file is
-    /// untouched. The checkpoint is recorded once the file is written (see [`Self::record`]).
+    /// untouched.
     pub fn commit(&self, state: &State) -> Result<(), ToolError> {
-        let before = self.read_before()?;
+        let recorded = self.record_checkpoint(state)?;
         crate::atomic::write_atomically(
             &self.path.abs,
             &self.bytes,
             crate::atomic::WriteOptions::USER_FILE,
         )
         .map_err(|err| {
+            if let Some(recorded) = &recorded {
+                recorded.discard();
+            }
             let mut error = ToolError::io(&self.path.display, "write", &err);
             error.message.push_str(if self.created {
                 "; nothing was created."
@@ -453,29 +456,33 @@ impl Prepared {
             });
             error
         })?;
-        self.record(state, before);
+        if recorded.is_some() {
+            let after = crate::history::Content::file(&self.bytes, 0);
+            crate::history::store_afters(
+                state,
+                &[crate::history::Change {
+                    path: self.path.display.clone(),
+                    before: None,
+                    after: Some(after),
+                }],
+            );
+        }
         let meta =
             fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
     }
 
-    /// The file's bytes and mode as they are before the write; `None` for a new file.
-    fn read_before(&self) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
+    /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
+    /// anything is written.
+    fn record_checkpoint(&self, state: &State) -> Result<Option<crate::history::Recorded>, ToolError> {
         use std::os::unix::fs::PermissionsExt;
-        match fs::metadata(&self.path.abs) {
-            Ok(meta) => Ok(Some((
+        let before = match fs::metadata(&self.path.abs) {
+            Ok(meta) => Some((
                 fs::read(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
                 meta.permissions().mode(),
-            ))),
-            Err(_) => Ok(None),
-        }
-    }
-
-    /// Records the checkpoint of this write. After the write, not before: created before it,
-    /// the history's new files ride on the fsync of the user's file and make it several times
-    /// slower on ext4 (the journal commit grows); a crash in between loses the checkpoint of
-    /// this one change, never a file.
-    fn record(&self, state: &State, before: Option<(Vec<u8>, u32)>) {
+            )),
+            Err(_) => None,
+        };
         let after_mode = before
             .as_ref()
             .map_or(0o666 & !crate::atomic::current_umask(), |(_, mode)| *mode);
@@ -487,11 +494,12 @@ impl Prepared {
             after: Some(crate::history::Content::file(&self.bytes, after_mode)),
         };
         let summary = format!("{} {}", state.tool(), self.path.display);
-        if crate::history::record_or_notice(state, state.tool(), &summary, std::slice::from_ref(&change))
-            .is_some()
-        {
-            crate::history::store_afters(state, &[change]);
-        }
+        Ok(crate::history::record_or_notice(
+            state,
+            state.tool(),
+            &summary,
+            &[change],
+        ))
     }
 }
 

@@ -10,13 +10,9 @@
 //!   `flock` serializes id allocation and pruning.
 //! - `shadow/`: the private git directory of the exec_shell snapshots (see [`shell`]).
 //!
-//! apply_patch, exec_shell and undo write a record before the change it describes (removed
-//! again if the change fails), so a crash between the two leaves a record whose paths still
-//! hold their "before" state, which undo reports as already undone rather than touching.
-//! write_file and edit_file record theirs once the file is written and synced: created before,
-//! the history's new files would ride on that fsync (one ext4 journal commit takes them all),
-//! which made an edit markedly slower; a crash in between loses the checkpoint of that one
-//! change, never a file.
+//! A record is written before the change it describes (and removed again if the change fails),
+//! so a crash between the two leaves a record whose paths still hold their "before" state,
+//! which undo reports as already undone rather than touching.
 
 pub mod blobs;
 mod git_index;
