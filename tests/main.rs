@@ -46,5 +46,6 @@ mod tasks;
 mod trust;
 mod undo;
 mod undo_shell;
+mod undo_shell_scan;
 mod workspace_boundary;
 mod write_file;

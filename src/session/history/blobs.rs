@@ -67,16 +67,17 @@ pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
 
 fn write_in_place(path: &std::path::Path, parts: &[&[u8]]) -> io::Result<()> {
     use std::io::Write;
-    let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
-    // Stored already, by an earlier or a parallel call. One cut short by a killed writer has
-    // the wrong length and is written again.
-    if fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == len) {
-        return Ok(());
-    }
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    fs::create_dir_all(dir)?;
     // Written under a temporary name and renamed, so the blob's name never holds part of it.
-    let mut temp = tempfile::Builder::new().prefix(".blob-").tempfile_in(dir)?;
+    // The directory is made only when missing (most blobs land in one that exists).
+    let temp = || tempfile::Builder::new().prefix(".blob-").tempfile_in(dir);
+    let mut temp = match temp() {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir)?;
+            temp()?
+        }
+        made => made?,
+    };
     for part in parts {
         temp.write_all(part)?;
     }

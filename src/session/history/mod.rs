@@ -15,9 +15,13 @@
 //! which undo reports as already undone rather than touching.
 
 pub mod blobs;
+mod git_index;
 pub mod restore;
 pub mod retention;
+mod scan;
+mod shadow;
 pub mod shell;
+mod watch;
 
 use std::fs;
 use std::path::PathBuf;
@@ -216,8 +220,15 @@ pub fn store_checkpoint(
     added_bytes: u64,
 ) -> Result<Recorded, ToolError> {
     let fail = |err: std::io::Error| io_error(state, &err);
-    fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
-    let mut file = retention::UsageFile::open(state).map_err(fail)?;
+    // The directories are made only when missing: once, not on every call.
+    let mut file = match retention::UsageFile::open(state) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
+            retention::UsageFile::open(state)
+        }
+        opened => opened,
+    }
+    .map_err(fail)?;
     let usage = &mut file.usage;
     checkpoint.id = usage.next;
     let bytes = serde_json::to_vec(checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
@@ -230,7 +241,13 @@ pub fn store_checkpoint(
     file.save().map_err(fail)?;
     // Created under its final name (the id is fresh and the lock held): a record cut short by a
     // crash does not parse and is skipped, like one never written.
-    write_new(&path, &bytes).map_err(fail)?;
+    match write_new(&path, &bytes) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
+            write_new(&path, &bytes).map_err(fail)?;
+        }
+        written => written.map_err(fail)?,
+    }
     if retention::enforce(state, &mut file.usage, checkpoint.id) {
         file.save().map_err(fail)?;
     }

@@ -150,7 +150,7 @@ fn prune(state: &State, usage: &mut Usage, settings: &Settings, keep: u64) {
     }
     records.drain(..removed);
     collect_garbage(state, &refs);
-    super::shell::prune_shadow(state);
+    super::shadow::prune_shadow(state);
     usage.count = records.len() as u64;
     usage.bytes = total;
 }

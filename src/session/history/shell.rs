@@ -1,17 +1,24 @@
-//! What an exec_shell command changed, found without reading the whole workspace each time.
+//! What an exec_shell command changed, found without reading the whole workspace twice.
 //!
 //! The workspace is snapshotted before and after the command into a private git directory,
-//! `.codesmith/history/shadow/`, whose index is a stat cache of the tree: `git add -A` re-reads
-//! only files whose size, mtime or inode changed since the last snapshot, and `git write-tree`
-//! turns the index into a tree. The tree before the command is compared with the index after it
-//! (`git diff-index --cached`), and only the paths that differ are copied into the history's
-//! blobs. This works the same in a plain directory and in a git checkout; in a checkout, the
-//! shadow borrows the repository's
-//! objects (an alternate, read only) and starts from a copy of its index, so the first snapshot
-//! does not hash every tracked file again. Nothing is ever written to the workspace's own `.git`.
+//! `.codesmith/history/shadow/`, whose index is a stat cache of the tree. Before the command,
+//! codesmith compares the whole tree with that index itself ([`scan`]: one parallel walk, one
+//! `fstatat` per file), puts an inotify watch on every directory it reads ([`watch`]), and runs
+//! git (`update-index`) only on the paths that changed; the tree of the index is kept with it,
+//! so a tree that did not change needs no git at all. After the command, only the paths the
+//! watches name are compared (the whole tree again when they cannot vouch for a complete
+//! record), the index is brought up to date, and the tree before is compared with the tree
+//! after (`git diff-tree`); only the paths that differ are copied into the history's blobs.
+//! A change made between two commands is taken into the "before" of the next one, so it belongs
+//! to no checkpoint. This works the same in a plain directory and in a git checkout; in a
+//! checkout, the shadow borrows the repository's objects (an alternate, read only) and starts
+//! from a copy of its index, so the first snapshot does not hash every tracked file again.
+//! Nothing is ever written to the workspace's own `.git`. An index the reader does not handle
+//! (a split index, say) is left to `git add -A`.
 //!
-//! What is snapshotted: every file git would see, so `.gitignore` (and `.git/info/exclude`)
-//! rules are respected; `.codesmith/` and `.git/` are never included. Contents are taken
+//! What is snapshotted: every file that `.gitignore`, `.git/info/exclude` and the global git
+//! excludes do not ignore (a file in the index stays, as a tracked file does in git);
+//! `.codesmith/`, `.git/` and nested repositories are never included. Contents are taken
 //! byte for byte: no attributes, filters or line-ending conversions apply (`--attr-source`
 //! names the empty tree). Git records only the executable bit, so a path created or deleted by
 //! a command comes back with mode 0644 or 0755 (less the umask); a modified file keeps its
@@ -24,12 +31,11 @@
 //! task_cancel first sees it finished).
 
 use std::fs;
-use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
-use super::{Change, Content};
+use super::shadow::{Shadow, Since, TOO_LARGE};
+use super::watch::Watch;
+use super::{git_index, Change, Content};
 use crate::session::context::Context;
 use crate::session::state::State;
 
@@ -39,175 +45,26 @@ pub const MAX_PATHS: usize = 10_000;
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// A tree with more files than this outside git is not snapshotted at all.
 pub const MAX_FIRST_FILES: usize = 1_000_000;
-/// The marker of a tree too large to snapshot (its text says why).
-const TOO_LARGE: &str = "too-large";
-
-/// The tree git computes for an empty directory (known to git without being stored).
-const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-
 /// The workspace as it was before a command: a tree of the shadow repository.
 pub struct Before {
     pub tree: String,
+    /// What tells the "after" snapshot which paths the command may have changed; without it
+    /// (a background task's, seen by a later call), the whole tree is read again.
+    pub(super) watched: Option<Watched>,
 }
 
-struct Shadow {
-    git_dir: PathBuf,
-    root: PathBuf,
+pub(super) struct Watched {
+    pub watch: Watch,
+    pub unreached: Vec<Vec<u8>>,
+    /// The index as the walk read it, when the snapshot left it as it was.
+    pub index: Option<git_index::Index>,
 }
 
-impl Shadow {
-    fn open(state: &State, root: &Path) -> std::io::Result<Shadow> {
-        let git_dir = super::history_dir(state).join("shadow");
-        let shadow = Shadow {
-            git_dir,
-            root: root.to_path_buf(),
-        };
-        if !shadow.git_dir.join("HEAD").exists() {
-            shadow.create()?;
-            shadow.measure(super::Settings::load(state).max_bytes)?;
-        }
-        Ok(shadow)
+impl Before {
+    /// The snapshot `tree`, taken by an earlier call.
+    pub fn from_tree(tree: String) -> Before {
+        Before { tree, watched: None }
     }
-
-    /// Before the first snapshot, which copies every file the shadow does not know yet (all of
-    /// a plain tree, the untracked files of a checkout): refuses a tree whose copy would exceed
-    /// the history's byte limit or [`MAX_FIRST_FILES`], leaving a marker that says why (the
-    /// snapshots stay off until `.codesmith/history/shadow` is removed).
-    fn measure(&self, max_bytes: u64) -> std::io::Result<()> {
-        let Ok(listed) = self.run(&["ls-files", "-z", "-o", "--exclude-standard"]) else {
-            return Ok(());
-        };
-        let (mut count, mut bytes) = (0usize, 0u64);
-        for path in listed.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-            count += 1;
-            let path = std::ffi::OsStr::from_bytes(path);
-            bytes += fs::symlink_metadata(self.root.join(path)).map_or(0, |m| m.len());
-        }
-        if count > MAX_FIRST_FILES || bytes > max_bytes {
-            fs::write(
-                self.git_dir.join(TOO_LARGE),
-                format!(
-                    "the workspace holds {count} files ({bytes} bytes) that are not in git, more than a \
-                     snapshot copies (at most {MAX_FIRST_FILES} files and [history] max_bytes = \
-                     {max_bytes}). Ignore build output in .gitignore or raise max_bytes, then ask the \
-                     user to remove .codesmith/history/shadow; or set [history] shell = false."
-                ),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// A minimal git directory (what `git init` makes that git needs), borrowing the
-    /// workspace repository's objects and index when there is one.
-    fn create(&self) -> std::io::Result<()> {
-        let dir = &self.git_dir;
-        fs::create_dir_all(dir.join("objects").join("info"))?;
-        fs::create_dir_all(dir.join("refs"))?;
-        fs::create_dir_all(dir.join("info"))?;
-        fs::write(dir.join("info").join("exclude"), "/.codesmith/\n")?;
-        let repo = self.root.join(".git");
-        if repo.join("objects").is_dir() {
-            fs::write(
-                dir.join("objects").join("info").join("alternates"),
-                format!("{}\n", repo.join("objects").display()),
-            )?;
-            if let Ok(exclude) = fs::read(repo.join("info").join("exclude")) {
-                let mut merged = b"/.codesmith/\n".to_vec();
-                merged.extend_from_slice(&exclude);
-                fs::write(dir.join("info").join("exclude"), merged)?;
-            }
-            // The repository's index is a ready stat cache of the tracked files, but its
-            // entries hold content after filters; with attributes in play it is not used.
-            if !self.root.join(".gitattributes").exists() {
-                let _ = fs::copy(repo.join("index"), dir.join("index"));
-            }
-        }
-        fs::write(dir.join("HEAD"), "ref: refs/heads/main\n")
-    }
-
-    fn git(&self) -> Command {
-        let mut command = Command::new("git");
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("GIT_") {
-                command.env_remove(key);
-            }
-        }
-        command
-            .env("GIT_DIR", &self.git_dir)
-            .env("GIT_WORK_TREE", &self.root)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .current_dir(&self.root)
-            .args(["--attr-source", EMPTY_TREE])
-            .args([
-                "-c",
-                "core.autocrlf=false",
-                "-c",
-                "core.safecrlf=false",
-                "-c",
-                "core.filemode=true",
-                "-c",
-                "core.symlinks=true",
-                "-c",
-                "gc.auto=0",
-                "-c",
-                "core.quotepath=false",
-                // The shadow index is rewritten whenever a file changed: hashing all of it
-                // each time costs more than anything else in a snapshot of a large tree.
-                "-c",
-                "index.skipHash=true",
-            ])
-            .stdin(Stdio::null());
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
-        let output = self
-            .git()
-            .args(args)
-            .output()
-            .map_err(|err| format!("git could not be run ({err})"))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            return Err(format!("`git {}` failed: {}", args.join(" "), stderr.trim()));
-        }
-        Ok(output.stdout)
-    }
-
-    /// Brings the index up to date with the working tree.
-    fn add_all(&self) -> Result<(), String> {
-        if let Err(first) = self.run(&["add", "-A", "--ignore-errors", "--", "."]) {
-            // A borrowed index git cannot use: start over from an empty one.
-            let _ = fs::remove_file(self.git_dir.join("index"));
-            self.run(&["add", "-A", "--ignore-errors", "--", "."])
-                .map_err(|_| first)?;
-        }
-        Ok(())
-    }
-
-    /// Snapshots the working tree into a tree id.
-    fn snapshot(&self) -> Result<String, String> {
-        self.add_all()?;
-        let tree = self.run(&["write-tree"])?;
-        Ok(String::from_utf8_lossy(&tree).trim().to_string())
-    }
-}
-
-/// Drops the shadow's objects that its index no longer uses (older versions of changed files,
-/// whose content the checkpoints hold in their own blobs). Objects younger than an hour are
-/// kept: a snapshot running in parallel may not have put them in the index yet.
-pub fn prune_shadow(state: &State) {
-    let Some(root) = state.dir().parent() else { return };
-    let git_dir = super::history_dir(state).join("shadow");
-    if !git_dir.join("HEAD").exists() {
-        return;
-    }
-    let shadow = Shadow {
-        git_dir,
-        root: root.to_path_buf(),
-    };
-    let _ = shadow.run(&["prune", "--expire=1.hour.ago"]);
 }
 
 /// Whether exec_shell snapshots are on (`[history] shell`).
@@ -225,10 +82,7 @@ pub fn before(ctx: &Context) -> Result<Before, String> {
     if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
         return Err(not_recorded(&why));
     }
-    shadow
-        .snapshot()
-        .map(|tree| Before { tree })
-        .map_err(|err| not_recorded(&err))
+    shadow.snapshot().map_err(|err| not_recorded(&err))
 }
 
 fn lock(state: &State) -> Result<crate::session::state::Lock, String> {
@@ -244,20 +98,31 @@ fn not_recorded(why: &str) -> String {
 
 /// Takes the snapshot after a command and records what changed as a checkpoint of `tool`.
 /// Returns the notices for the call (nothing when nothing changed).
-pub fn after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Vec<String> {
+pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<String> {
     match record_after(ctx, before, tool, command) {
         Ok(notices) => notices,
         Err(why) => vec![not_recorded(&why)],
     }
 }
 
-fn record_after(ctx: &Context, before: &Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
+fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
     let _lock = lock(&ctx.state)?;
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
-    // The index after the command is compared with the tree before it directly: no tree is
-    // written for the "after" (the next command's "before" writes one).
-    shadow.add_all()?;
-    let raw = shadow.run(&["diff-index", "--cached", "-z", "--no-renames", &before.tree])?;
+    // The tree written for the "after" is stored with the index, so the next command's
+    // "before" finds it without running git when nothing changed in between.
+    let since = before.watched.and_then(|watched| {
+        Some(Since {
+            events: watched.watch.events()?,
+            unreached: watched.unreached,
+            index: watched.index,
+        })
+    });
+    let changed = shadow.refresh(None, since)?.changed;
+    let after_tree = shadow.tree(changed)?;
+    if after_tree == before.tree {
+        return Ok(Vec::new());
+    }
+    let raw = shadow.run(&["diff-tree", "-r", "-z", "--no-renames", &before.tree, &after_tree])?;
     let diffs = parse_raw(&raw);
     if diffs.is_empty() {
         return Ok(Vec::new());
@@ -395,49 +260,6 @@ fn parse_raw(raw: &[u8]) -> Vec<Diff> {
         });
     }
     diffs
-}
-
-impl Shadow {
-    /// The contents of blobs, by id (`git cat-file --batch`).
-    fn cat_blobs(&self, ids: &[&str]) -> Result<std::collections::HashMap<String, Vec<u8>>, String> {
-        let mut blobs = std::collections::HashMap::new();
-        if ids.is_empty() {
-            return Ok(blobs);
-        }
-        let mut child = self
-            .git()
-            .args(["cat-file", "--batch"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|err| format!("git could not be run ({err})"))?;
-        let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
-        let mut stdin = child.stdin.take().ok_or("git cat-file has no stdin")?;
-        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-        let output = child
-            .wait_with_output()
-            .map_err(|err| format!("git cat-file failed ({err})"))?;
-        let _ = writer.join();
-        let mut rest = output.stdout.as_slice();
-        for id in ids {
-            let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
-                break;
-            };
-            let header = String::from_utf8_lossy(&rest[..newline]).into_owned();
-            rest = &rest[newline + 1..];
-            let size: usize = match header.split(' ').nth(2).and_then(|s| s.parse().ok()) {
-                Some(size) => size,
-                None => continue,
-            };
-            if rest.len() < size + 1 {
-                break;
-            }
-            blobs.insert(id.to_string(), rest[..size].to_vec());
-            rest = &rest[size + 1..];
-        }
-        Ok(blobs)
-    }
 }
 
 #[cfg(test)]

@@ -316,7 +316,7 @@ fn snapshot_after(
     match snapshot {
         None => Vec::new(),
         Some(Err(notice)) => vec![notice],
-        Some(Ok(before)) => crate::session::history::shell::after(ctx, &before, "exec_shell", command),
+        Some(Ok(before)) => crate::session::history::shell::after(ctx, before, "exec_shell", command),
     }
 }
 

@@ -370,10 +370,8 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
         return Vec::new();
     };
     let command = fs::read_to_string(dir.join("command")).unwrap_or_default();
-    let before = crate::session::history::shell::Before {
-        tree: tree.trim().to_string(),
-    };
-    crate::session::history::shell::after(ctx, &before, "exec_shell", &format!("{command} (background)"))
+    let before = crate::session::history::shell::Before::from_tree(tree.trim().to_string());
+    crate::session::history::shell::after(ctx, before, "exec_shell", &format!("{command} (background)"))
 }
 
 /// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
