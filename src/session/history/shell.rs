@@ -145,8 +145,25 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
     for diff in &diffs {
         afters.push(read_after(&shadow.root.join(&diff.path), diff, &mut notices));
     }
+    let changes = changes_of(&diffs, &afters, &old_blobs, &mut notices);
+    if changes.is_empty() {
+        return Ok(notices);
+    }
+    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message)?;
+    super::store_afters(&ctx.state, &changes);
+    Ok(notices)
+}
+
+/// The checkpoint's changes from the diff of the two trees, the old contents and the files as
+/// they are now; what cannot be recorded is said in `notices` instead.
+fn changes_of<'a>(
+    diffs: &'a [Diff],
+    afters: &'a [Option<(Vec<u8>, u32)>],
+    old_blobs: &'a std::collections::HashMap<String, Vec<u8>>,
+    notices: &mut Vec<String>,
+) -> Vec<Change<'a>> {
     let mut changes = Vec::new();
-    for (diff, after) in diffs.iter().zip(&afters) {
+    for (diff, after) in diffs.iter().zip(afters) {
         if diff.old_mode == "160000" || diff.new_mode == "160000" {
             continue;
         }
@@ -190,12 +207,7 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
             after,
         });
     }
-    if changes.is_empty() {
-        return Ok(notices);
-    }
-    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message)?;
-    super::store_afters(&ctx.state, &changes);
-    Ok(notices)
+    changes
 }
 
 /// The file's bytes and mode now, as the after side; `None` when it is gone.
