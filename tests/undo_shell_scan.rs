@@ -3,11 +3,11 @@
 //! modes and a rewritten `.gitignore` are seen, and a touched file is no change.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Command;
 
 use serde_json::json;
 
 use crate::harness::{Outcome, Ws};
+use crate::undo_shell::git;
 
 fn shell(ws: &Ws, command: &str) -> Outcome {
     ws.call("exec_shell", json!({"command": command})).ok()
@@ -35,17 +35,6 @@ fn newest_paths(ws: &Ws) -> Vec<String> {
 
 fn count(ws: &Ws) -> usize {
     ws.run(&["history"]).ok().data()["total"].as_u64().unwrap_or(0) as usize
-}
-
-fn git(ws: &Ws, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(ws.path())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("git");
-    assert!(status.success(), "git {args:?}");
 }
 
 #[test]

@@ -100,7 +100,6 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The output text and data for a finished search.
 /// The files (files mode) or the per-file counts (count mode) shown, as lines and items.
 /// Returns how many were shown.
 fn file_lines(
@@ -154,6 +153,7 @@ fn summary_line(query: &Query, found: &Found, shown: u64, truncated: bool) -> St
     line
 }
 
+/// The output text and data for a finished search.
 pub fn render(
     ctx: &Context,
     args: &GrepFilesArgs,
