@@ -102,11 +102,11 @@ pub fn from_value<T: DeserializeOwned>(
         }
         Value::Null => Map::new(),
         other => {
-            return Err(ToolError::invalid(format!(
-                "the arguments for {tool} must be a JSON object, not {}. Pass them as {{\"name\": value, ...}}; valid fields: {}.",
+            return Err(ToolError::arguments_not_an_object(
+                tool,
                 kind_of(&other),
-                field_names(&schema()).join(", ")
-            )))
+                &field_names(&schema()),
+            ))
         }
     };
     let value = Value::Object(map);
@@ -122,21 +122,16 @@ pub fn from_value<T: DeserializeOwned>(
     let map = fields::check_unknown(tool, map, &schema)?;
     let map = coerce::repair(map, &schema)?;
     serde_path_to_error::deserialize(Value::Object(map)).map_err(|err| {
-        let mut field = err.path().to_string();
+        let field = err.path().to_string();
         let inner = err.into_inner().to_string();
         let named = inner.split('`').nth(1).unwrap_or("?").to_string();
-        let message = if inner.starts_with("missing field") {
-            field = named.clone();
-            format!("missing field `{named}` for {tool}; it is required. Call again with `{named}` set.")
+        if inner.starts_with("missing field") {
+            ToolError::missing_field(tool, &named)
         } else if field.is_empty() || field == "." {
-            format!(
-                "invalid arguments for {tool}: {inner}. Valid fields: {}.",
-                field_names(&schema).join(", ")
-            )
+            ToolError::arguments_do_not_fit(tool, &inner, &field_names(&schema), &field)
         } else {
-            format!("invalid value for `{field}` in {tool}: {inner}. See the schema in `codesmith tools`.")
-        };
-        ToolError::invalid(message).with("field", field)
+            ToolError::invalid_field_value(tool, &field, &inner)
+        }
     })
 }
 

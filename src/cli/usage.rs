@@ -71,14 +71,13 @@ pub(super) fn misplaced_global(
     } else {
         "command"
     };
-    Some(ToolError::invalid(format!(
-        "{named} before the {what} name `{invoked}`, not after it. Call again as: {}",
-        corrected
-            .iter()
-            .map(|a| shell_quote(a))
-            .collect::<Vec<_>>()
-            .join(" ")
-    )))
+    let corrected: Vec<String> = corrected.iter().map(|a| shell_quote(a)).collect();
+    Some(ToolError::global_option_after_name(
+        &named,
+        what,
+        invoked,
+        &corrected.join(" "),
+    ))
 }
 
 /// `arg` as a POSIX shell word.

@@ -29,4 +29,45 @@ impl ToolError {
             None => format!("the bytes of {what} on stdin are not valid UTF-8; send them as UTF-8."),
         })
     }
+
+    /// The arguments are JSON but not an object (`kind` says what they are).
+    pub fn arguments_not_an_object(tool: &str, kind: &str, fields: &[&str]) -> ToolError {
+        ToolError::invalid(format!(
+            "the arguments for {tool} must be a JSON object, not {kind}. Pass them as {{\"name\": value, ...}}; valid fields: {}.",
+            fields.join(", ")
+        ))
+    }
+
+    /// A required field is missing.
+    pub fn missing_field(tool: &str, field: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "missing field `{field}` for {tool}; it is required. Call again with `{field}` set."
+        ))
+        .with("field", field)
+    }
+
+    /// The arguments do not fit the schema as a whole (`why` is the decoder's reason).
+    pub fn arguments_do_not_fit(tool: &str, why: &str, fields: &[&str], field: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "invalid arguments for {tool}: {why}. Valid fields: {}.",
+            fields.join(", ")
+        ))
+        .with("field", field)
+    }
+
+    /// One field's value does not fit its schema (`why` is the decoder's reason).
+    pub fn invalid_field_value(tool: &str, field: &str, why: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "invalid value for `{field}` in {tool}: {why}. See the schema in `codesmith tools`."
+        ))
+        .with("field", field)
+    }
+
+    /// A global option written after the tool (or command) name; `corrected` is the whole
+    /// command line, shell-quoted, with the option moved before the name.
+    pub fn global_option_after_name(named: &str, what: &str, invoked: &str, corrected: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "{named} before the {what} name `{invoked}`, not after it. Call again as: {corrected}"
+        ))
+    }
 }
