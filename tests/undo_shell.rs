@@ -234,3 +234,25 @@ fn without_git_the_command_runs_and_the_call_says_it_was_not_recorded() {
     );
     assert!(!ws.exists("gone.txt"));
 }
+
+/// A directory a command replaced by a symlink to another directory comes back as a directory
+/// with its files; nothing is read or written through the link, so the other directory's file
+/// (the same text, and then other text) stays as it is.
+#[test]
+fn a_directory_replaced_by_a_symlink_comes_back_without_writing_through_the_link() {
+    for other in ["one\n", "other\n"] {
+        let ws = Ws::new();
+        ws.write("d/f.txt", "one\n");
+        ws.write("e/f.txt", other);
+        shell(&ws, "rm -rf d && ln -s e d");
+        assert!(std::fs::symlink_metadata(ws.join("d"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let undone = ws.run(&["undo"]).ok();
+        let d = std::fs::symlink_metadata(ws.join("d")).unwrap();
+        assert!(d.is_dir(), "d is not a directory again: {}", undone.output());
+        assert_eq!(ws.read("d/f.txt"), b"one\n", "{}", undone.output());
+        assert_eq!(ws.read("e/f.txt"), other.as_bytes());
+    }
+}

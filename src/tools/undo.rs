@@ -66,7 +66,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut conflicts = Vec::new();
     let mut already = Vec::new();
     for target in targets {
-        match restore::inspect(&target) {
+        match restore::inspect(&target, ctx.workspace.root()) {
             Found::AsLeft(current) => steps.push(Step {
                 target,
                 current,

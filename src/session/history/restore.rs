@@ -105,6 +105,14 @@ fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
     Ok(abs)
 }
 
+/// Whether a directory between `root` and `abs` (both excluded) is a symlink.
+fn through_symlink(root: &Path, abs: &Path) -> bool {
+    abs.ancestors()
+        .skip(1)
+        .take_while(|dir| *dir != root && dir.starts_with(root))
+        .any(|dir| fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()))
+}
+
 /// The state of `abs` without following a final symlink; `None` when absent.
 pub fn on_disk(abs: &Path) -> std::io::Result<Option<OnDisk>> {
     let meta = match fs::symlink_metadata(abs) {
@@ -141,9 +149,15 @@ pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
     }
 }
 
-/// Compares a target's path with the state the checkpoints left it in.
-pub fn inspect(target: &Target) -> Found {
-    let disk = match on_disk(&target.abs) {
+/// Compares a target's path with the state the checkpoints left it in. A path below a
+/// directory of the workspace that is now a symlink holds nothing of its own: what is read
+/// through the link is another path's file.
+pub fn inspect(target: &Target, root: &Path) -> Found {
+    let disk = match through_symlink(root, &target.abs) {
+        true => Ok(None),
+        false => on_disk(&target.abs),
+    };
+    let disk = match disk {
         Ok(disk) => disk,
         Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
     };
@@ -209,8 +223,22 @@ pub fn changes(steps: &[Step]) -> Vec<Change<'_>> {
         .collect()
 }
 
+/// The order restores are made in: removals first, deepest first, then writes, shallowest
+/// first. A symlink that stands where a directory was is removed before a file is written
+/// below that directory, so no write goes through the link.
+fn in_order(steps: &[Step]) -> Vec<&Step> {
+    let depth = |step: &Step| step.target.abs.components().count();
+    let mut ordered: Vec<&Step> = steps.iter().collect();
+    ordered.sort_by_key(|step| match step.target.restore {
+        None => (0, usize::MAX - depth(step)),
+        Some(_) => (1, depth(step)),
+    });
+    ordered
+}
+
 /// Restores every step, all or nothing; refreshes the session's fingerprints of the paths.
 pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
+    let steps = in_order(steps);
     for (done, step) in steps.iter().enumerate() {
         let restore = step.target.restore.as_ref().zip(step.bytes.as_deref());
         if let Err(err) = put(&step.target.abs, restore) {
