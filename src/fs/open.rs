@@ -74,6 +74,13 @@ fn as_given(workspace: &Workspace, path: &WsPath, given: &str) -> String {
     }
 }
 
+/// The existing file a new `path` would have to pass through as a directory (`notes.txt` for
+/// `notes.txt/x`), as results show it; `None` when the deepest existing ancestor is a directory.
+pub fn blocking_file(workspace: &Workspace, path: &WsPath) -> Option<String> {
+    let blocking = path.abs.ancestors().skip(1).find(|a| a.exists())?;
+    (!blocking.is_dir()).then(|| workspace.display(blocking))
+}
+
 /// Whether a failed lookup means the path does not exist (`NotADirectory`: a file stands where
 /// the path needs a directory, as in `notes.txt/x`).
 pub fn is_missing(err: &std::io::Error) -> bool {

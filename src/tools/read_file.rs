@@ -306,7 +306,6 @@ impl Scan {
     }
 }
 
-/// One page of numbered lines under the line and byte budgets.
 /// Appends `n` in decimal, as `{n}` would, without going through the formatter.
 fn push_decimal(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
@@ -335,6 +334,7 @@ fn push_line_number(out: &mut String, number: u64) {
     out.push_str("│ ");
 }
 
+/// One page of numbered lines under the line and byte budgets.
 struct Page {
     start_line: u64,
     max_lines: u64,

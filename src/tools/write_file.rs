@@ -67,11 +67,7 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
 
 /// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
 fn through_a_file(ctx: &Context, path: &WsPath) -> Option<ToolError> {
-    let file = path.abs.ancestors().skip(1).find(|a| a.exists())?;
-    if file.is_dir() {
-        return None;
-    }
-    let file = ctx.workspace.display(file);
+    let file = crate::fs::open::blocking_file(&ctx.workspace, path)?;
     Some(ToolError::write_through_file(&path.display, &file))
 }
 

@@ -121,10 +121,7 @@ pub fn changes_named(
         let stack = ignore_stack(root, parent);
         let abs = root.join(OsStr::from_bytes(dir));
         let walkable = fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir())
-            && !(name == b".git"
-                || (parent.is_empty() && name == b".codesmith")
-                || abs.join(".git").exists()
-                || ignored(&stack, &base, &abs, true));
+            && walks_into(parent.is_empty(), OsStr::from_bytes(name), &abs, &stack, &base);
         if walkable {
             jobs.push(Job {
                 rel: dir.clone(),
@@ -351,7 +348,13 @@ impl Walk<'_> {
                 continue;
             };
             if file_type.is_dir() {
-                if self.walks_into(job, &name, &abs.join(&name), &ignores) {
+                if walks_into(
+                    job.rel.is_empty(),
+                    &name,
+                    &abs.join(&name),
+                    &ignores,
+                    &self.base_ignores,
+                ) {
                     children.push(Job {
                         rel: rel.clone(),
                         ignores: ignores.clone(),
@@ -374,15 +377,15 @@ impl Walk<'_> {
         }
         children
     }
+}
 
-    /// Whether the walk enters a subdirectory: never `.git`, `.codesmith/` at the root, a
-    /// nested repository or an ignored directory.
-    fn walks_into(&self, job: &Job, name: &OsStr, abs: &Path, ignores: &[Gitignore]) -> bool {
-        !(name == ".git"
-            || (job.rel.is_empty() && name == ".codesmith")
-            || abs.join(".git").exists()
-            || ignored(ignores, &self.base_ignores, abs, true))
-    }
+/// Whether the walk enters the subdirectory `name` (at `abs`, in the root when `in_root`):
+/// never `.git`, `.codesmith/` at the root, a nested repository or an ignored directory.
+fn walks_into(in_root: bool, name: &OsStr, abs: &Path, ignores: &[Gitignore], base: &[Gitignore]) -> bool {
+    !(name == ".git"
+        || (in_root && name == ".codesmith")
+        || abs.join(".git").exists()
+        || ignored(ignores, base, abs, true))
 }
 
 /// git's precedence: the deepest `.gitignore` that has a say decides (`ignores`, innermost

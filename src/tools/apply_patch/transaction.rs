@@ -479,20 +479,16 @@ pub(super) fn claimed_by_link(display: &str, file: &FilePatch) -> ToolError {
 
 /// The error for a path that runs through an existing file (`notes.txt/x`), if it does.
 fn through_a_file(ctx: &Context, path: &WsPath, file: &FilePatch) -> Option<ToolError> {
-    let blocking = path.abs.ancestors().skip(1).find(|a| a.exists())?;
-    if blocking.is_dir() {
-        return None;
-    }
-    let blocking = ctx.workspace.display(blocking);
+    let blocking = crate::fs::open::blocking_file(&ctx.workspace, path)?;
     Some(ToolError::patch_through_file(&path.display, file.line, &blocking))
 }
 
-/// Adds the patch line to a gate's message, and says nothing was written.
 /// `given`, a path of `file`, through the workspace guard; a refusal names the patch line.
 pub(super) fn resolve_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<WsPath, ToolError> {
     ctx.resolve_for_write(given).map_err(|err| at_line(err, file))
 }
 
+/// Adds the patch line to a gate's message, and says nothing was written.
 fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
     let message = format!(
         "{} (The patch touches it at patch line {}; nothing was written.)",

@@ -75,7 +75,6 @@ enum Mode<'a> {
     Range(&'a str, &'a str),
 }
 
-/// The validation chain: contradictory or empty arguments are refused before any I/O.
 /// The form of the call: one search, or a search_start/search_end range.
 fn mode_of(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
     let refuse = |form| Err(ToolError::edit_form(form));
@@ -95,6 +94,7 @@ fn mode_of(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
     }
 }
 
+/// The validation chain: contradictory or empty arguments are refused before any I/O.
 fn validate(args: &EditFileArgs) -> Result<Mode<'_>, ToolError> {
     let mode = mode_of(args)?;
     let wrong = match mode {
