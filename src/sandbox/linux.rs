@@ -6,7 +6,6 @@
 //! it is safe in a forked child.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -15,9 +14,6 @@ use std::path::{Path, PathBuf};
 use landlock::{
     path_beneath_rules, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
     ABI,
-};
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
 };
 
 use super::{Layer, Missing, Request, SetupFailure};
@@ -92,7 +88,7 @@ struct MountPlan {
 pub struct Prepared {
     landlock: Option<OwnedFd>,
     mounts: Option<MountPlan>,
-    seccomp: Option<BpfProgram>,
+    seccomp: Option<Vec<libc::sock_filter>>,
     /// The layers that were asked for but cannot be had, with the reason.
     pub missing: Vec<Missing>,
     /// The layers that will be entered.
@@ -159,10 +155,8 @@ impl Prepared {
                 return Err((10, errno()));
             }
         }
-        if let Some(bpf) = &self.seccomp {
-            if seccompiler::apply_filter(bpf).is_err() {
-                return Err((11, errno()));
-            }
+        if let Some(program) = &self.seccomp {
+            super::bpf::install(program).map_err(|errno| (11, errno))?;
         }
         Ok(())
     }
@@ -394,23 +388,13 @@ const HOST_CALLS: [libc::c_long; 15] = [
 
 /// The seccomp program: what `refuse` names is refused with `EPERM` (which commands report as
 /// "Operation not permitted"); everything else is allowed.
-fn seccomp_program(refuse: Refused) -> Result<BpfProgram, String> {
-    let arch = seccompiler::TargetArch::try_from(std::env::consts::ARCH)
-        .map_err(|_| format!("seccomp filters are not built for {}", std::env::consts::ARCH))?;
-    let fail = |err: seccompiler::BackendError| format!("seccomp filter: {err}");
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, String> {
+    let mut calls: Vec<i64> = Vec::new();
     if refuse.network {
-        let not_unix =
-            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
-                .map_err(fail)?;
-        rules.insert(
-            libc::SYS_socket,
-            vec![SeccompRule::new(vec![not_unix]).map_err(fail)?],
-        );
-        rules.insert(libc::SYS_io_uring_setup, Vec::new());
+        calls.push(libc::SYS_io_uring_setup);
     }
     if refuse.mounts {
-        for call in [
+        calls.extend([
             libc::SYS_mount,
             libc::SYS_umount2,
             libc::SYS_pivot_root,
@@ -421,34 +405,10 @@ fn seccomp_program(refuse: Refused) -> Result<BpfProgram, String> {
             libc::SYS_fsmount,
             libc::SYS_fspick,
             libc::SYS_mount_setattr,
-        ] {
-            rules.insert(call, Vec::new());
-        }
+        ]);
     }
     if refuse.host {
-        for call in HOST_CALLS {
-            rules.insert(call, Vec::new());
-        }
+        calls.extend(HOST_CALLS);
     }
-    if rules.is_empty() {
-        return Err("nothing to refuse".to_string());
-    }
-    // x86_64 also answers the x32 numbering (bit 30 set) under the same audit arch: refuse the
-    // x32 spellings of the same calls.
-    #[cfg(target_arch = "x86_64")]
-    {
-        const X32: i64 = 0x4000_0000;
-        let native: Vec<i64> = rules.keys().copied().collect();
-        for call in native {
-            rules.insert(call | X32, Vec::new());
-        }
-    }
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(fail)?;
-    BpfProgram::try_from(filter).map_err(fail)
+    super::bpf::program(&calls, refuse.network).map_err(|err| format!("seccomp filter: {err}"))
 }

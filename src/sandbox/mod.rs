@@ -29,6 +29,8 @@
 //! child does between fork and exec is a plain system call on memory prepared before the fork.
 
 #[cfg(target_os = "linux")]
+mod bpf;
+#[cfg(target_os = "linux")]
 mod linux;
 #[cfg(not(target_os = "linux"))]
 mod other;
