@@ -9,8 +9,7 @@
 //! Verdicts: another architecture's calls (32-bit `int 0x80` on x86_64) kill the process, as
 //! their numbers mean different calls; a refused call fails with `EPERM`; `socket()` of any
 //! family but `AF_UNIX` fails with `EPERM` when sockets are refused; everything else is allowed.
-//! On x86_64 the x32 spellings of the refused calls (bit 30 set) are refused too, `socket()`
-//! whatever its family.
+//! On x86_64 the x32 spelling of a call (bit 30 set) gets the verdict of the native call.
 
 use libc::sock_filter;
 
@@ -65,21 +64,14 @@ pub fn program(calls: &[i64], sockets: bool) -> Result<Vec<sock_filter>, String>
     native.sort_unstable_by_key(|(nr, _)| *nr);
     native.dedup_by_key(|(nr, _)| *nr);
     let mut out = vec![load(ARCH), jump(libc::BPF_JEQ, arch, 1, 0), ret(KILL), load(NR)];
-    let native_tree = tree(&native)?;
+    // An x32 call (x86_64 only) is decided as the native call of the same number: the bit is
+    // masked off before the tree.
     #[cfg(target_arch = "x86_64")]
-    {
-        let x32: Vec<(u32, Verdict)> = native.iter().map(|(nr, _)| (*nr, Verdict::Deny)).collect();
-        let mut x32_tree = vec![stmt(libc::BPF_ALU | libc::BPF_AND | libc::BPF_K, !X32_BIT)];
-        x32_tree.extend(tree(&x32)?);
-        // x32 numbers go past the native tree, by an unconditional jump (whose reach is not
-        // limited to a byte).
-        out.push(jump(libc::BPF_JSET, X32_BIT, 0, 1));
-        out.push(stmt(libc::BPF_JMP | libc::BPF_JA, native_tree.len() as u32));
-        out.extend(native_tree);
-        out.extend(x32_tree);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    out.extend(native_tree);
+    out.extend([
+        jump(libc::BPF_JSET, X32_BIT, 0, 1),
+        stmt(libc::BPF_ALU | libc::BPF_AND | libc::BPF_K, !X32_BIT),
+    ]);
+    out.extend(tree(&native)?);
     Ok(out)
 }
 
