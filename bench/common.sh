@@ -2,9 +2,9 @@
 # report the median of the per-round median ratios. Sourced, not run.
 
 # Builds the release binary and sets BIN. CODESMITH_BIN names another binary (e.g. an older
-# build to compare against) and skips the build. STATIC=1 builds the statically linked,
-# fixed-address variant instead (x86_64 Linux, glibc; see README.md here): it needs its own
-# --target, so it lands in target/x86_64-unknown-linux-gnu/release/.
+# build to compare against) and skips the build. DYNAMIC=1 builds the dynamically linked
+# variant instead (RUSTFLAGS emptied, so .cargo/config.toml's static-pie flags are not used),
+# in target/dynamic/, to compare the two link modes.
 build_release() {
     local root
     if [[ -n ${CODESMITH_BIN:-} ]]; then
@@ -12,14 +12,15 @@ build_release() {
         return
     fi
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-    if [[ "${STATIC:-0}" == 1 ]]; then
-        (cd "$root" && RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-            cargo build --release --quiet --target x86_64-unknown-linux-gnu)
-        BIN="$root/target/x86_64-unknown-linux-gnu/release/codesmith"
-    else
-        (cd "$root" && cargo build --release --quiet)
-        BIN="$root/target/release/codesmith"
+    local env=()
+    if [[ "${DYNAMIC:-0}" == 1 ]]; then
+        env=(RUSTFLAGS= CARGO_TARGET_DIR="$root/target/dynamic")
     fi
+    # The binary's path depends on the target (target/<host triple>/release/ with the build
+    # target that .cargo/config.toml names): cargo says where it put it.
+    BIN=$(cd "$root" && env "${env[@]}" cargo build --release --quiet --message-format=json \
+        | sed -n 's/.*"executable":"\([^"]*\/codesmith\)".*/\1/p' | tail -n 1)
+    [[ -x $BIN ]] || { echo "bench: cargo did not report the codesmith binary" >&2; exit 1; }
 }
 
 # Makes a scratch directory (removed on exit), sets `work` to it and enters it.

@@ -2,13 +2,14 @@
 # Agreement check on a large tree: grep_files' file set and match counts must equal ripgrep's
 # (`rg -c` with the same skip rules), and file_search's matches must equal fd's.
 #
-#   TREE=/tmp/codesmith-bench/tree BIN=target/release/codesmith bench/search-check.sh
+#   TREE=/tmp/codesmith-bench/tree bench/search-check.sh   (BIN=path to time another binary)
 #
 # Exits non-zero on the first disagreement. bench/search.sh runs it before timing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TREE=${TREE:-/tmp/codesmith-bench/tree}
-BIN=$(realpath "${BIN:-$PWD/target/release/codesmith}")
+if [[ -z ${BIN:-} ]]; then source bench/common.sh; build_release; fi
+BIN=$(realpath "$BIN")
 FD=$(command -v fdfind || command -v fd)
 
 python3 - "$TREE" "$BIN" "$FD" <<'EOF'

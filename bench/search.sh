@@ -8,7 +8,7 @@
 #
 # Runs alternate: every round runs each pair (codesmith, then the reference) a few times, and
 # the medians are taken over all rounds, so load from other processes falls on both sides.
-# Needs: rg, fd (fdfind on Debian), hyperfine, python3, a release build (cargo build --release).
+# Needs: rg, fd (fdfind on Debian), hyperfine, python3, a release build (made here unless BIN names one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +16,7 @@ COPIES=${COPIES:-4}
 ROUNDS=${ROUNDS:-5}
 RUNS=${RUNS:-3}
 TREE=${TREE:-/tmp/codesmith-bench/tree}
-BIN=${BIN:-$PWD/target/release/codesmith}
+if [[ -z ${BIN:-} ]]; then source bench/common.sh; build_release; fi
 OUT=${OUT:-/tmp/codesmith-bench/results}
 FD=$(command -v fdfind || command -v fd || true)
 
