@@ -16,10 +16,11 @@
 //! - The status is saved, and a `set -x` the command left on is turned off, with stderr sent to
 //!   `/dev/null`, so no trace of the wrapper shows in the output; `command printf` is used so a
 //!   function the command defined named `printf` does not replace it.
-//! - The line also carries the exit status the shell is about to exit with. The shell's own
-//!   end can be slow to be reported (a sandboxed shell tears down its mount namespace before
-//!   its parent is told it exited), while its pipes close first: once both pipes are closed and
-//!   the line is there, the run is over.
+//! - The line also carries the exit status the shell is about to exit with, and the shell then
+//!   closes its stdout and stderr itself. Its own end can be slow to be reported (a sandboxed
+//!   shell tears down its mount namespace before its parent is told it exited, and a descriptor
+//!   left open at exit is only released after that), while a descriptor closed by `exec >&-`
+//!   is released at once: once both pipes are closed and the line is there, the run is over.
 //! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
 //!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
 //!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
@@ -56,7 +57,8 @@ impl Sentinel {
         format!(
             "__codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
              {{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
-             command printf '\\n{m}:%s:%s:{m}\\n' \"$__codesmith_status\" \"$PWD\" >&2\nexit $__codesmith_status\n"
+             command printf '\\n{m}:%s:%s:{m}\\n' \"$__codesmith_status\" \"$PWD\" >&2\n\
+             exec >&- 2>&-\nexit $__codesmith_status\n"
         )
     }
 
