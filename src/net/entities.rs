@@ -74,7 +74,7 @@ fn reference(text: &str) -> Option<(String, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{decode, NAMED_ENTITIES};
 
     #[test]
     fn named_and_numeric_references() {
@@ -88,5 +88,20 @@ mod tests {
             "a & b &unknown; &#; &#xZZ; &"
         );
         assert_eq!(decode("&#0;&#x110000;"), "\u{FFFD}\u{FFFD}");
+    }
+
+    /// The table (vendor/web_atoms, stored as one string and searched by bisection) answers
+    /// every name, every prefix of one with (0, 0), and nothing else; first and last included.
+    #[test]
+    fn the_entity_table_holds_names_and_their_prefixes() {
+        assert_eq!(NAMED_ENTITIES.get("AElig"), Some(&(198, 0)));
+        assert_eq!(NAMED_ENTITIES.get("AElig;"), Some(&(198, 0)));
+        assert_eq!(NAMED_ENTITIES.get("zwnj;"), Some(&(0x200c, 0)));
+        assert_eq!(NAMED_ENTITIES.get("NotEqualTilde;"), Some(&(0x2242, 0x338)));
+        assert_eq!(NAMED_ENTITIES.get("NotEqualTil"), Some(&(0, 0)));
+        assert_eq!(NAMED_ENTITIES.get(""), Some(&(0, 0)));
+        assert_eq!(NAMED_ENTITIES.get("zz"), None);
+        assert_eq!(NAMED_ENTITIES.get("amp;x"), None);
+        assert!(NAMED_ENTITIES.len() > 2231);
     }
 }
