@@ -91,7 +91,7 @@ impl Sentinel {
         let after_open = start + open.len();
         let close_at = after_open + find(&stderr[after_open..], close.as_bytes())?;
         let fields = &stderr[after_open..close_at];
-        let colon = memchr::memchr(b':', fields)?;
+        let colon = fields.iter().position(|&b| b == b':')?;
         Some((
             start,
             close_at + close.len(),
@@ -107,12 +107,17 @@ impl Default for Sentinel {
     }
 }
 
+// Plain searches rather than memchr's: the line sits at the end of a short stderr, and
+// memchr's first use costs more than the search (it asks the CPU for its features, a trap per
+// `cpuid` under virtualization).
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
+    let last = haystack.len().checked_sub(needle.len())?;
+    (0..=last).find(|&i| haystack[i..].starts_with(needle))
 }
 
 fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::rfind(haystack, needle)
+    let last = haystack.len().checked_sub(needle.len())?;
+    (0..=last).rev().find(|&i| haystack[i..].starts_with(needle))
 }
 
 /// 32 hex digits from the kernel's random source. Falls back to a mix of time, pid and
@@ -148,6 +153,15 @@ mod tests {
         assert_eq!(bytes, b"warn\nfake\nlast");
         let mut spoof = b"\n__codesmith_cwd_00__:0:/evil:__codesmith_cwd_00__\n".to_vec();
         assert_eq!(sentinel.extract(&mut spoof), None);
+    }
+
+    #[test]
+    fn searches_find_first_and_last() {
+        assert_eq!(find(b"abcabc", b"bc"), Some(1));
+        assert_eq!(rfind(b"abcabc", b"bc"), Some(4));
+        assert_eq!(find(b"ab", b"abc"), None);
+        assert_eq!(rfind(b"", b"a"), None);
+        assert_eq!(rfind(b"a", b"a"), Some(0));
     }
 
     #[test]
