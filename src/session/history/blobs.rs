@@ -56,7 +56,7 @@ pub fn read(state: &State, hash: &str) -> io::Result<Vec<u8>> {
     let digest = from_hex(hash).ok_or_else(missing)?;
     let reader = pack::Reader::open(&super::history_dir(state))?;
     let entry = reader.pack.blob(&digest).ok_or_else(missing)?;
-    let bytes = reader.pack.read(entry)?;
+    let bytes = reader.pack.read(&entry)?;
     if self::digest(&[&bytes]) != digest {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -259,7 +259,7 @@ pub fn list(state: &State, session: Option<&str>) -> Vec<Checkpoint> {
         .pack
         .records()
         .into_iter()
-        .filter_map(|entry| serde_json::from_slice::<Checkpoint>(&reader.pack.read(entry).ok()?).ok())
+        .filter_map(|entry| serde_json::from_slice::<Checkpoint>(&reader.pack.read(&entry).ok()?).ok())
         .filter(|c| session.is_none_or(|s| s == c.session))
         .collect();
     checkpoints.sort_by_key(|c| c.id);

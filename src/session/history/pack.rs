@@ -90,15 +90,15 @@ pub fn index_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join(format!("index-{generation}"))
 }
 
-/// A generation's pack and index, read into memory (the index) or at need (the pack).
+/// A generation's pack and index, read into memory (the index, as it is on disk: a lookup
+/// scans it, decoding only what it returns) or at need (the pack).
 pub struct Pack {
     pack: Option<fs::File>,
     index: Option<fs::File>,
-    pub entries: Vec<Entry>,
+    /// The whole entries of the index.
+    raw: Vec<u8>,
     /// Where the next item goes (the pack's size).
     pub pack_len: u64,
-    /// Where the next entry goes (the whole entries in the index).
-    index_len: u64,
 }
 
 impl Pack {
@@ -120,33 +120,53 @@ impl Pack {
         };
         let index = open(index_path(dir, generation))?;
         let pack = open(pack_path(dir, generation))?;
-        let mut bytes = Vec::new();
+        let mut raw = Vec::new();
         if let Some(mut file) = index.as_ref() {
-            file.read_to_end(&mut bytes)?;
+            raw.reserve_exact(usize::try_from(file.metadata()?.len()).map_err(io::Error::other)?);
+            file.read_to_end(&mut raw)?;
         }
+        // An entry cut short by a crash (the tail past the last whole one) is ignored and
+        // overwritten by the next append.
+        raw.truncate(raw.len() - raw.len() % ENTRY_LEN);
         let pack_len = match &pack {
             Some(file) => file.metadata()?.len(),
             None => 0,
         };
-        // An entry cut short by a crash (the tail past the last whole one) is ignored and
-        // overwritten by the next append.
-        let entries = bytes
-            .chunks_exact(ENTRY_LEN)
-            .filter_map(Entry::decode)
-            .filter(|e| e.kind == Kind::Discard || e.offset.saturating_add(e.len) <= pack_len)
-            .collect();
         Ok(Pack {
             pack,
             index,
-            entries,
+            raw,
             pack_len,
-            index_len: (bytes.len() - bytes.len() % ENTRY_LEN) as u64,
         })
     }
 
+    /// The entries, in the order they were appended; one pointing past the end of the pack
+    /// (its bytes lost in a crash) is left out.
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.raw
+            .chunks_exact(ENTRY_LEN)
+            .filter_map(Entry::decode)
+            .filter(|e| e.kind == Kind::Discard || e.offset.saturating_add(e.len) <= self.pack_len)
+    }
+
     /// The stored blob with `hash`, if any.
-    pub fn blob(&self, hash: &[u8; 32]) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.kind == Kind::Blob && &e.hash == hash)
+    pub fn blob(&self, hash: &[u8; 32]) -> Option<Entry> {
+        self.raw
+            .chunks_exact(ENTRY_LEN)
+            .filter(|chunk| chunk[..32] == hash[..] && chunk[56] == Kind::Blob as u8)
+            .filter_map(Entry::decode)
+            .find(|e| e.offset.saturating_add(e.len) <= self.pack_len)
+    }
+
+    /// How many records are kept (not withdrawn).
+    pub fn record_count(&self) -> usize {
+        let count = |kind: Kind| self.raw.chunks_exact(ENTRY_LEN).filter(|c| c[56] == kind as u8).count();
+        count(Kind::Record).saturating_sub(count(Kind::Discard))
+    }
+
+    /// The highest checkpoint id in the index.
+    pub fn newest_id(&self) -> u64 {
+        self.entries().map(|e| e.id).max().unwrap_or(0)
     }
 
     /// The bytes an entry points to.
@@ -159,15 +179,13 @@ impl Pack {
     }
 
     /// The records not withdrawn, in the order they were appended (ids ascending).
-    pub fn records(&self) -> Vec<&Entry> {
+    pub fn records(&self) -> Vec<Entry> {
         let discarded: std::collections::HashSet<u64> = self
-            .entries
-            .iter()
+            .entries()
             .filter(|e| e.kind == Kind::Discard)
             .map(|e| e.id)
             .collect();
-        self.entries
-            .iter()
+        self.entries()
             .filter(|e| e.kind == Kind::Record && !discarded.contains(&e.id))
             .collect()
     }
@@ -195,10 +213,9 @@ impl Pack {
             });
         }
         let encoded: Vec<u8> = added.iter().flat_map(Entry::encode).collect();
-        index.write_all_at(&encoded, self.index_len)?;
-        self.index_len += encoded.len() as u64;
+        index.write_all_at(&encoded, self.raw.len() as u64)?;
         self.pack_len = offset;
-        self.entries.extend(added);
+        self.raw.extend_from_slice(&encoded);
         Ok(())
     }
 }
@@ -240,6 +257,7 @@ impl Store {
             opened => opened?,
         };
         let usage = lock_and_read(&state, libc::LOCK_EX, dir)?;
+        let usage_rebuilt = usage.next == 0;
         let pack = Pack::open(dir, usage.generation, true)?;
         let mut store = Store {
             state,
@@ -248,8 +266,9 @@ impl Store {
             pack,
         };
         // A `state` rebuilt from nothing takes the next id past every record kept.
-        let newest = store.pack.entries.iter().map(|e| e.id).max().unwrap_or(0);
-        store.usage.next = store.usage.next.max(newest + 1);
+        if usage_rebuilt {
+            store.usage.next = store.pack.newest_id() + 1;
+        }
         Ok(store)
     }
 
@@ -298,8 +317,9 @@ fn lock_and_read(mut state: &fs::File, operation: libc::c_int, dir: &Path) -> io
     }
     let mut bytes = Vec::new();
     state.read_to_end(&mut bytes)?;
+    // `next` 0 says the counters were rebuilt (ids start at 1).
     Ok(serde_json::from_slice(&bytes).unwrap_or_else(|_| Usage {
-        next: 1,
+        next: 0,
         generation: newest_generation(dir),
     }))
 }
@@ -351,11 +371,13 @@ mod tests {
         let index = fs::OpenOptions::new().append(true).open(index_path(dir.path(), 0)).expect("index");
         std::io::Write::write_all(&mut &index, &[9u8; 20]).expect("torn entry");
         let mut pack = Pack::open(dir.path(), 0, true).expect("reopen");
-        assert_eq!(pack.entries.len(), 1);
+        assert_eq!(pack.entries().count(), 1);
         pack.append(&[item(2, vec![b"de", b"f"])]).expect("append");
         let pack = Pack::open(dir.path(), 0, false).expect("reopen");
-        assert_eq!(pack.entries.len(), 2);
-        assert_eq!(pack.read(&pack.entries[1]).expect("read"), b"def");
-        assert_eq!(pack.read(&pack.entries[0]).expect("read"), b"abc");
+        let entries: Vec<Entry> = pack.entries().collect();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(pack.read(&entries[1]).expect("read"), b"def");
+        assert_eq!(pack.read(&entries[0]).expect("read"), b"abc");
+        assert_eq!(pack.blob(&[2; 32]).map(|e| e.offset), Some(3));
     }
 }

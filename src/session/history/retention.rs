@@ -15,7 +15,7 @@ use crate::session::state::State;
 /// Prunes when the history in `store` is over a limit; never the checkpoint `keep`.
 pub fn enforce(state: &State, store: &mut Store, keep: u64) -> io::Result<()> {
     let settings = Settings::load(state);
-    let count = store.pack.records().len() as u64;
+    let count = store.pack.record_count() as u64;
     if count <= settings.max_checkpoints && store.pack.pack_len <= settings.max_bytes {
         return Ok(());
     }
@@ -40,10 +40,10 @@ fn prune(store: &mut Store, settings: &Settings, keep: u64) -> io::Result<()> {
         .records()
         .into_iter()
         .filter_map(|entry| {
-            let bytes = store.pack.read(entry).ok()?;
+            let bytes = store.pack.read(&entry).ok()?;
             let checkpoint = serde_json::from_slice(&bytes).ok()?;
             Some(Kept {
-                entry: *entry,
+                entry,
                 bytes,
                 checkpoint,
             })
@@ -124,7 +124,7 @@ fn copy_record(old: &Pack, fresh: &mut Pack, record: &Kept, copied: &mut HashSet
         }
         // A blob missing from the pack stays missing: undo reports it when it needs it.
         if let Some(entry) = old.blob(&digest) {
-            blobs.push((digest, old.read(entry)?));
+            blobs.push((digest, old.read(&entry)?));
         }
     }
     let mut items: Vec<Item> = blobs
