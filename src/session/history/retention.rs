@@ -4,7 +4,7 @@
 //! `state` is switched to it, and the old pair is removed. Pruning goes down to 90% of the
 //! limit, so it runs once in a while, not on every call.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 
@@ -58,9 +58,13 @@ fn prune(store: &mut Store, settings: &Settings, keep: u64) -> io::Result<()> {
     let _ = fs::remove_file(pack::pack_path(&dir, next));
     let _ = fs::remove_file(pack::index_path(&dir, next));
     let mut fresh = Pack::open(&dir, next, true)?;
+    let mut stored: HashMap<[u8; 32], Entry> = HashMap::new();
+    for entry in store.pack.entries().filter(|e| e.kind == Kind::Blob) {
+        stored.entry(entry.hash).or_insert(entry);
+    }
     let mut copied = HashSet::new();
     for record in records {
-        copy_record(&store.pack, &mut fresh, record, &mut copied)?;
+        copy_record(&store.pack, &stored, &mut fresh, record, &mut copied)?;
     }
     let old = store.usage.generation;
     store.usage.generation = next;
@@ -73,7 +77,7 @@ fn prune(store: &mut Store, settings: &Settings, keep: u64) -> io::Result<()> {
 
 /// How many of `records` (oldest first) go: the oldest, until both goals are met, never `keep`.
 fn first_kept(records: &[Kept], count_goal: u64, bytes_goal: u64, keep: u64) -> usize {
-    let mut refs: std::collections::HashMap<&str, (u64, u64)> = std::collections::HashMap::new();
+    let mut refs: HashMap<&str, (u64, u64)> = HashMap::new();
     let mut total = 0u64;
     for record in records {
         total += record.bytes.len() as u64;
@@ -113,7 +117,13 @@ fn sides(checkpoint: &Checkpoint) -> impl Iterator<Item = &super::Side> {
 }
 
 /// Appends `record` to `fresh`, after the blobs it refers to that are not copied yet.
-fn copy_record(old: &Pack, fresh: &mut Pack, record: &Kept, copied: &mut HashSet<[u8; 32]>) -> io::Result<()> {
+fn copy_record(
+    old: &Pack,
+    stored: &HashMap<[u8; 32], Entry>,
+    fresh: &mut Pack,
+    record: &Kept,
+    copied: &mut HashSet<[u8; 32]>,
+) -> io::Result<()> {
     let mut blobs = Vec::new();
     for side in sides(&record.checkpoint) {
         let Some(digest) = blobs::from_hex(&side.blob) else {
@@ -123,8 +133,8 @@ fn copy_record(old: &Pack, fresh: &mut Pack, record: &Kept, copied: &mut HashSet
             continue;
         }
         // A blob missing from the pack stays missing: undo reports it when it needs it.
-        if let Some(entry) = old.blob(&digest) {
-            blobs.push((digest, old.read(&entry)?));
+        if let Some(entry) = stored.get(&digest) {
+            blobs.push((digest, old.read(entry)?));
         }
     }
     let mut items: Vec<Item> = blobs
