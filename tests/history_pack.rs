@@ -188,3 +188,21 @@ fn a_blob_damaged_in_the_pack_is_refused_by_undo() {
     assert!(out.message().contains("a.txt"), "{}", out.message());
     assert_eq!(ws.read("a.txt"), b"two\n");
 }
+
+#[test]
+fn pruning_keeps_the_blobs_kept_checkpoints_share_with_pruned_ones() {
+    let ws = ws_with_a();
+    ws.write(".codesmith/config.toml", "[history]\nmax_checkpoints = 3\n");
+    let words = ["one", "two", "three", "four", "five", "six", "seven"];
+    for pair in words.windows(2) {
+        edit(&ws, pair[0], pair[1]).ok();
+    }
+    assert_eq!(ids(&ws), [6, 5, 4]);
+    // Each prune copied the kept checkpoints into the next generation and removed the old.
+    let names = history_files(&ws);
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[0].starts_with("index-") && names[1].starts_with("pack-"), "{names:?}");
+    // The "before" of checkpoint 4 was also the "after" of the pruned checkpoint 3.
+    ws.run(&["undo", "--to", "4"]).ok();
+    assert_eq!(ws.read("a.txt"), b"four\n");
+}
