@@ -201,7 +201,10 @@ fn pruning_keeps_the_blobs_kept_checkpoints_share_with_pruned_ones() {
     // Each prune copied the kept checkpoints into the next generation and removed the old.
     let names = history_files(&ws);
     assert_eq!(names.len(), 3, "{names:?}");
-    assert!(names[0].starts_with("index-") && names[1].starts_with("pack-"), "{names:?}");
+    assert!(
+        names[0].starts_with("index-") && names[1].starts_with("pack-"),
+        "{names:?}"
+    );
     // The "before" of checkpoint 4 was also the "after" of the pruned checkpoint 3.
     ws.run(&["undo", "--to", "4"]).ok();
     assert_eq!(ws.read("a.txt"), b"four\n");

@@ -57,7 +57,8 @@ impl Entry {
     }
 
     fn decode(bytes: &[u8]) -> Option<Entry> {
-        let word = |at: usize| -> Option<u64> { Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?)) };
+        let word =
+            |at: usize| -> Option<u64> { Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?)) };
         let kind = match bytes.get(56)? {
             1 => Kind::Blob,
             2 => Kind::Record,
@@ -160,7 +161,12 @@ impl Pack {
 
     /// How many records are kept (not withdrawn).
     pub fn record_count(&self) -> usize {
-        let count = |kind: Kind| self.raw.chunks_exact(ENTRY_LEN).filter(|c| c[56] == kind as u8).count();
+        let count = |kind: Kind| {
+            self.raw
+                .chunks_exact(ENTRY_LEN)
+                .filter(|c| c[56] == kind as u8)
+                .count()
+        };
         count(Kind::Record).saturating_sub(count(Kind::Discard))
     }
 
@@ -171,7 +177,10 @@ impl Pack {
 
     /// The bytes an entry points to.
     pub fn read(&self, entry: &Entry) -> io::Result<Vec<u8>> {
-        let file = self.pack.as_ref().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        let file = self
+            .pack
+            .as_ref()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
         let len = usize::try_from(entry.len).map_err(io::Error::other)?;
         let mut bytes = vec![0u8; len];
         file.read_exact_at(&mut bytes, entry.offset)?;
@@ -368,7 +377,10 @@ mod tests {
         };
         pack.append(&[item(1, vec![b"abc"])]).expect("append");
         // A writer killed midway: half an entry and stray pack bytes.
-        let index = fs::OpenOptions::new().append(true).open(index_path(dir.path(), 0)).expect("index");
+        let index = fs::OpenOptions::new()
+            .append(true)
+            .open(index_path(dir.path(), 0))
+            .expect("index");
         std::io::Write::write_all(&mut &index, &[9u8; 20]).expect("torn entry");
         let mut pack = Pack::open(dir.path(), 0, true).expect("reopen");
         assert_eq!(pack.entries().count(), 1);
