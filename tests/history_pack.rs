@@ -1,6 +1,7 @@
 //! How checkpoints are stored: one pack and its index, appended to in place. Recording a call
 //! creates no file, a content is stored once, a record whose change failed is withdrawn, a
-//! writer killed midway costs nothing but its own record, and a lost `state` is rebuilt.
+//! writer killed midway costs nothing but its own record, a lost `state` is rebuilt, and
+//! pruning gives the bytes back (by punching holes, or by copying where it cannot).
 
 use std::io::Write;
 use std::process::Stdio;
@@ -198,14 +199,62 @@ fn pruning_keeps_the_blobs_kept_checkpoints_share_with_pruned_ones() {
         edit(&ws, pair[0], pair[1]).ok();
     }
     assert_eq!(ids(&ws), [6, 5, 4]);
-    // Each prune copied the kept checkpoints into the next generation and removed the old.
+    // Pruned in place: the index names only what the kept checkpoints need.
+    assert_eq!(history_files(&ws), ["index-0", "pack-0", "state"]);
+    // Three records, and the blobs "four" to "seven".
+    assert_eq!(len(&ws, "index-0"), 7 * ENTRY);
+    // The "before" of checkpoint 4 was also the "after" of the pruned checkpoint 3.
+    ws.run(&["undo", "--to", "4"]).ok();
+    assert_eq!(ws.read("a.txt"), b"four\n");
+}
+
+#[test]
+fn pruning_gives_the_bytes_of_pruned_checkpoints_back() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = Ws::new();
+    ws.write(".codesmith/config.toml", "[history]\nmax_checkpoints = 3\n");
+    let size = 100_000;
+    for i in 0..12u8 {
+        let content = char::from(b'a' + i).to_string().repeat(size);
+        ws.call(
+            "write_file",
+            json!({"path": format!("f{i}.txt"), "content": content}),
+        )
+        .ok();
+    }
+    assert_eq!(ids(&ws), [12, 11, 10]);
+    let meta = std::fs::metadata(ws.join(".codesmith/history/pack-0")).expect("pack");
+    // Twelve blobs were written; the disk holds little more than the three kept.
+    assert!(meta.len() >= 12 * size as u64, "{}", meta.len());
+    assert!(meta.blocks() * 512 < 5 * size as u64, "{} blocks", meta.blocks());
+    ws.run(&["undo", "--to", "10"]).ok();
+    assert!(!ws.exists("f9.txt") && !ws.exists("f11.txt") && ws.exists("f8.txt"));
+}
+
+#[test]
+fn without_hole_punching_pruning_copies_into_the_next_generation() {
+    let ws = ws_with_a();
+    ws.write(".codesmith/config.toml", "[history]\nmax_checkpoints = 3\n");
+    let words = ["one", "two", "three", "four", "five", "six", "seven"];
+    for pair in words.windows(2) {
+        let mut cmd = ws.command(&[
+            "edit_file",
+            "--json",
+            &json!({"path": "a.txt", "search": pair[0], "replace": pair[1]}).to_string(),
+        ]);
+        cmd.env("CODESMITH_FAULT", "punch");
+        Outcome::of(cmd).ok();
+    }
+    assert_eq!(ids(&ws), [6, 5, 4]);
     let names = history_files(&ws);
     assert_eq!(names.len(), 3, "{names:?}");
     assert!(
-        names[0].starts_with("index-") && names[1].starts_with("pack-"),
+        names[0].starts_with("index-") && names[0] != "index-0",
         "{names:?}"
     );
-    // The "before" of checkpoint 4 was also the "after" of the pruned checkpoint 3.
+    let generation = names[0].trim_start_matches("index-");
+    assert_eq!(names[1], format!("pack-{generation}"));
+    assert_eq!(len(&ws, &names[0]), 7 * ENTRY);
     ws.run(&["undo", "--to", "4"]).ok();
     assert_eq!(ws.read("a.txt"), b"four\n");
 }

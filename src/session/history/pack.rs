@@ -9,8 +9,9 @@
 //! Every append happens under the exclusive lock on `state` (see [`Store`]), at offsets taken
 //! from the files' own sizes: bytes left by a writer killed midway are skipped, never built
 //! upon, and an index entry is written only after the bytes it points to. Reads check each
-//! blob against its hash. Pruning writes the kept items into the next generation's pair and
-//! then switches `state` to it (see `retention`), so a crash leaves one whole generation.
+//! blob against its hash. Pruning rewrites the index (temp file and rename) and punches holes
+//! where the pruned bytes were; where it cannot, it writes the kept items into the next
+//! generation's pair and then switches `state` to it (see `retention`).
 
 use std::fs;
 use std::io::{self, Read};
@@ -170,6 +171,56 @@ impl Pack {
         count(Kind::Record).saturating_sub(count(Kind::Discard))
     }
 
+    /// The bytes the index's entries take in the pack (what retention counts: bytes no entry
+    /// points to are released by the next prune).
+    pub fn live_bytes(&self) -> u64 {
+        self.raw
+            .chunks_exact(ENTRY_LEN)
+            .filter_map(Entry::decode)
+            .map(|e| e.len)
+            .sum()
+    }
+
+    /// Replaces the index of `generation` in `dir` by `entries`: a temp file renamed over it,
+    /// so a reader (or a crash) sees the old index or the new.
+    pub fn replace_index(&mut self, dir: &Path, generation: u64, entries: &[Entry]) -> io::Result<()> {
+        use std::io::Write;
+        let raw: Vec<u8> = entries.iter().flat_map(Entry::encode).collect();
+        let mut temp = tempfile::Builder::new().prefix(".index-").tempfile_in(dir)?;
+        temp.write_all(&raw)?;
+        let file = temp
+            .persist(index_path(dir, generation))
+            .map_err(|err| err.error)?;
+        self.index = Some(file);
+        self.raw = raw;
+        Ok(())
+    }
+
+    /// Gives the file system back the pack's bytes that no entry points to (punching holes:
+    /// the offsets of the rest stay as they are). Fails with `Unsupported` where the file
+    /// system cannot punch holes.
+    pub fn release_unused(&self) -> io::Result<()> {
+        let file = self
+            .pack
+            .as_ref()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        if cfg!(debug_assertions)
+            && std::env::var("CODESMITH_FAULT").is_ok_and(|spec| spec.split(',').any(|e| e == "punch"))
+        {
+            return Err(io::Error::from(io::ErrorKind::Unsupported));
+        }
+        let mut used: Vec<(u64, u64)> = self.entries().map(|e| (e.offset, e.offset + e.len)).collect();
+        used.sort_unstable();
+        let mut start = 0u64;
+        for (from, to) in used.into_iter().chain([(self.pack_len, self.pack_len)]) {
+            if from > start {
+                punch_hole(file, start, from - start)?;
+            }
+            start = start.max(to);
+        }
+        Ok(())
+    }
+
     /// The highest checkpoint id in the index.
     pub fn newest_id(&self) -> u64 {
         self.entries().map(|e| e.id).max().unwrap_or(0)
@@ -227,6 +278,22 @@ impl Pack {
         self.raw.extend_from_slice(&encoded);
         Ok(())
     }
+}
+
+fn punch_hole(file: &fs::File, offset: u64, len: u64) -> io::Result<()> {
+    let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    // SAFETY: fallocate on a descriptor we own, with plain integer arguments.
+    if unsafe { libc::fallocate(file.as_raw_fd(), mode, offset, len) } == 0 {
+        return Ok(());
+    }
+    let err = io::Error::last_os_error();
+    Err(match err.raw_os_error() {
+        Some(libc::EOPNOTSUPP | libc::ENOSYS) => io::Error::new(io::ErrorKind::Unsupported, err),
+        _ => err,
+    })
 }
 
 /// One item to append.

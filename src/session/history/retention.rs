@@ -1,8 +1,11 @@
-//! Retention: the history is bounded by a count of checkpoints and by the bytes of its pack
-//! (`[history] max_checkpoints`, `max_bytes`). Past either, the oldest checkpoints are pruned:
-//! the kept records and the blobs they refer to are copied into the next generation's pack,
-//! `state` is switched to it, and the old pair is removed. Pruning goes down to 90% of the
-//! limit, so it runs once in a while, not on every call.
+//! Retention: the history is bounded by a count of checkpoints and by the bytes its blobs and
+//! records take in the pack (`[history] max_checkpoints`, `max_bytes`). Past either, the oldest
+//! checkpoints are pruned, down to 90% of the limit, so it runs once in a while, not on every
+//! call. Pruning copies nothing: the index is rewritten with the entries the kept checkpoints
+//! need (records, and the blobs they refer to), and the pack's other bytes are given back to
+//! the file system by punching holes, so every kept item stays where it is. Where the file
+//! system cannot punch holes, the kept items are copied into the next generation's pack,
+//! `state` is switched to it, and the old pair is removed.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -16,7 +19,7 @@ use crate::session::state::State;
 pub fn enforce(state: &State, store: &mut Store, keep: u64) -> io::Result<()> {
     let settings = Settings::load(state);
     let count = store.pack.record_count() as u64;
-    if count <= settings.max_checkpoints && store.pack.pack_len <= settings.max_bytes {
+    if count <= settings.max_checkpoints && store.pack.live_bytes() <= settings.max_bytes {
         return Ok(());
     }
     prune(store, &settings, keep)?;
@@ -52,6 +55,37 @@ fn prune(store: &mut Store, settings: &Settings, keep: u64) -> io::Result<()> {
     records.sort_by_key(|r| r.checkpoint.id);
     let first_kept = first_kept(&records, count_goal, bytes_goal, keep);
     let records = &records[first_kept..];
+    let live = needed_entries(&store.pack, records);
+    let dir = store.dir.clone();
+    // The index first: a crash after it leaves unused bytes, never an entry whose bytes are
+    // gone (they would be found again by a lookup and stored nowhere).
+    store.pack.replace_index(&dir, store.usage.generation, &live)?;
+    match store.pack.release_unused() {
+        Err(err) if err.kind() == io::ErrorKind::Unsupported => copy_into_next_generation(store, records),
+        released => released,
+    }
+}
+
+/// The entries `records` need: their own, and the first of each blob they refer to.
+fn needed_entries(pack: &Pack, records: &[Kept]) -> Vec<Entry> {
+    let ids: HashSet<u64> = records.iter().map(|r| r.entry.id).collect();
+    let blobs: HashSet<[u8; 32]> = records
+        .iter()
+        .flat_map(|r| sides(&r.checkpoint))
+        .filter_map(|side| blobs::from_hex(&side.blob))
+        .collect();
+    let mut seen = HashSet::new();
+    pack.entries()
+        .filter(|e| match e.kind {
+            Kind::Blob => blobs.contains(&e.hash) && seen.insert(e.hash),
+            Kind::Record => ids.contains(&e.id),
+            Kind::Discard => false,
+        })
+        .collect()
+}
+
+/// Copies `records` and their blobs into the next generation's pair and switches to it.
+fn copy_into_next_generation(store: &mut Store, records: &[Kept]) -> io::Result<()> {
     let dir = store.dir.clone();
     let next = store.usage.generation + 1;
     // Left by a prune that was killed before it switched `state`.
