@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{pack, Content, Side};
+use super::pack;
 use crate::session::state::State;
 
 /// The SHA-256 of consecutive parts.
@@ -38,16 +38,6 @@ pub fn from_hex(text: &str) -> Option<[u8; 32]> {
         out[i] = u8::from_str_radix(pair, 16).ok()?;
     }
     Some(out)
-}
-
-/// The side `content` is recorded as.
-pub fn describe(content: &Content) -> Side {
-    Side {
-        blob: hash_parts(&content.parts),
-        mode: content.mode & 0o7777,
-        size: content.parts.iter().map(|p| p.len() as u64).sum(),
-        symlink: content.symlink,
-    }
 }
 
 /// The bytes of a stored blob, checked against its hash.
