@@ -24,6 +24,7 @@ mod foreign_calls;
 mod fuzz_properties;
 mod generated;
 mod grep_files;
+mod history_pack;
 mod invocation;
 mod layers;
 mod list_dir;

@@ -300,8 +300,16 @@ fn retention_prunes_the_oldest_checkpoints() {
     let kept = ids(&ws);
     assert!(kept.len() <= 3, "{kept:?}");
     assert_eq!(kept[0], 8);
-    let blobs = walk_count(&ws.join(".codesmith/history/checkpoints"));
-    assert_eq!(blobs, kept.len());
+    // One generation is left, holding the kept checkpoints and their blobs only (each of
+    // these writes has one blob, its "after"; an index entry is 64 bytes).
+    let names = history_files(&ws);
+    let index: Vec<&String> = names.iter().filter(|n| n.starts_with("index-")).collect();
+    let packs = names.iter().filter(|n| n.starts_with("pack-")).count();
+    assert_eq!((index.len(), packs), (1, 1), "{names:?}");
+    let index_len = std::fs::metadata(ws.join(".codesmith/history").join(index[0]))
+        .expect("index")
+        .len();
+    assert_eq!(index_len, 64 * 2 * kept.len() as u64);
     let out = ws.run(&["undo", "1"]).err("not_found");
     assert!(out.message().contains("pruned"), "{}", out.message());
 }
@@ -322,8 +330,10 @@ fn retention_by_bytes() {
     assert!(kept.len() < 6 && !kept.is_empty(), "{kept:?}");
 }
 
-fn walk_count(dir: &std::path::Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |d| d.count())
+fn history_files(ws: &Ws) -> Vec<String> {
+    let dir = std::fs::read_dir(ws.join(".codesmith/history")).expect("history");
+    dir.map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 #[test]
@@ -388,17 +398,12 @@ fn a_checkpoint_naming_a_path_outside_is_refused() {
     let ws = Ws::new();
     ws.call("write_file", json!({"path": "a.txt", "content": "a\n"}))
         .ok();
-    let dir = ws.join(".codesmith/history/checkpoints");
-    let name = std::fs::read_dir(&dir)
-        .expect("dir")
-        .next()
-        .expect("one")
-        .expect("entry")
-        .path();
-    let text = std::fs::read_to_string(&name)
-        .expect("record")
-        .replace("\"a.txt\"", "\"../a.txt\"");
-    std::fs::write(&name, text).expect("write");
+    // The record is edited in place in the pack (same length: the index says where it ends).
+    let pack = ws.join(".codesmith/history/pack-0");
+    let bytes = std::fs::read(&pack).expect("pack");
+    let text = String::from_utf8_lossy(&bytes).replace("\"path\":\"a.txt\"", "\"path\":\"../a\" ");
+    assert_eq!(text.len(), bytes.len());
+    std::fs::write(&pack, text).expect("write");
     let out = ws.run(&["undo"]).err("outside_workspace");
     assert!(
         out.message().starts_with("path escapes workspace"),

@@ -372,8 +372,9 @@ fn files(roff: &mut Roff) {
         roff,
         [bold(".codesmith/history/")],
         "Checkpoints of every call that changed files (write_file, edit_file, apply_patch, exec_shell \
-         commands not classified read-only, undo): checkpoints/ID.SESSION.json records each path's \
-         content and mode before and after, as content-addressed blobs under blobs/; shadow/ is the \
+         commands not classified read-only, undo): each checkpoint records each path's content and mode \
+         before and after, as content-addressed blobs; records and blobs are appended to pack-N, \
+         located by index-N (state holds the next id and N, and its lock serializes writers); shadow/ is the \
          private git directory whose index is the stat cache of the exec_shell snapshots. Listed by \
          history, reverted by undo, which refuses a path changed since unless forced.",
     );

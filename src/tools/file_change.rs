@@ -373,17 +373,6 @@ impl Prepared {
             });
             error
         })?;
-        if recorded.is_some() {
-            let after = crate::session::history::Content::file(&self.bytes, 0);
-            crate::session::history::store_afters(
-                state,
-                &[crate::session::history::Change {
-                    path: self.path.display.clone(),
-                    before: None,
-                    after: Some(after),
-                }],
-            );
-        }
         let meta =
             fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))

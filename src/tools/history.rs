@@ -47,14 +47,11 @@ const PATHS_SHOWN: usize = 10;
 
 pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let session = ctx.state.session_name().to_string();
-    let ids = history::list_ids(&ctx.state, Some(&session));
+    let checkpoints = history::list(&ctx.state, Some(&session));
     let limit = args.limit.clamp(LIMIT.min, LIMIT.max) as usize;
     let mut lines = Vec::new();
     let mut items = Vec::new();
-    for (_, _, path) in ids.iter().rev().take(limit) {
-        let Some(checkpoint) = history::load(path) else {
-            continue;
-        };
+    for checkpoint in checkpoints.iter().rev().take(limit) {
         lines.push(format!(
             "{}  {}  {}",
             checkpoint.id, checkpoint.tool, checkpoint.summary
@@ -83,11 +80,11 @@ pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     let output = if lines.is_empty() {
         format!("Session `{session}` has no checkpoints: no call of it has changed files through codesmith.")
     } else {
-        let more = ids.len().saturating_sub(limit);
+        let more = checkpoints.len().saturating_sub(limit);
         if more > 0 {
             lines.push(format!(
                 "{more} older checkpoints not shown; call history with limit={}.",
-                ids.len().min(1000)
+                checkpoints.len().min(1000)
             ));
         }
         format!(
@@ -98,5 +95,5 @@ pub fn run(args: HistoryArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     Ok(ToolOutput::new(output)
         .with("session", session)
         .with("checkpoints", items)
-        .with("total", ids.len()))
+        .with("total", checkpoints.len()))
 }

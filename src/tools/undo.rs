@@ -117,10 +117,9 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
 /// out is to revert that one too, not to force.
 fn name_later_changes(ctx: &Context, ids: &[u64], conflicts: &mut [serde_json::Value]) {
     let newest = ids.iter().copied().max().unwrap_or(0);
-    let later: Vec<Checkpoint> = history::list_ids(&ctx.state, None)
-        .iter()
-        .filter(|(id, _, _)| *id > newest)
-        .filter_map(|(_, _, path)| history::load(path))
+    let later: Vec<Checkpoint> = history::list(&ctx.state, None)
+        .into_iter()
+        .filter(|c| c.id > newest)
         .collect();
     for conflict in conflicts.iter_mut() {
         let path = conflict["path"].as_str().unwrap_or("").to_string();
@@ -156,21 +155,16 @@ fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> 
         }
         (None, Some(to)) => {
             let to = parse_id("to", to)?;
-            let ids = history::list_ids(&ctx.state, Some(session));
-            if !ids.iter().any(|(id, _, _)| *id == to) {
+            let listed = history::list(&ctx.state, Some(session));
+            if !listed.iter().any(|c| c.id == to) {
                 return Err(unknown(to).with("session", session));
             }
-            let mut chosen: Vec<Checkpoint> = ids
-                .iter()
-                .filter(|(id, _, _)| *id >= to)
-                .filter_map(|(_, _, path)| history::load(path))
-                .collect();
+            let mut chosen: Vec<Checkpoint> = listed.into_iter().filter(|c| c.id >= to).collect();
             chosen.reverse();
             Ok(chosen)
         }
-        (None, None) => history::list_ids(&ctx.state, Some(session))
-            .last()
-            .and_then(|(_, _, path)| history::load(path))
+        (None, None) => history::list(&ctx.state, Some(session))
+            .pop()
             .map(|c| vec![c])
             .ok_or_else(|| ToolError::no_checkpoint(session)),
     }

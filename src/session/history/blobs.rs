@@ -1,98 +1,71 @@
-//! Content-addressed blobs: `history/blobs/<aa>/<rest of the SHA-256>`, written once.
+//! Content-addressed blobs: a content is named by its SHA-256 and stored once in the pack
+//! (see [`super::pack`]).
 
-use std::fs;
 use std::io;
-use std::path::PathBuf;
 
-use super::{Content, Side};
+use super::pack;
 use crate::session::state::State;
 
-pub fn blob_path(state: &State, hash: &str) -> PathBuf {
-    let (head, rest) = hash.split_at(hash.len().min(2));
-    super::history_dir(state).join("blobs").join(head).join(rest)
-}
-
-/// The SHA-256 of consecutive parts, hex.
-pub fn hash_parts(parts: &[&[u8]]) -> String {
+/// The SHA-256 of consecutive parts.
+pub fn digest(parts: &[&[u8]]) -> [u8; 32] {
     let mut context = ring::digest::Context::new(&ring::digest::SHA256);
     for part in parts {
         context.update(part);
     }
-    let digest = context.finish();
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = [0u8; 32];
+    out.copy_from_slice(context.finish().as_ref());
+    out
 }
 
-/// The side `content` is recorded as, without storing it.
-pub fn describe(content: &Content) -> Side {
-    Side {
-        blob: hash_parts(&content.parts),
-        mode: content.mode & 0o7777,
-        size: content.parts.iter().map(|p| p.len() as u64).sum(),
-        symlink: content.symlink,
-    }
+/// The SHA-256 of consecutive parts, hex.
+pub fn hash_parts(parts: &[&[u8]]) -> String {
+    hex(&digest(parts))
 }
 
-/// Stores `content` (unless a blob of that hash is there already); returns its side and the
-/// number of bytes newly stored.
-pub fn store(state: &State, content: &Content) -> io::Result<(Side, u64)> {
-    let hash = hash_parts(&content.parts);
-    let size: u64 = content.parts.iter().map(|p| p.len() as u64).sum();
-    let path = blob_path(state, &hash);
-    let mut added = 0;
-    // A blob of the right size is the content (its name is its hash; reads check it). One cut
-    // short by a crash is rewritten, through a temp file; a new one is written in place.
-    match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.len() == size => {}
-        Ok(_) => {
-            crate::fs::atomic::write_atomically_parts(
-                &path,
-                &content.parts,
-                crate::fs::atomic::WriteOptions::STATE_FILE,
-            )?;
-            added = size;
-        }
-        Err(_) => {
-            write_in_place(&path, &content.parts)?;
-            added = size;
-        }
-    }
-    let side = Side {
-        blob: hash,
-        mode: content.mode & 0o7777,
-        size,
-        symlink: content.symlink,
-    };
-    Ok((side, added))
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn write_in_place(path: &std::path::Path, parts: &[&[u8]]) -> io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    // Written under a temporary name and renamed, so the blob's name never holds part of it.
-    // The directory is made only when missing (most blobs land in one that exists).
-    let temp = || tempfile::Builder::new().prefix(".blob-").tempfile_in(dir);
-    let mut temp = match temp() {
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir_all(dir)?;
-            temp()?
-        }
-        made => made?,
-    };
-    for part in parts {
-        temp.write_all(part)?;
+/// The digest a hex name stands for; `None` when it is not one.
+pub fn from_hex(text: &str) -> Option<[u8; 32]> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
     }
-    temp.persist(path).map_err(|err| err.error)?;
-    Ok(())
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        let pair = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(pair, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// The bytes of a stored blob, checked against its hash.
 pub fn read(state: &State, hash: &str) -> io::Result<Vec<u8>> {
-    let bytes = fs::read(blob_path(state, hash))?;
-    if hash_parts(&[&bytes]) != hash {
+    let missing = || io::Error::new(io::ErrorKind::NotFound, format!("no stored blob {hash}"));
+    let digest = from_hex(hash).ok_or_else(missing)?;
+    let reader = pack::Reader::open(&super::history_dir(state))?;
+    let entry = reader.pack.blob(&digest).ok_or_else(missing)?;
+    let bytes = reader.pack.read(&entry)?;
+    if self::digest(&[&bytes]) != digest {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("the stored blob {hash} does not match its hash"),
         ));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_names_round_trip() {
+        let digest = digest(&[b"a", b"bc"]);
+        assert_eq!(hash_parts(&[b"abc"]), hex(&digest));
+        assert_eq!(from_hex(&hex(&digest)), Some(digest));
+        assert_eq!(from_hex("zz"), None);
+        assert_eq!(from_hex(&"g".repeat(64)), None);
+    }
 }

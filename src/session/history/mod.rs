@@ -1,21 +1,21 @@
 //! Checkpoints: what every changing call did to each path, so it can be undone.
 //!
-//! Layout under `.codesmith/history/`:
-//! - `checkpoints/<id>.<session>.json`: one record per changing call (id, session, tool, time,
-//!   a one-line summary, and for each path its state before and after). The id is a workspace
-//!   counter, so file names sort oldest first and a session's records are found by name alone.
-//! - `blobs/<aa>/<rest>`: file contents, named by their SHA-256, so a content stored twice
-//!   (the "after" of one call is the "before" of the next) is stored once.
-//! - `state`: the next id, and the count and bytes the retention limits are checked on; its
-//!   `flock` serializes id allocation and pruning.
+//! Layout under `.codesmith/history/` (see [`pack`]):
+//! - `pack-<generation>`: file contents (blobs, named by their SHA-256, so a content stored
+//!   twice, as the "after" of one call is the "before" of the next, is stored once) and one
+//!   record per changing call (id, session, tool, time, a one-line summary, and for each path
+//!   its state before and after), appended back to back.
+//! - `index-<generation>`: where each blob and record is in the pack.
+//! - `state`: the next id and the generation in use; its `flock` serializes every write.
 //! - `shadow/`: the private git directory of the exec_shell snapshots (see [`shell`]).
 //!
-//! A record is written before the change it describes (and removed again if the change fails),
-//! so a crash between the two leaves a record whose paths still hold their "before" state,
-//! which undo reports as already undone rather than touching.
+//! A record is written before the change it describes (and withdrawn if the change fails), so
+//! a crash between the two leaves a record whose paths still hold their "before" state, which
+//! undo reports as already undone rather than touching.
 
 pub mod blobs;
 mod git_index;
+pub mod pack;
 pub mod restore;
 pub mod retention;
 mod scan;
@@ -23,7 +23,6 @@ mod shadow;
 pub mod shell;
 mod watch;
 
-use std::fs;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -108,14 +107,6 @@ pub fn history_dir(state: &State) -> PathBuf {
     state.dir().join("history")
 }
 
-fn checkpoints_dir(state: &State) -> PathBuf {
-    history_dir(state).join("checkpoints")
-}
-
-fn record_path(state: &State, id: u64, session: &str) -> PathBuf {
-    checkpoints_dir(state).join(format!("{id:010}.{session}.json"))
-}
-
 /// Records a file tool's change like [`record`], but a history that cannot be written does not
 /// stop the change: the call proceeds, and its result says that undo cannot take it back.
 pub fn record_or_notice(state: &State, tool: &str, summary: &str, changes: &[Change]) -> Option<Recorded> {
@@ -131,16 +122,23 @@ pub fn record_or_notice(state: &State, tool: &str, summary: &str, changes: &[Cha
     }
 }
 
-/// A stored checkpoint whose change may still fail: [`Recorded::discard`] removes it.
+/// A stored checkpoint whose change may still fail: [`Recorded::discard`] withdraws it.
 pub struct Recorded {
     pub id: u64,
-    path: PathBuf,
+    dir: PathBuf,
 }
 
 impl Recorded {
-    /// Removes the record of a change that did not happen (its blobs go at the next prune).
+    /// Withdraws the record of a change that did not happen (its bytes go at the next prune).
     pub fn discard(&self) {
-        let _ = fs::remove_file(&self.path);
+        if let Ok(mut store) = pack::Store::lock(&self.dir) {
+            let _ = store.pack.append(&[pack::Item {
+                kind: pack::Kind::Discard,
+                hash: [0; 32],
+                id: self.id,
+                parts: Vec::new(),
+            }]);
+        }
     }
 }
 
@@ -149,8 +147,8 @@ fn io_error(state: &State, err: &std::io::Error) -> ToolError {
     state.io_error(&dir, ".codesmith/history", "record a checkpoint in", err)
 }
 
-/// Stores the blobs of `changes` and the checkpoint describing them; returns its id. Applies
-/// the retention limits afterwards.
+/// Stores the contents of `changes` (before and after) and the checkpoint describing them;
+/// returns its id. Applies the retention limits afterwards.
 pub fn record(
     state: &State,
     tool: &str,
@@ -162,6 +160,11 @@ pub fn record(
 }
 
 /// [`record`] for a revert of the checkpoints `undoes`.
+///
+/// Everything goes into the pack in one append under the lock: the blobs not stored yet (the
+/// "after" too, though the change is still to be made: written now, it costs a few more bytes
+/// in a file being appended to anyway, where storing it later would take the lock again),
+/// then the record.
 pub fn record_undo(
     state: &State,
     tool: &str,
@@ -170,30 +173,19 @@ pub fn record_undo(
     notices: Vec<String>,
     undoes: Vec<u64>,
 ) -> Result<Recorded, ToolError> {
-    let mut entries = Vec::with_capacity(changes.len());
-    let mut added = 0u64;
-    for change in changes {
-        let mut side = |content: &Option<Content>| -> Result<Option<Side>, ToolError> {
-            let Some(content) = content else { return Ok(None) };
-            let (side, new_bytes) = blobs::store(state, content).map_err(|err| io_error(state, &err))?;
-            added += new_bytes;
-            Ok(Some(side))
-        };
-        let before = side(&change.before)?;
-        // The "after" is described now and stored by [`store_afters`] once the change is made:
-        // nothing reads it before then, and written before, it would ride on the fsync of the
-        // user's file.
-        let after = change.after.as_ref().map(blobs::describe);
-        // Counted as new (an overestimate when it is stored already; pruning counts exactly).
-        added += after.as_ref().map_or(0, |a| a.size);
-        entries.push(Entry {
+    let fail = |err: std::io::Error| io_error(state, &err);
+    let mut store = pack::Store::lock(&history_dir(state)).map_err(fail)?;
+    let mut items = Vec::new();
+    let entries = changes
+        .iter()
+        .map(|change| Entry {
             path: change.path.clone(),
-            before,
-            after,
-        });
-    }
-    let mut checkpoint = Checkpoint {
-        id: 0,
+            before: change.before.as_ref().map(|c| stage(&store.pack, &mut items, c)),
+            after: change.after.as_ref().map(|c| stage(&store.pack, &mut items, c)),
+        })
+        .collect();
+    let checkpoint = Checkpoint {
+        id: store.usage.next,
         session: state.session_name().to_string(),
         tool: tool.to_string(),
         time: now_secs(),
@@ -202,66 +194,43 @@ pub fn record_undo(
         undoes,
         notices,
     };
-    store_checkpoint(state, &mut checkpoint, added)
-}
-
-/// Stores the "after" contents of a recorded change, once it is made. A failure only costs a
-/// blob nothing reads (undo restores "before" contents; the "after" hash is what it checks).
-pub fn store_afters(state: &State, changes: &[Change]) {
-    for content in changes.iter().filter_map(|c| c.after.as_ref()) {
-        let _ = blobs::store(state, content);
-    }
-}
-
-/// Allocates an id for `checkpoint`, writes it, and prunes past the limits.
-pub fn store_checkpoint(
-    state: &State,
-    checkpoint: &mut Checkpoint,
-    added_bytes: u64,
-) -> Result<Recorded, ToolError> {
-    let fail = |err: std::io::Error| io_error(state, &err);
-    // The directories are made only when missing: once, not on every call.
-    let mut file = match retention::UsageFile::open(state) {
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
-            retention::UsageFile::open(state)
-        }
-        opened => opened,
-    }
-    .map_err(fail)?;
-    let usage = &mut file.usage;
-    checkpoint.id = usage.next;
-    let bytes = serde_json::to_vec(checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
-    let path = record_path(state, checkpoint.id, &checkpoint.session);
-    // The id is taken (the counters saved) before the record is written, so a call killed in
+    let bytes = serde_json::to_vec(&checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
+    // The id is taken (the counter saved) before the record is written, so a call killed in
     // between leaves a gap, never an id the next call would take again.
-    usage.next += 1;
-    usage.count += 1;
-    usage.bytes += added_bytes + bytes.len() as u64;
-    file.save().map_err(fail)?;
-    // Created under its final name (the id is fresh and the lock held): a record cut short by a
-    // crash does not parse and is skipped, like one never written.
-    match write_new(&path, &bytes) {
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir_all(checkpoints_dir(state)).map_err(fail)?;
-            write_new(&path, &bytes).map_err(fail)?;
-        }
-        written => written.map_err(fail)?,
-    }
-    if retention::enforce(state, &mut file.usage, checkpoint.id) {
-        file.save().map_err(fail)?;
-    }
+    store.usage.next += 1;
+    store.save().map_err(fail)?;
+    items.push(pack::Item {
+        kind: pack::Kind::Record,
+        hash: blobs::digest(&[&bytes]),
+        id: checkpoint.id,
+        parts: vec![&bytes],
+    });
+    store.pack.append(&items).map_err(fail)?;
+    retention::enforce(state, &mut store, checkpoint.id).map_err(fail)?;
     Ok(Recorded {
         id: checkpoint.id,
-        path,
+        dir: store.dir.clone(),
     })
 }
 
-/// Creates `path` with `bytes`; fails if it exists.
-pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-    file.write_all(bytes)
+/// The side `content` is recorded as; its bytes join `items` unless the pack or `items`
+/// holds them already.
+fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Content<'a>) -> Side {
+    let digest = blobs::digest(&content.parts);
+    if pack.blob(&digest).is_none() && !items.iter().any(|item| item.hash == digest) {
+        items.push(pack::Item {
+            kind: pack::Kind::Blob,
+            hash: digest,
+            id: 0,
+            parts: content.parts.clone(),
+        });
+    }
+    Side {
+        blob: blobs::hex(&digest),
+        mode: content.mode & 0o7777,
+        size: content.parts.iter().map(|p| p.len() as u64).sum(),
+        symlink: content.symlink,
+    }
 }
 
 fn now_secs() -> u64 {
@@ -281,36 +250,25 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
-/// The ids and file names of stored checkpoints, oldest first; of one session when given.
-pub fn list_ids(state: &State, session: Option<&str>) -> Vec<(u64, String, PathBuf)> {
-    let Ok(dir) = fs::read_dir(checkpoints_dir(state)) else {
+/// The stored checkpoints, oldest first; of one session when given.
+pub fn list(state: &State, session: Option<&str>) -> Vec<Checkpoint> {
+    let Ok(reader) = pack::Reader::open(&history_dir(state)) else {
         return Vec::new();
     };
-    let mut ids: Vec<(u64, String, PathBuf)> = dir
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let name = entry.file_name().into_string().ok()?;
-            let stem = name.strip_suffix(".json")?;
-            let (id, owner) = stem.split_once('.')?;
-            let id = id.parse().ok()?;
-            (session.is_none_or(|s| s == owner)).then(|| (id, owner.to_string(), entry.path()))
-        })
+    let mut checkpoints: Vec<Checkpoint> = reader
+        .pack
+        .records()
+        .into_iter()
+        .filter_map(|entry| serde_json::from_slice::<Checkpoint>(&reader.pack.read(&entry).ok()?).ok())
+        .filter(|c| session.is_none_or(|s| s == c.session))
         .collect();
-    ids.sort_by_key(|(id, _, _)| *id);
-    ids
-}
-
-/// Reads one stored checkpoint.
-pub fn load(path: &std::path::Path) -> Option<Checkpoint> {
-    serde_json::from_slice(&fs::read(path).ok()?).ok()
+    checkpoints.sort_by_key(|c| c.id);
+    checkpoints
 }
 
 /// The checkpoint with `id`, from any session.
 pub fn find(state: &State, id: u64) -> Option<Checkpoint> {
-    list_ids(state, None)
-        .into_iter()
-        .find(|(i, _, _)| *i == id)
-        .and_then(|(_, _, path)| load(&path))
+    list(state, None).into_iter().find(|c| c.id == id)
 }
 
 /// The settings of `[history]` in config.toml.

@@ -1,127 +1,122 @@
 //! Retention: the history is bounded by a count of checkpoints and by the bytes its blobs and
-//! records take (`[history] max_checkpoints`, `max_bytes`). Past either, the oldest checkpoints
-//! are pruned, then every blob no remaining checkpoint refers to. Pruning goes down to 90% of
-//! the limit, so it runs once in a while, not on every call.
+//! records take in the pack (`[history] max_checkpoints`, `max_bytes`). Past either, the oldest
+//! checkpoints are pruned, down to 90% of the limit, so it runs once in a while, not on every
+//! call. Pruning copies nothing: the index is rewritten with the entries the kept checkpoints
+//! need (records, and the blobs they refer to), and the pack's other bytes are given back to
+//! the file system by punching holes, so every kept item stays where it is. Where the file
+//! system cannot punch holes, the kept items are copied into the next generation's pack,
+//! `state` is switched to it, and the old pair is removed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
+use std::io;
 
-use serde::{Deserialize, Serialize};
-
-use super::Settings;
+use super::pack::{self, Entry, Item, Kind, Pack, Store};
+use super::{blobs, Checkpoint, Settings};
 use crate::session::state::State;
 
-/// The counters kept in `history/state` (see [`UsageFile`]).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Usage {
-    pub next: u64,
-    pub count: u64,
-    pub bytes: u64,
-}
-
-/// `history/state`: the counters, rewritten in place under an exclusive `flock` on the file
-/// itself. In place, not by temp file and rename: every changing call updates it, and an fsync
-/// of the user's file right after pays for every directory change made before it. A torn or
-/// unreadable file is rebuilt from the records.
-pub struct UsageFile {
-    file: fs::File,
-    pub usage: Usage,
-}
-
-impl UsageFile {
-    pub fn open(state: &State) -> std::io::Result<UsageFile> {
-        use std::io::Read;
-        use std::os::unix::io::AsRawFd;
-        let mut file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(super::history_dir(state).join("state"))?;
-        // SAFETY: flock on a descriptor we own; released when the file is closed.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
-        let usage = serde_json::from_slice(&bytes).unwrap_or_else(|_| recount(state));
-        Ok(UsageFile { file, usage })
+/// Prunes when the history in `store` is over a limit; never the checkpoint `keep`.
+pub fn enforce(state: &State, store: &mut Store, keep: u64) -> io::Result<()> {
+    let settings = Settings::load(state);
+    let count = store.pack.record_count() as u64;
+    if count <= settings.max_checkpoints && store.pack.live_bytes() <= settings.max_bytes {
+        return Ok(());
     }
+    prune(store, &settings, keep)?;
+    super::shadow::prune_shadow(state);
+    Ok(())
+}
 
-    /// Writes the counters back (the lock is released when this is dropped).
-    pub fn save(&self) -> std::io::Result<()> {
-        use std::os::unix::fs::FileExt;
-        let mut bytes = serde_json::to_vec(&self.usage).map_err(std::io::Error::other)?;
-        // Padded to a fixed width, so a shorter record never leaves a tail to truncate.
-        bytes.resize(bytes.len().max(96), b' ');
-        self.file.write_all_at(&bytes, 0)
+/// A kept record: its entry, bytes and what it says.
+struct Kept {
+    entry: Entry,
+    bytes: Vec<u8>,
+    checkpoint: Checkpoint,
+}
+
+fn prune(store: &mut Store, settings: &Settings, keep: u64) -> io::Result<()> {
+    let count_goal = settings.max_checkpoints - settings.max_checkpoints / 10;
+    let bytes_goal = settings.max_bytes - settings.max_bytes / 10;
+    // Records that do not read or parse (cut short by a crash) are dropped.
+    let mut records: Vec<Kept> = store
+        .pack
+        .records()
+        .into_iter()
+        .filter_map(|entry| {
+            let bytes = store.pack.read(&entry).ok()?;
+            let checkpoint = serde_json::from_slice(&bytes).ok()?;
+            Some(Kept {
+                entry,
+                bytes,
+                checkpoint,
+            })
+        })
+        .collect();
+    records.sort_by_key(|r| r.checkpoint.id);
+    let first_kept = first_kept(&records, count_goal, bytes_goal, keep);
+    let records = &records[first_kept..];
+    let live = needed_entries(&store.pack, records);
+    let dir = store.dir.clone();
+    // The index first: a crash after it leaves unused bytes, never an entry whose bytes are
+    // gone (they would be found again by a lookup and stored nowhere).
+    store.pack.replace_index(&dir, store.usage.generation, &live)?;
+    match store.pack.release_unused() {
+        Err(err) if err.kind() == io::ErrorKind::Unsupported => copy_into_next_generation(store, records),
+        released => released,
     }
 }
 
-/// Counters rebuilt from the files (a missing or broken `state`).
-fn recount(state: &State) -> Usage {
-    let ids = super::list_ids(state, None);
-    let next = ids.last().map_or(1, |(id, _, _)| id + 1);
-    let mut usage = Usage {
-        next,
-        count: ids.len() as u64,
-        bytes: 0,
-    };
-    usage.bytes = referenced(&ids).1;
-    usage
-}
-
-/// The blobs the checkpoints refer to, with sizes, and the total bytes (blobs and records).
-fn referenced(ids: &[(u64, String, std::path::PathBuf)]) -> (HashMap<String, u64>, u64) {
-    let mut blobs = HashMap::new();
-    let mut total = 0;
-    for (_, _, path) in ids {
-        total += fs::metadata(path).map_or(0, |m| m.len());
-        for side in super::load(path).iter().flat_map(sides) {
-            if blobs.insert(side.blob.clone(), side.size).is_none() {
-                total += side.size;
-            }
-        }
-    }
-    (blobs, total)
-}
-
-fn sides(checkpoint: &super::Checkpoint) -> Vec<super::Side> {
-    checkpoint
-        .entries
+/// The entries `records` need: their own, and the first of each blob they refer to.
+fn needed_entries(pack: &Pack, records: &[Kept]) -> Vec<Entry> {
+    let ids: HashSet<u64> = records.iter().map(|r| r.entry.id).collect();
+    let blobs: HashSet<[u8; 32]> = records
         .iter()
-        .flat_map(|e| e.before.iter().chain(e.after.iter()))
-        .cloned()
+        .flat_map(|r| sides(&r.checkpoint))
+        .filter_map(|side| blobs::from_hex(&side.blob))
+        .collect();
+    let mut seen = HashSet::new();
+    pack.entries()
+        .filter(|e| match e.kind {
+            Kind::Blob => blobs.contains(&e.hash) && seen.insert(e.hash),
+            Kind::Record => ids.contains(&e.id),
+            Kind::Discard => false,
+        })
         .collect()
 }
 
-/// Prunes when `usage` is over a limit; never the checkpoint `keep`.
-pub fn enforce(state: &State, usage: &mut Usage, keep: u64) -> bool {
-    let settings = Settings::load(state);
-    if usage.count <= settings.max_checkpoints && usage.bytes <= settings.max_bytes {
-        return false;
+/// Copies `records` and their blobs into the next generation's pair and switches to it.
+fn copy_into_next_generation(store: &mut Store, records: &[Kept]) -> io::Result<()> {
+    let dir = store.dir.clone();
+    let next = store.usage.generation + 1;
+    // Left by a prune that was killed before it switched `state`.
+    let _ = fs::remove_file(pack::pack_path(&dir, next));
+    let _ = fs::remove_file(pack::index_path(&dir, next));
+    let mut fresh = Pack::open(&dir, next, true)?;
+    let mut stored: HashMap<[u8; 32], Entry> = HashMap::new();
+    for entry in store.pack.entries().filter(|e| e.kind == Kind::Blob) {
+        stored.entry(entry.hash).or_insert(entry);
     }
-    prune(state, usage, &settings, keep);
-    true
+    let mut copied = HashSet::new();
+    for record in records {
+        copy_record(&store.pack, &stored, &mut fresh, record, &mut copied)?;
+    }
+    let old = store.usage.generation;
+    store.usage.generation = next;
+    store.save()?;
+    store.pack = fresh;
+    let _ = fs::remove_file(pack::pack_path(&dir, old));
+    let _ = fs::remove_file(pack::index_path(&dir, old));
+    Ok(())
 }
 
-fn prune(state: &State, usage: &mut Usage, settings: &Settings, keep: u64) {
-    let count_goal = settings.max_checkpoints - settings.max_checkpoints / 10;
-    let bytes_goal = settings.max_bytes - settings.max_bytes / 10;
-    let mut records: Vec<(u64, std::path::PathBuf, u64, Vec<super::Side>)> = super::list_ids(state, None)
-        .into_iter()
-        .map(|(id, _, path)| {
-            let len = fs::metadata(&path).map_or(0, |m| m.len());
-            let sides = super::load(&path).map(|c| sides(&c)).unwrap_or_default();
-            (id, path, len, sides)
-        })
-        .collect();
-    let mut refs: HashMap<String, (u64, u64)> = HashMap::new();
+/// How many of `records` (oldest first) go: the oldest, until both goals are met, never `keep`.
+fn first_kept(records: &[Kept], count_goal: u64, bytes_goal: u64, keep: u64) -> usize {
+    let mut refs: HashMap<&str, (u64, u64)> = HashMap::new();
     let mut total = 0u64;
-    for (_, _, len, sides) in &records {
-        total += len;
-        for side in sides {
-            let slot = refs.entry(side.blob.clone()).or_insert((0, side.size));
+    for record in records {
+        total += record.bytes.len() as u64;
+        for side in sides(&record.checkpoint) {
+            let slot = refs.entry(&side.blob).or_insert((0, side.size));
             if slot.0 == 0 {
                 total += side.size;
             }
@@ -129,18 +124,15 @@ fn prune(state: &State, usage: &mut Usage, settings: &Settings, keep: u64) {
         }
     }
     let mut removed = 0;
-    for (id, path, len, sides) in &records {
-        let count = records.len() - removed;
-        if *id == keep || (count as u64 <= count_goal && total <= bytes_goal) {
-            break;
-        }
-        if fs::remove_file(path).is_err() {
+    for record in records {
+        let count = (records.len() - removed) as u64;
+        if record.checkpoint.id == keep || (count <= count_goal && total <= bytes_goal) {
             break;
         }
         removed += 1;
-        total -= len;
-        for side in sides {
-            if let Some(slot) = refs.get_mut(&side.blob) {
+        total -= record.bytes.len() as u64;
+        for side in sides(&record.checkpoint) {
+            if let Some(slot) = refs.get_mut(side.blob.as_str()) {
                 slot.0 -= 1;
                 if slot.0 == 0 {
                     total -= slot.1;
@@ -148,33 +140,51 @@ fn prune(state: &State, usage: &mut Usage, settings: &Settings, keep: u64) {
             }
         }
     }
-    records.drain(..removed);
-    collect_garbage(state, &refs);
-    super::shadow::prune_shadow(state);
-    usage.count = records.len() as u64;
-    usage.bytes = total;
+    removed
 }
 
-/// Removes every blob no checkpoint refers to (also those of records that were discarded).
-fn collect_garbage(state: &State, refs: &HashMap<String, (u64, u64)>) {
-    let Ok(heads) = fs::read_dir(super::history_dir(state).join("blobs")) else {
-        return;
-    };
-    for head in heads.flatten() {
-        let head_name = head.file_name().to_string_lossy().into_owned();
-        let Ok(files) = fs::read_dir(head.path()) else {
+fn sides(checkpoint: &Checkpoint) -> impl Iterator<Item = &super::Side> {
+    checkpoint
+        .entries
+        .iter()
+        .flat_map(|e| e.before.iter().chain(e.after.iter()))
+}
+
+/// Appends `record` to `fresh`, after the blobs it refers to that are not copied yet.
+fn copy_record(
+    old: &Pack,
+    stored: &HashMap<[u8; 32], Entry>,
+    fresh: &mut Pack,
+    record: &Kept,
+    copied: &mut HashSet<[u8; 32]>,
+) -> io::Result<()> {
+    let mut blobs = Vec::new();
+    for side in sides(&record.checkpoint) {
+        let Some(digest) = blobs::from_hex(&side.blob) else {
             continue;
         };
-        for file in files.flatten() {
-            let hash = format!("{head_name}{}", file.file_name().to_string_lossy());
-            // A blob written in the last minute may belong to a record still being written.
-            let young = file
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() < 60) || t.elapsed().is_err());
-            if !young && refs.get(&hash).is_none_or(|(count, _)| *count == 0) {
-                let _ = fs::remove_file(file.path());
-            }
+        if !copied.insert(digest) {
+            continue;
+        }
+        // A blob missing from the pack stays missing: undo reports it when it needs it.
+        if let Some(entry) = stored.get(&digest) {
+            blobs.push((digest, old.read(entry)?));
         }
     }
+    let mut items: Vec<Item> = blobs
+        .iter()
+        .map(|(digest, bytes)| Item {
+            kind: Kind::Blob,
+            hash: *digest,
+            id: 0,
+            parts: vec![bytes.as_slice()],
+        })
+        .collect();
+    items.push(Item {
+        kind: Kind::Record,
+        hash: record.entry.hash,
+        id: record.entry.id,
+        parts: vec![record.bytes.as_slice()],
+    });
+    fresh.append(&items)
 }

@@ -150,7 +150,6 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
         return Ok(notices);
     }
     super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message)?;
-    super::store_afters(&ctx.state, &changes);
     Ok(notices)
 }
 

@@ -137,9 +137,6 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
             }
         }
     }
-    if recorded.is_some() {
-        crate::session::history::store_afters(&ctx.state, &changes);
-    }
     for step in &steps {
         match step {
             Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
