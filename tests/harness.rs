@@ -125,6 +125,26 @@ impl Ws {
         self.join(rel).symlink_metadata().is_ok()
     }
 
+    /// Starts `codesmith ARGS` with the (debug-build) fault hook stalling its atomic write of
+    /// `path` just before the rename, and returns it once its temp file is there: the writer
+    /// is then stopped with the whole new content written, the target untouched.
+    pub fn spawn_stalled(&self, args: &[&str], path: &str) -> std::process::Child {
+        let mut cmd = self.command(args);
+        cmd.env("CODESMITH_FAULT", format!("stall:{path}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let writer = cmd.spawn().expect("spawn the writer");
+        let started = std::time::Instant::now();
+        while self.temp_files().is_empty() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "the writer made no temp file"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        writer
+    }
+
     /// A command for `codesmith --workspace WS [--session S] ARGS`, stdin from /dev/null.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);

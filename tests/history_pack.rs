@@ -4,8 +4,6 @@
 //! pruning gives the bytes back (by punching holes, or by copying where it cannot).
 
 use std::io::Write;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -104,23 +102,14 @@ fn a_change_that_fails_withdraws_its_checkpoint() {
 #[test]
 fn a_writer_killed_before_its_change_leaves_a_record_undo_finds_already_undone() {
     let ws = ws_with_a();
-    let mut cmd = ws.command(&[
-        "edit_file",
-        "--json",
-        &json!({"path": "a.txt", "search": "one", "replace": "two"}).to_string(),
-    ]);
-    cmd.env("CODESMITH_FAULT", "stall:a.txt")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut writer = cmd.spawn().expect("spawn the writer");
-    let started = Instant::now();
-    while ws.temp_files().is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the writer made no temp file"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut writer = ws.spawn_stalled(
+        &[
+            "edit_file",
+            "--json",
+            &json!({"path": "a.txt", "search": "one", "replace": "two"}).to_string(),
+        ],
+        "a.txt",
+    );
     // SAFETY: a plain kill(2) of the child this test spawned.
     assert_eq!(
         unsafe { libc::kill(writer.id() as libc::pid_t, libc::SIGKILL) },

@@ -1,8 +1,7 @@
 //! A write killed between creating its temp file and the rename leaves the temp file behind;
 //! the next write into that directory removes it, and leaves those of live writers alone.
 
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -12,23 +11,14 @@ use crate::harness::Ws;
 fn a_temp_file_left_by_a_killed_writer_is_swept_by_the_next_write() {
     let ws = Ws::new();
     let big = "x".repeat(100_000);
-    let mut cmd = ws.command(&[
-        "write",
-        "--json",
-        &json!({"path": "big.txt", "content": big}).to_string(),
-    ]);
-    cmd.env("CODESMITH_FAULT", "stall:big.txt")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut writer = cmd.spawn().expect("spawn the writer");
-    let started = Instant::now();
-    while ws.temp_files().is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the writer made no temp file"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut writer = ws.spawn_stalled(
+        &[
+            "write",
+            "--json",
+            &json!({"path": "big.txt", "content": big}).to_string(),
+        ],
+        "big.txt",
+    );
     // The writer is stalled before its rename, with the whole content in the temp file.
     std::thread::sleep(Duration::from_millis(200));
     // SAFETY: a plain kill(2) of the child this test spawned.
