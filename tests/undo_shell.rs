@@ -256,3 +256,37 @@ fn a_directory_replaced_by_a_symlink_comes_back_without_writing_through_the_link
         assert_eq!(ws.read("e/f.txt"), other.as_bytes());
     }
 }
+
+/// Git keeps only the executable bit; the walk before the command keeps the rest, so files a
+/// command deletes come back with their exact bits, and a modified file with the bits it had.
+#[test]
+fn deleted_and_modified_files_come_back_with_their_exact_modes() {
+    let ws = Ws::new();
+    let set = |rel: &str, mode: u32| {
+        std::fs::set_permissions(ws.join(rel), std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    ws.write("secret.txt", "key\n");
+    set("secret.txt", 0o600);
+    ws.write("shared.log", "log\n");
+    set("shared.log", 0o640);
+    ws.write("tool.sh", "#!/bin/sh\n");
+    set("tool.sh", 0o750);
+    ws.write("plain.txt", "plain\n");
+    set("plain.txt", 0o644);
+    ws.write("locked.txt", "locked\n");
+    set("locked.txt", 0o400);
+    shell(&ws, "rm secret.txt shared.log tool.sh && echo more >> plain.txt && chmod 600 plain.txt && chmod 600 locked.txt && echo x > locked.txt");
+    assert!(!ws.exists("secret.txt"));
+    assert_eq!(ws.mode("plain.txt"), 0o600);
+    ws.run(&["undo"]).ok();
+    assert_eq!(ws.read("secret.txt"), b"key\n");
+    assert_eq!(ws.mode("secret.txt"), 0o600);
+    assert_eq!(ws.read("shared.log"), b"log\n");
+    assert_eq!(ws.mode("shared.log"), 0o640);
+    assert_eq!(ws.read("tool.sh"), b"#!/bin/sh\n");
+    assert_eq!(ws.mode("tool.sh"), 0o750);
+    assert_eq!(ws.read("plain.txt"), b"plain\n");
+    assert_eq!(ws.mode("plain.txt"), 0o644);
+    assert_eq!(ws.read("locked.txt"), b"locked\n");
+    assert_eq!(ws.mode("locked.txt"), 0o400);
+}

@@ -42,6 +42,10 @@ pub struct Changes {
     /// Index entries the walk did not reach (missing, or under an ignored directory): checked
     /// one by one, and again after a command (no watch covers them).
     pub unreached: Vec<Vec<u8>>,
+    /// The files the walk saw whose permission bits are not what git would give back (0644 or
+    /// 0755 less the umask, by the executable bit), with their exact bits: git keeps only the
+    /// executable bit, so a checkpoint takes the rest from here.
+    pub modes: Vec<(Vec<u8>, u32)>,
 }
 
 enum Verdict {
@@ -65,6 +69,8 @@ struct Walk<'a> {
     queue: Mutex<(Vec<Job>, usize)>,
     wake: Condvar,
     watch: Option<&'a Watch>,
+    /// The permission bits git would give back to a file without and with the executable bit.
+    default_modes: (u32, u32),
 }
 
 /// What one thread found.
@@ -245,6 +251,7 @@ fn walk(
         queue: Mutex::new((jobs, 0)),
         wake: Condvar::new(),
         watch,
+        default_modes: default_modes(),
     };
     let found: Vec<Found> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads).map(|_| scope.spawn(|| walk.work())).collect();
@@ -256,8 +263,16 @@ fn walk(
         visited.extend(found.visited);
         changes.changed.extend(found.changes.changed);
         changes.touched.extend(found.changes.touched);
+        changes.modes.extend(found.changes.modes);
     }
     (changes, visited)
+}
+
+/// The permission bits a file gets back from its git mode (`100644`, `100755`): 0666 and 0777
+/// less the umask.
+pub fn default_modes() -> (u32, u32) {
+    let umask = crate::fs::atomic::current_umask();
+    (0o666 & !umask, 0o777 & !umask)
 }
 
 fn push(changes: &mut Changes, verdict: Verdict, path: &[u8]) {
@@ -365,17 +380,41 @@ impl Walk<'_> {
             if let Ok(i) = here.binary_search_by(|e| e.path.as_slice().cmp(rel.as_slice())) {
                 found.visited.push(start + i);
                 let verdict = match entry.metadata() {
-                    Ok(meta) => check(&|| abs.join(&name), &meta, &here[i], self.index.mtime),
+                    Ok(meta) => {
+                        self.note_mode(&meta, &rel, found);
+                        check(&|| abs.join(&name), &meta, &here[i], self.index.mtime)
+                    }
                     Err(_) => Verdict::Changed,
                 };
                 push(&mut found.changes, verdict, &rel);
             } else if (file_type.is_file() || file_type.is_symlink())
                 && !ignored(&ignores, &self.base_ignores, &abs.join(&name), false)
             {
+                if let Ok(meta) = entry.metadata() {
+                    self.note_mode(&meta, &rel, found);
+                }
                 found.changes.changed.push(rel.clone());
             }
         }
         children
+    }
+}
+
+impl Walk<'_> {
+    /// Keeps the exact permission bits of a regular file whose bits git would not give back.
+    fn note_mode(&self, meta: &fs::Metadata, rel: &[u8], found: &mut Found) {
+        if !meta.file_type().is_file() {
+            return;
+        }
+        let mode = meta.mode() & 0o7777;
+        let default = if mode & 0o100 != 0 {
+            self.default_modes.1
+        } else {
+            self.default_modes.0
+        };
+        if mode != default {
+            found.changes.modes.push((rel.to_vec(), mode));
+        }
     }
 }
 

@@ -21,6 +21,9 @@ pub struct Refreshed {
     unreached: Option<Vec<Vec<u8>>>,
     /// The index as read, when it did not change.
     index: Option<git_index::Index>,
+    /// The exact permission bits the walk saw where git keeps less (see `scan::Changes`);
+    /// `None` when git did the work (an index the reader does not handle).
+    modes: Option<Vec<(Vec<u8>, u32)>>,
 }
 
 /// What the "after" snapshot of a watched command reads: the paths the events name, the
@@ -187,6 +190,7 @@ impl Shadow {
             changed: true,
             unreached: None,
             index: None,
+            modes: None,
         };
         let (known, since) = match since {
             Some(Since {
@@ -217,11 +221,13 @@ impl Shadow {
             None => scan::changes(&self.root, &index, self.exclude(), watch),
         };
         let unreached = Some(changes.unreached);
+        let modes = Some(changes.modes);
         if changes.changed.is_empty() && changes.touched.len() <= MAX_TOUCHED {
             return Ok(Refreshed {
                 changed: false,
                 unreached,
                 index: Some(index),
+                modes,
             });
         }
         let mut paths = changes.changed;
@@ -234,6 +240,7 @@ impl Shadow {
             changed: true,
             unreached,
             index: None,
+            modes,
         })
     }
 
@@ -286,7 +293,13 @@ impl Shadow {
             }),
             _ => None,
         };
-        Ok(Before { tree, watched })
+        let modes = refreshed.modes.map(|modes| {
+            modes
+                .into_iter()
+                .map(|(path, mode)| (String::from_utf8_lossy(&path).into_owned(), mode))
+                .collect()
+        });
+        Ok(Before { tree, watched, modes })
     }
 
     /// The tree of the index: the one stored with it when the index has not changed since.

@@ -20,9 +20,9 @@
 //! excludes do not ignore (a file in the index stays, as a tracked file does in git);
 //! `.codesmith/`, `.git/` and nested repositories are never included. Contents are taken
 //! byte for byte: no attributes, filters or line-ending conversions apply (`--attr-source`
-//! names the empty tree). Git records only the executable bit, so a path created or deleted by
-//! a command comes back with mode 0644 or 0755 (less the umask); a modified file keeps its
-//! exact mode. Files over [`MAX_FILE_BYTES`] and commands that change more than [`MAX_PATHS`]
+//! names the empty tree). Git records only the executable bit, so the walk before the command
+//! keeps the exact permission bits of the files that have other bits than 0644 or 0755 (less
+//! the umask), and a deleted or modified file comes back with the bits it had. Files over [`MAX_FILE_BYTES`] and commands that change more than [`MAX_PATHS`]
 //! paths are not recorded; the call says so in a notice.
 //!
 //! The commands run here are codesmith's own (the sandboxed command never touches
@@ -51,6 +51,10 @@ pub struct Before {
     /// What tells the "after" snapshot which paths the command may have changed; without it
     /// (a background task's, seen by a later call), the whole tree is read again.
     pub(super) watched: Option<Watched>,
+    /// The exact permission bits of the files whose bits git does not keep (anything but 0644
+    /// and 0755 less the umask), as the walk before the command saw them; `None` when git did
+    /// the walk, or for a background task's "before" (kept by its tree alone).
+    pub(super) modes: Option<std::collections::HashMap<String, u32>>,
 }
 
 pub(super) struct Watched {
@@ -63,7 +67,11 @@ pub(super) struct Watched {
 impl Before {
     /// The snapshot `tree`, taken by an earlier call.
     pub fn from_tree(tree: String) -> Before {
-        Before { tree, watched: None }
+        Before {
+            tree,
+            watched: None,
+            modes: None,
+        }
     }
 }
 
@@ -110,6 +118,7 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
     // The tree written for the "after" is stored with the index, so the next command's
     // "before" finds it without running git when nothing changed in between.
+    let modes = before.modes;
     let since = before.watched.and_then(|watched| {
         Some(Since {
             events: watched.watch.events()?,
@@ -145,7 +154,7 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
     for diff in &diffs {
         afters.push(read_after(&shadow.root.join(&diff.path), diff, &mut notices));
     }
-    let changes = changes_of(&diffs, &afters, &old_blobs, &mut notices);
+    let changes = changes_of(&diffs, &afters, &old_blobs, modes.as_ref(), &mut notices);
     if changes.is_empty() {
         return Ok(notices);
     }
@@ -159,6 +168,7 @@ fn changes_of<'a>(
     diffs: &'a [Diff],
     afters: &'a [Option<(Vec<u8>, u32)>],
     old_blobs: &'a std::collections::HashMap<String, Vec<u8>>,
+    modes: Option<&std::collections::HashMap<String, u32>>,
     notices: &mut Vec<String>,
 ) -> Vec<Change<'a>> {
     let mut changes = Vec::new();
@@ -175,10 +185,7 @@ fn changes_of<'a>(
         }
         let before = (!is_null(&diff.old_id)).then(|| {
             let bytes = old_blobs.get(&diff.old_id).map_or(&[][..], Vec::as_slice);
-            let mode = match (after, diff.old_mode == diff.new_mode) {
-                (Some((_, mode)), true) => *mode,
-                _ => git_mode(&diff.old_mode),
-            };
+            let mode = before_mode(diff, after.as_ref().map(|(_, mode)| *mode), modes);
             Content {
                 parts: vec![bytes],
                 mode,
@@ -229,6 +236,27 @@ fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec
         return None;
     }
     Some((fs::read(abs).ok()?, meta.permissions().mode() & 0o7777))
+}
+
+/// The permission bits of the before side: as the walk before the command saw them when it
+/// ran (git's `100644`/`100755` less the umask for a file it found nothing unusual about);
+/// without that walk, the file's bits now when the command kept its git mode, else git's.
+fn before_mode(
+    diff: &Diff,
+    after: Option<u32>,
+    modes: Option<&std::collections::HashMap<String, u32>>,
+) -> u32 {
+    if diff.old_mode == "120000" {
+        return 0o777;
+    }
+    match (modes, after) {
+        (Some(modes), _) => modes
+            .get(&diff.path)
+            .copied()
+            .unwrap_or_else(|| git_mode(&diff.old_mode)),
+        (None, Some(mode)) if diff.old_mode == diff.new_mode => mode,
+        (None, _) => git_mode(&diff.old_mode),
+    }
 }
 
 fn git_mode(mode: &str) -> u32 {
