@@ -257,6 +257,48 @@ fn a_directory_replaced_by_a_symlink_comes_back_without_writing_through_the_link
     }
 }
 
+/// The reverse: a symlink a command replaced by a directory of new files comes back as the
+/// link once those files are removed; the directory it linked to is not touched. A file
+/// someone else put in the directory since makes the undo refuse and leave everything.
+#[test]
+fn a_symlink_replaced_by_a_directory_comes_back() {
+    for intruder in [false, true] {
+        let ws = Ws::new();
+        ws.write("e/f.txt", "linked\n");
+        std::os::unix::fs::symlink("e", ws.join("d")).expect("symlink");
+        shell(
+            &ws,
+            "rm d && mkdir -p d/sub && echo new > d/f.txt && echo deeper > d/sub/g.txt",
+        );
+        assert!(std::fs::symlink_metadata(ws.join("d")).unwrap().is_dir());
+        if intruder {
+            ws.write("d/sub/mine.txt", "someone else's\n");
+            let refused = ws.run(&["undo"]).err("stale");
+            assert!(
+                refused.message().contains("`d`: it is a directory now"),
+                "{}",
+                refused.message()
+            );
+            assert_eq!(ws.read("d/sub/mine.txt"), b"someone else's\n");
+            assert_eq!(ws.read("d/f.txt"), b"new\n");
+            continue;
+        }
+        let undone = ws.run(&["undo"]).ok();
+        let d = std::fs::symlink_metadata(ws.join("d")).unwrap();
+        assert!(
+            d.file_type().is_symlink(),
+            "d is not a symlink again: {}",
+            undone.output()
+        );
+        assert_eq!(
+            std::fs::read_link(ws.join("d")).unwrap(),
+            std::path::Path::new("e")
+        );
+        assert_eq!(ws.read("e/f.txt"), b"linked\n");
+        assert!(!ws.exists("e/sub"));
+    }
+}
+
 /// Git keeps only the executable bit; the walk before the command keeps the rest, so files a
 /// command deletes come back with their exact bits, and a modified file with the bits it had.
 #[test]

@@ -65,8 +65,13 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mut steps = Vec::new();
     let mut conflicts = Vec::new();
     let mut already = Vec::new();
+    let removed: Vec<std::path::PathBuf> = targets
+        .iter()
+        .filter(|t| t.restore.is_none())
+        .map(|t| t.abs.clone())
+        .collect();
     for target in targets {
-        match restore::inspect(&target, ctx.workspace.root()) {
+        match restore::inspect(&target, ctx.workspace.root(), &removed) {
             Found::AsLeft(current) => steps.push(Step {
                 target,
                 current,

@@ -151,14 +151,23 @@ pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
 
 /// Compares a target's path with the state the checkpoints left it in. A path below a
 /// directory of the workspace that is now a symlink holds nothing of its own: what is read
-/// through the link is another path's file.
-pub fn inspect(target: &Target, root: &Path) -> Found {
+/// through the link is another path's file. A directory where the checkpoints left nothing
+/// (a symlink or file a command replaced by a directory) counts as nothing when every file in
+/// it is one this revert removes (`removed`): once they are gone it is empty, and it goes.
+pub fn inspect(target: &Target, root: &Path, removed: &[PathBuf]) -> Found {
     let disk = match through_symlink(root, &target.abs) {
         true => Ok(None),
         false => on_disk(&target.abs),
     };
     let disk = match disk {
         Ok(disk) => disk,
+        Err(_) if target.expect.is_none() && holds_only(&target.abs, removed) => None,
+        Err(_) if fs::symlink_metadata(&target.abs).is_ok_and(|meta| meta.is_dir()) => {
+            return Found::Changed(
+                None,
+                "it is a directory now, holding files the checkpoint did not make".to_string(),
+            )
+        }
         Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
     };
     let side = disk.as_ref().map(|d| &d.side);
@@ -178,6 +187,38 @@ pub fn inspect(target: &Target, root: &Path) -> Found {
         (Some(d), Some(_)) => format!("its content changed since ({} bytes now)", d.size),
     };
     Found::Changed(disk, what)
+}
+
+/// Whether `dir` is a directory (not a link to one) whose files, at any depth, are all in
+/// `removed`.
+fn holds_only(dir: &Path, removed: &[PathBuf]) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    if !fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
+        return false;
+    }
+    entries.into_iter().all(|entry| {
+        let Ok(entry) = entry else { return false };
+        let path = entry.path();
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => holds_only(&path, removed),
+            Ok(_) => removed.contains(&path),
+            Err(_) => false,
+        }
+    })
+}
+
+/// Removes the directory `dir` and the directories in it, all of which must be empty of
+/// anything else (`remove_dir` refuses otherwise, and nothing else is removed).
+fn remove_empty_tree(dir: &Path) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if fs::symlink_metadata(&path)?.is_dir() {
+            remove_empty_tree(&path)?;
+        }
+    }
+    fs::remove_dir(dir)
 }
 
 /// One restore, planned: the bytes to put back, and what is there now (for rolling back).
@@ -278,8 +319,12 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Puts one path into a state: a file or a symlink (atomically, by rename), or nothing.
+/// Puts one path into a state: a file or a symlink (atomically, by rename), or nothing. A
+/// directory in the way of a file or a symlink (emptied by the removals made first) goes.
 fn put(abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Result<()> {
+    if state.is_some() && fs::symlink_metadata(abs).is_ok_and(|meta| meta.is_dir()) {
+        remove_empty_tree(abs)?;
+    }
     match state {
         None => match fs::symlink_metadata(abs) {
             Ok(_) => fs::remove_file(abs),
