@@ -79,7 +79,7 @@ fn write_parts_in_mode(
         }
         out.flush()?;
     }
-    let mode = existing_mode.unwrap_or_else(|| 0o666 & !current_umask());
+    let mode = existing_mode.unwrap_or_else(|| new_file_mode(false));
     temp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
     if options.durable {
         temp.as_file().sync_all()?;
@@ -172,6 +172,12 @@ fn injected_fault(point: &str, path: &Path) -> io::Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The permission bits a new file gets: 0666, or 0777 when `executable`, less the umask.
+pub fn new_file_mode(executable: bool) -> u32 {
+    let full = if executable { 0o777 } else { 0o666 };
+    full & !current_umask()
 }
 
 pub fn current_umask() -> u32 {

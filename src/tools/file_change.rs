@@ -394,7 +394,7 @@ impl Prepared {
         };
         let after_mode = before
             .as_ref()
-            .map_or(0o666 & !crate::fs::atomic::current_umask(), |(_, mode)| *mode);
+            .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode)| *mode);
         let change = crate::session::history::Change {
             path: self.path.display.clone(),
             before: before

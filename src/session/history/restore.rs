@@ -192,12 +192,12 @@ pub fn inspect(target: &Target, root: &Path, removed: &[PathBuf]) -> Found {
 /// Whether `dir` is a directory (not a link to one) whose files, at any depth, are all in
 /// `removed`.
 fn holds_only(dir: &Path, removed: &[PathBuf]) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return false;
-    };
     if !fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
         return false;
     }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
     entries.into_iter().all(|entry| {
         let Ok(entry) = entry else { return false };
         let path = entry.path();

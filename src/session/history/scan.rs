@@ -69,7 +69,8 @@ struct Walk<'a> {
     queue: Mutex<(Vec<Job>, usize)>,
     wake: Condvar,
     watch: Option<&'a Watch>,
-    /// The permission bits git would give back to a file without and with the executable bit.
+    /// The permission bits git would give back to a file without and with the executable bit
+    /// (a new file's: 0666 and 0777 less the umask).
     default_modes: (u32, u32),
 }
 
@@ -251,7 +252,10 @@ fn walk(
         queue: Mutex::new((jobs, 0)),
         wake: Condvar::new(),
         watch,
-        default_modes: default_modes(),
+        default_modes: (
+            crate::fs::atomic::new_file_mode(false),
+            crate::fs::atomic::new_file_mode(true),
+        ),
     };
     let found: Vec<Found> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads).map(|_| scope.spawn(|| walk.work())).collect();
@@ -268,13 +272,6 @@ fn walk(
     (changes, visited)
 }
 
-/// The permission bits a file gets back from its git mode (`100644`, `100755`): 0666 and 0777
-/// less the umask.
-pub fn default_modes() -> (u32, u32) {
-    let umask = crate::fs::atomic::current_umask();
-    (0o666 & !umask, 0o777 & !umask)
-}
-
 fn push(changes: &mut Changes, verdict: Verdict, path: &[u8]) {
     match verdict {
         Verdict::Clean => {}
@@ -284,6 +281,22 @@ fn push(changes: &mut Changes, verdict: Verdict, path: &[u8]) {
 }
 
 impl Walk<'_> {
+    /// Keeps the exact permission bits of a regular file whose bits git would not give back.
+    fn note_mode(&self, meta: &fs::Metadata, rel: &[u8], found: &mut Found) {
+        if !meta.file_type().is_file() {
+            return;
+        }
+        let mode = meta.mode() & 0o7777;
+        let default = if mode & 0o100 != 0 {
+            self.default_modes.1
+        } else {
+            self.default_modes.0
+        };
+        if mode != default {
+            found.changes.modes.push((rel.to_vec(), mode));
+        }
+    }
+
     /// Takes directories off the queue until every thread is idle and the queue empty.
     fn work(&self) -> Found {
         let mut found = Found::default();
@@ -397,24 +410,6 @@ impl Walk<'_> {
             }
         }
         children
-    }
-}
-
-impl Walk<'_> {
-    /// Keeps the exact permission bits of a regular file whose bits git would not give back.
-    fn note_mode(&self, meta: &fs::Metadata, rel: &[u8], found: &mut Found) {
-        if !meta.file_type().is_file() {
-            return;
-        }
-        let mode = meta.mode() & 0o7777;
-        let default = if mode & 0o100 != 0 {
-            self.default_modes.1
-        } else {
-            self.default_modes.0
-        };
-        if mode != default {
-            found.changes.modes.push((rel.to_vec(), mode));
-        }
     }
 }
 

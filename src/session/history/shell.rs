@@ -260,11 +260,10 @@ fn before_mode(
 }
 
 fn git_mode(mode: &str) -> u32 {
-    let umask = crate::fs::atomic::current_umask();
     match mode {
-        "100755" => 0o777 & !umask,
+        "100755" => crate::fs::atomic::new_file_mode(true),
         "120000" => 0o777,
-        _ => 0o666 & !umask,
+        _ => crate::fs::atomic::new_file_mode(false),
     }
 }
 

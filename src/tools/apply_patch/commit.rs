@@ -162,7 +162,7 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>
             symlink: true,
         }
     }
-    let new_mode = 0o666 & !crate::fs::atomic::current_umask();
+    let new_mode = crate::fs::atomic::new_file_mode(false);
     let mut changes = Vec::new();
     for step in steps {
         match step {
