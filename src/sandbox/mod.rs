@@ -71,16 +71,29 @@ impl Mode {
 pub enum Layer {
     Landlock,
     Mounts,
+    /// A PID namespace whose first process is the command's shell: when it ends, the kernel
+    /// ends everything else in the namespace.
+    Pids,
+    /// Every capability dropped (effective, permitted, inheritable, ambient, bounding set).
+    Capabilities,
     Seccomp,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 3] = [Layer::Landlock, Layer::Mounts, Layer::Seccomp];
+    pub const ALL: [Layer; 5] = [
+        Layer::Landlock,
+        Layer::Mounts,
+        Layer::Pids,
+        Layer::Capabilities,
+        Layer::Seccomp,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Layer::Landlock => "landlock",
             Layer::Mounts => "mount namespace",
+            Layer::Pids => "pid namespace",
+            Layer::Capabilities => "capabilities",
             Layer::Seccomp => "seccomp",
         }
     }
@@ -89,7 +102,8 @@ impl Layer {
     fn simulation_name(self) -> &'static str {
         match self {
             Layer::Landlock => "landlock",
-            Layer::Mounts => "namespaces",
+            Layer::Mounts | Layer::Pids => "namespaces",
+            Layer::Capabilities => "capabilities",
             Layer::Seccomp => "seccomp",
         }
     }
@@ -97,6 +111,7 @@ impl Layer {
 
 /// What one command may do: the paths are canonical.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Request {
     /// Directories (or device files) the command may write beneath.
     pub writable: Vec<PathBuf>,
@@ -114,6 +129,16 @@ pub struct Request {
     pub state: bool,
     /// Refuse internet sockets (lifted when the network is allowed for this command).
     pub block_network: bool,
+    /// Run the command as the first process of its own PID namespace, so nothing it starts
+    /// outlives it (`setsid` and double forks included).
+    pub contain: bool,
+    /// Directories of daemons' sockets hidden behind an empty read-only tmpfs (`/run`, the
+    /// user's runtime directory, ...): a command reaches no socket outside the workspace
+    /// unless it is in `sockets`.
+    pub masked: Vec<PathBuf>,
+    /// Paths inside `masked` directories that stay reachable: the sockets `[shell] sockets`
+    /// grants, and files such as a resolver configuration that `/etc` links into `/run`.
+    pub sockets: Vec<PathBuf>,
 }
 
 impl Request {
@@ -138,6 +163,14 @@ impl Request {
         }
         if self.filesystem || self.state {
             layers.push(Layer::Mounts);
+        }
+        if self.contain {
+            layers.push(Layer::Pids);
+        }
+        // Root's capabilities reach past every path rule (open_by_handle_at, mknod, raw I/O):
+        // they go wherever writes are confined.
+        if self.filesystem {
+            layers.push(Layer::Capabilities);
         }
         if self.block_network || self.state || self.filesystem {
             layers.push(Layer::Seccomp);

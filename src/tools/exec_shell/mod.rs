@@ -16,6 +16,7 @@ pub mod rules;
 pub mod run;
 pub mod safe;
 pub mod scope;
+pub mod secrets;
 pub mod sentinel;
 pub mod stopped;
 pub mod tasks;
@@ -103,6 +104,7 @@ fn run_foreground(
                 arguments: &arguments,
                 cwd,
                 env: &env,
+                unset: &confinement.held_back,
                 sandbox,
                 reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
             },
@@ -161,6 +163,11 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         hint.as_ref(),
     );
     rendered.data.insert("sandbox".into(), report.to_json());
+    if !confinement.held_back.is_empty() {
+        rendered
+            .data
+            .insert("env_held_back".into(), confinement.held_back.clone().into());
+    }
     if let Some(approval) = hint.as_ref().and_then(|hint| hint.approval.clone()) {
         rendered.data.insert("approval".into(), approval);
     }

@@ -103,6 +103,7 @@ pub fn start(
             arguments: &arguments,
             cwd: ctx.workspace.cwd(),
             env: &env,
+            unset: &confinement.held_back,
             sandbox,
             reported_status: None,
         };
@@ -134,6 +135,9 @@ pub fn start(
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
         out.notices.push(line.trim_end().to_string());
+    }
+    if !confinement.held_back.is_empty() {
+        out = out.with("env_held_back", confinement.held_back.clone());
     }
     Ok(out
         .with("task_id", id.as_str())
