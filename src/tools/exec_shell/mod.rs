@@ -133,6 +133,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let launched = run_foreground(ctx, &args, &confinement, &sentinel, &cwd_before);
     let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
+    finished.left_running = sentinel.left_running(&finished.stderr);
     let reported_cwd = sentinel.extract(&mut finished.stderr);
     // Relative names in the command's messages are most likely relative to where it ended.
     let messages_cwd = reported_cwd
@@ -440,6 +441,14 @@ fn render(
              keeps running and its later output is not shown. Start servers with background=true.]\n",
         );
     }
+    if finished.left_running > 0 {
+        let n = finished.left_running;
+        let processes = if n == 1 { "process" } else { "processes" };
+        text.push_str(&format!(
+            "[the command left {n} {processes} running in the background; a command's processes \
+             end with it, so they were stopped. Start servers with background=true.]\n"
+        ));
+    }
     let mut data = serde_json::Map::new();
     data.insert("exit_code".into(), finished.exit_code().into());
     data.insert("signal".into(), finished.signal().into());
@@ -449,6 +458,9 @@ fn render(
         data.insert(format!("{name}_truncated"), capped.truncated.into());
     }
     data.insert("background_holds_output".into(), finished.pipes_held.into());
+    if finished.left_running > 0 {
+        data.insert("background_stopped".into(), finished.left_running.into());
+    }
     Rendered { text, data }
 }
 

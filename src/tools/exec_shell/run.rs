@@ -64,6 +64,8 @@ pub struct Finished {
     pub timed_out: bool,
     /// The shell exited but something it started still held the output pipes.
     pub pipes_held: bool,
+    /// Processes the command left running in its PID namespace, stopped when it ended.
+    pub left_running: usize,
 }
 
 impl Finished {
