@@ -20,7 +20,13 @@ impl Data {
     }
 
     fn word(&self, offset: u32) -> u32 {
-        let arg = |n: u32| if n == 0 { self.arg0 } else { self.rest[n as usize - 1] };
+        let arg = |n: u32| {
+            if n == 0 {
+                self.arg0
+            } else {
+                self.rest[n as usize - 1]
+            }
+        };
         match offset {
             0 => self.nr,
             4 => self.arch,
@@ -238,15 +244,31 @@ fn an_argument_filter_refuses_only_the_values_it_names() {
     };
     let mode = |kind: u32, perm: u32| u64::from(kind | perm);
     // mknodat(dirfd, path, mode, dev): devices refused, whatever their permission bits.
-    assert_eq!(verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFCHR, 0o666)]), DENY);
-    assert_eq!(verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFBLK, 0o600)]), DENY);
+    assert_eq!(
+        verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFCHR, 0o666)]),
+        DENY
+    );
+    assert_eq!(
+        verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFBLK, 0o600)]),
+        DENY
+    );
     // FIFOs, sockets and regular files are what mkfifo and friends make: allowed.
     for kind in [libc::S_IFIFO, libc::S_IFSOCK, libc::S_IFREG, 0] {
-        assert_eq!(verdict(libc::SYS_mknodat, [3, 0, mode(kind, 0o644)]), ALLOW, "{kind:o}");
+        assert_eq!(
+            verdict(libc::SYS_mknodat, [3, 0, mode(kind, 0o644)]),
+            ALLOW,
+            "{kind:o}"
+        );
     }
     // ioctl(fd, request, ...): only the two injecting requests.
-    assert_eq!(verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCSTI as u32), 0]), DENY);
-    assert_eq!(verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCLINUX as u32), 0]), DENY);
+    assert_eq!(
+        verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCSTI as u32), 0]),
+        DENY
+    );
+    assert_eq!(
+        verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCLINUX as u32), 0]),
+        DENY
+    );
     for request in [libc::TCGETS, libc::TIOCGWINSZ, libc::FIONREAD] {
         assert_eq!(verdict(libc::SYS_ioctl, [1, u64::from(request as u32), 0]), ALLOW);
     }
@@ -257,7 +279,11 @@ fn an_argument_filter_refuses_only_the_values_it_names() {
         }
         for arg0 in FAMILIES {
             let data = Data::new(nr, arch(), arg0);
-            assert_eq!(run(&program, &data), expected(nr, arg0, &REFUSED, true), "{nr:#x}");
+            assert_eq!(
+                run(&program, &data),
+                expected(nr, arg0, &REFUSED, true),
+                "{nr:#x}"
+            );
         }
     }
 }

@@ -124,14 +124,27 @@ pub unsafe fn enter(plan: &MountPlan) -> Result<(), (usize, i32)> {
         return Err((step::UNSHARE_MOUNTS, errno()));
     }
     let none: *const libc::c_char = std::ptr::null();
-    if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0 {
+    if libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_PRIVATE,
+        std::ptr::null(),
+    ) != 0
+    {
         return Err((step::PRIVATE, errno()));
     }
     if plan.fresh_proc {
         // Best effort: where a fresh proc may not be mounted (a container that masks parts of
         // its own), the command still cannot signal what it sees there.
         let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-        libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null());
+        libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            flags,
+            std::ptr::null(),
+        );
     }
     let (roots, kept) = plan.clones.split_at(plan.writable.len());
     for (path, clone) in plan.writable.iter().zip(roots) {
@@ -174,7 +187,13 @@ unsafe fn mask(plan: &MountPlan, clones: &[Cell<RawFd>]) -> Result<(), i32> {
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     for dir in &plan.masked {
         let options = c"mode=0755,size=64k";
-        if libc::mount(c"tmpfs".as_ptr(), dir.as_ptr(), c"tmpfs".as_ptr(), flags, options.as_ptr().cast()) != 0
+        if libc::mount(
+            c"tmpfs".as_ptr(),
+            dir.as_ptr(),
+            c"tmpfs".as_ptr(),
+            flags,
+            options.as_ptr().cast(),
+        ) != 0
         {
             return Err(errno());
         }
@@ -189,7 +208,11 @@ unsafe fn mask(plan: &MountPlan, clones: &[Cell<RawFd>]) -> Result<(), i32> {
         let placed = if socket.is_dir {
             libc::mkdir(socket.path.as_ptr(), 0o755) == 0
         } else {
-            let fd = libc::open(socket.path.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+            let fd = libc::open(
+                socket.path.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o644,
+            );
             fd >= 0 && libc::close(fd) == 0
         };
         if placed {
@@ -226,7 +249,14 @@ unsafe fn move_onto(fd: RawFd, path: &CStr) -> Result<(), i32> {
 
 unsafe fn bind_onto_itself(path: &CStr) -> Result<(), i32> {
     let none: *const libc::c_char = std::ptr::null();
-    if libc::mount(path.as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) != 0 {
+    if libc::mount(
+        path.as_ptr(),
+        path.as_ptr(),
+        none,
+        libc::MS_BIND,
+        std::ptr::null(),
+    ) != 0
+    {
         return Err(errno());
     }
     Ok(())
@@ -241,7 +271,12 @@ fn attributes(set: u64, clear: u64) -> MountAttr {
     }
 }
 
-unsafe fn set_attributes(dirfd: RawFd, path: &CStr, flags: libc::c_uint, attr: &MountAttr) -> Result<(), i32> {
+unsafe fn set_attributes(
+    dirfd: RawFd,
+    path: &CStr,
+    flags: libc::c_uint,
+    attr: &MountAttr,
+) -> Result<(), i32> {
     let rc = libc::syscall(
         libc::SYS_mount_setattr,
         dirfd,

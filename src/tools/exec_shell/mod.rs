@@ -287,12 +287,13 @@ fn sandbox_hint(
     cwd_before: &Path,
 ) -> Option<stopped::Hint> {
     let scope = ctx.workspace.display(cwd_before);
-    let stop = stopped::detect(
-        &String::from_utf8_lossy(&finished.stdout),
-        &String::from_utf8_lossy(&finished.stderr),
-        messages_cwd,
-        &confine::held(&confinement.request, report),
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&finished.stdout),
+        String::from_utf8_lossy(&finished.stderr),
     );
+    let held = confine::held(&confinement.request, report);
+    let stop = stopped::detect(&stdout, &stderr, messages_cwd, &held)
+        .or_else(|| stopped::hidden_socket(command, &stdout, &stderr, messages_cwd, &held));
     let network = confinement.network;
     let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), command, &scope));
     let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());

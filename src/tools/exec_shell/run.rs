@@ -606,9 +606,7 @@ extern "C" fn child_entry(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the `ChildArgs` the parent passed, alive while it waits for us.
     let args = unsafe { &*(arg as *const ChildArgs) };
     // SAFETY: in the cloned child, before exec.
-    unsafe {
-        child(args, c"/dev/null")
-    }
+    unsafe { child(args, c"/dev/null") }
 }
 
 /// The cloned child: never returns.

@@ -95,9 +95,8 @@ fn socket_entry(entry: &toml::Value) -> Result<PathBuf, String> {
             "[shell] sockets entry \"{text}\" is not an absolute path; it is ignored"
         ));
     }
-    path.canonicalize().map_err(|_| {
-        format!("[shell] sockets entry \"{text}\" does not exist; it is ignored")
-    })
+    path.canonicalize()
+        .map_err(|_| format!("[shell] sockets entry \"{text}\" does not exist; it is ignored"))
 }
 
 /// One `[shell] writable` entry: an existing absolute directory that neither is `/` nor holds
@@ -131,4 +130,3 @@ fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, String> {
     }
     Ok(dir)
 }
-

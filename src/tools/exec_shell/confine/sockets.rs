@@ -32,7 +32,11 @@ pub fn masked(writable: &[PathBuf]) -> Vec<PathBuf> {
         .chain(from_env)
         .filter_map(|dir| dir.canonicalize().ok())
         .filter(|dir| dir.is_dir() && dir.parent().is_some())
-        .filter(|dir| !writable.iter().any(|root| root.starts_with(dir) || dir.starts_with(root)))
+        .filter(|dir| {
+            !writable
+                .iter()
+                .any(|root| root.starts_with(dir) || dir.starts_with(root))
+        })
         .collect();
     dirs.sort_by_key(|dir| dir.components().count());
     let mut outermost: Vec<PathBuf> = Vec::new();
@@ -47,7 +51,9 @@ pub fn masked(writable: &[PathBuf]) -> Vec<PathBuf> {
 /// The paths in `masked` directories that stay reachable: the granted sockets and the files
 /// `/etc` links into them.
 pub fn kept(granted: &[PathBuf], masked: &[PathBuf]) -> Vec<PathBuf> {
-    let always = ALWAYS_KEPT.iter().filter_map(|path| Path::new(path).canonicalize().ok());
+    let always = ALWAYS_KEPT
+        .iter()
+        .filter_map(|path| Path::new(path).canonicalize().ok());
     let mut kept: Vec<PathBuf> = granted
         .iter()
         .cloned()
@@ -70,7 +76,9 @@ mod tests {
 
     #[test]
     fn a_directory_holding_a_writable_root_is_not_hidden() {
-        let run = Path::new("/run").canonicalize().unwrap_or_else(|_| PathBuf::from("/run"));
+        let run = Path::new("/run")
+            .canonicalize()
+            .unwrap_or_else(|_| PathBuf::from("/run"));
         if !run.is_dir() {
             return;
         }

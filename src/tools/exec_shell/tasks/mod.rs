@@ -187,12 +187,9 @@ fn stop_hint_of(
     stdout: &[u8],
     stderr: &[u8],
 ) -> Option<stopped::Hint> {
-    let stop = stopped::detect(
-        &String::from_utf8_lossy(stdout),
-        &String::from_utf8_lossy(stderr),
-        &record.cwd,
-        &record.request,
-    )?;
+    let (stdout, stderr) = (String::from_utf8_lossy(stdout), String::from_utf8_lossy(stderr));
+    let stop = stopped::detect(&stdout, &stderr, &record.cwd, &record.request)
+        .or_else(|| stopped::hidden_socket(command, &stdout, &stderr, &record.cwd, &record.request))?;
     Some(stopped::hint(
         ctx,
         &stop.under_policy(record.network),
