@@ -149,10 +149,21 @@ impl Request {
         beneath_root && !(self.state && self.is_protected(path))
     }
 
-    /// Whether `path` lies in the protected state (and not in a directory reopened inside it).
+    /// Whether `path` lies in the protected state: the deepest protected or reopened directory
+    /// holding it is a protected one (a submodule's config is protected inside its reopened
+    /// git directory, inside the protected `.git/modules`).
     pub fn is_protected(&self, path: &std::path::Path) -> bool {
-        self.protected.iter().any(|p| path.starts_with(p))
-            && !self.reopened.iter().any(|p| path.starts_with(p))
+        let deepest = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .filter(|p| path.starts_with(p))
+                .map(|p| p.components().count())
+                .max()
+        };
+        match (deepest(&self.protected), deepest(&self.reopened)) {
+            (Some(protected), Some(reopened)) => protected > reopened,
+            (protected, _) => protected.is_some(),
+        }
     }
 
     /// The layers this request needs.
@@ -245,6 +256,20 @@ impl SetupFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_deepest_protected_or_reopened_directory_decides() {
+        let request = Request {
+            protected: vec![PathBuf::from("/ws/.git/modules"), PathBuf::from("/ws/.git/modules/a/config")],
+            reopened: vec![PathBuf::from("/ws/.git/modules/a")],
+            ..Request::default()
+        };
+        assert!(request.is_protected(Path::new("/ws/.git/modules/new/config")));
+        assert!(!request.is_protected(Path::new("/ws/.git/modules/a/objects/x")));
+        assert!(request.is_protected(Path::new("/ws/.git/modules/a/config")));
+        assert!(!request.is_protected(Path::new("/ws/src/main.rs")));
+    }
 
     fn failure(errno: i32) -> SetupFailure {
         SetupFailure {
