@@ -879,3 +879,29 @@ fn a_misread_network_policy_is_named_in_the_refusal_too() {
         out.message()
     );
 }
+
+#[test]
+fn offline_package_manager_commands_run_without_a_network_approval() {
+    let ws = Ws::new();
+    // Each fails at once here (no manifest, no wheel, or the tool is not installed): what
+    // matters is that it ran, judged `other`, without asking for the network.
+    for command in [
+        "cargo generate-lockfile --offline",
+        "cargo --frozen update",
+        "npm ci --offline",
+        "npm_config_offline=true npm install",
+        "pip install --no-index ./no-such.whl",
+        "pip download --no-index -d out --find-links ./wheels pkg",
+    ] {
+        let out = shell(&ws, command).ok();
+        assert_eq!(out.data()["class"], "other", "{command}: {}", out.output());
+    }
+    for command in [
+        "cargo generate-lockfile",
+        "npm install --prefer-offline",
+        "pip install --no-index --find-links https://127.0.0.1:9/w pkg",
+    ] {
+        let out = shell(&ws, command).err("approval_required");
+        assert_eq!(out.error()["approval"]["kind"], "network", "{command}");
+    }
+}
