@@ -170,15 +170,29 @@ pub fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
 /// system (os error 30)`), the path a few lines above the reason.
 const CAUSE_LINES: usize = 6;
 
-/// The path-like words of the denial on line `at`, or, when it names none, of the nearest line
-/// above it (within [`CAUSE_LINES`]) that names one.
+/// What a cause line above the reason says it failed at (`failed to open `/x``).
+const CAUSES: [&str; 4] = ["failed to ", "could not ", "unable to ", "cannot "];
+
+/// The path-like words of the denial on line `at`, or, when it names none and is a file
+/// system's refusal (not the `Operation not permitted` a refused socket gives), of the nearest
+/// cause line above it (within [`CAUSE_LINES`]) that names an absolute path. A traceback's
+/// `File "/usr/lib/…"` lines are not causes.
 fn candidates_near(lines: &[&str], at: usize) -> Vec<String> {
     let own = path_candidates(lines[at]);
-    if !own.is_empty() {
+    let file_system = [
+        "Read-only file system",
+        "Permission denied",
+        "os error 30",
+        "os error 13",
+    ]
+    .iter()
+    .any(|phrase| lines[at].contains(phrase));
+    if !own.is_empty() || !file_system {
         return own;
     }
     (at.saturating_sub(CAUSE_LINES)..at)
         .rev()
+        .filter(|&i| CAUSES.iter().any(|cause| lines[i].contains(cause)))
         .map(|i| path_candidates(lines[i]))
         .find(|found| found.iter().any(|c| c.starts_with('/')))
         .unwrap_or_default()
@@ -509,6 +523,13 @@ mod tests {
             .lines()
             .collect();
         assert!(candidates_near(&unrelated, 13).is_empty());
+        let traceback = "  File \"/usr/lib/python3/socket.py\", line 232, in __init__\n\
+                         PermissionError: [Errno 1] Operation not permitted";
+        let lines: Vec<&str> = traceback.lines().collect();
+        assert!(
+            candidates_near(&lines, 1).is_empty(),
+            "a refused socket names no file"
+        );
     }
 
     #[test]
