@@ -402,7 +402,7 @@ fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
 /// `n` bytes as a whole number of MiB or KiB, for the cap in messages.
 fn mebibytes(n: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if n % MIB == 0 {
+    if n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
     } else {
         format!("{} KiB", n / 1024)
