@@ -36,6 +36,12 @@ use cli::Invocation;
 
 /// Runs one invocation and returns the process exit status.
 pub fn run(argv: Vec<OsString>) -> i32 {
+    // Not a command for people: the capturing process a background task's output goes through,
+    // which exec_shell starts by re-executing this binary (see its module).
+    use tools::exec_shell::tasks::capture;
+    if argv.get(1).is_some_and(|word| word == capture::COMMAND) {
+        return capture::serve(&argv[2..]);
+    }
     match cli::parse(argv) {
         Invocation::Tool { global, spec, args } => {
             let (envelope, status) = cli::dispatch::call_tool(&global, spec, args);

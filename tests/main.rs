@@ -38,6 +38,7 @@ mod outline;
 mod read_file;
 mod sandbox;
 mod sandbox_hardening;
+mod sandbox_hints;
 mod session_cwd;
 mod state;
 mod state_files;

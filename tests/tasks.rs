@@ -193,3 +193,121 @@ fn parallel_task_output_calls_hand_out_new_output_once() {
     let delivered: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
     assert_eq!(delivered, 3893, "every byte handed out exactly once");
 }
+
+/// The bytes of `stream` a task keeps on disk: the head file and its tail segments.
+fn kept_on_disk(ws: &Ws, id: &str, stream: &str) -> u64 {
+    std::fs::read_dir(ws.join(&format!(".codesmith/tasks/{id}")))
+        .expect("task dir")
+        .map(|entry| entry.expect("entry"))
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name == stream || name.starts_with(&format!("{stream}.tail-"))
+        })
+        // A tail segment rotated away between the listing and this look is no longer kept.
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|meta| meta.len())
+        .sum()
+}
+
+/// The cap the tests set, through the documented variable that can only lower it.
+const TEST_CAP: u64 = 64 * 1024;
+
+fn start_capped(ws: &Ws, command: &str) -> String {
+    let text = json!({"command": command, "background": true}).to_string();
+    let mut cmd = ws.command(&["exec_shell", "--json", &text]);
+    cmd.env("CODESMITH_TASK_OUTPUT_CAP", TEST_CAP.to_string());
+    let out = Outcome::of(cmd).ok();
+    assert!(
+        out.output().contains("at most 64 KiB of each is kept"),
+        "{}",
+        out.output()
+    );
+    out.data()["task_id"].as_str().expect("task_id").to_string()
+}
+
+#[test]
+fn a_task_printing_past_the_cap_keeps_its_head_and_tail_and_says_what_was_dropped() {
+    let ws = Ws::new();
+    let id = start_capped(&ws, "seq 1 600000; echo last-line; echo to-stderr >&2");
+    let out = wait(&ws, &id, 60_000);
+    assert_eq!(out.data()["exit_code"], 0, "{}", out.output());
+    let whole: String = (1..=600000).map(|n| format!("{n}\n")).collect::<String>() + "last-line\n";
+    let kept = kept_on_disk(&ws, &id, "stdout");
+    // The head's 32 KiB and at least three of the tail's four 8 KiB segments.
+    assert!(
+        (TEST_CAP / 2 + 3 * TEST_CAP / 8..=TEST_CAP).contains(&kept),
+        "{kept} bytes kept on disk, the cap is {TEST_CAP}"
+    );
+    assert_eq!(
+        ws.read(&format!(".codesmith/tasks/{id}/stdout")),
+        whole.as_bytes()[..(TEST_CAP / 2) as usize]
+    );
+    let dropped = out.data()["dropped_stdout_bytes"].as_u64().expect("dropped");
+    assert_eq!(
+        dropped,
+        whole.len() as u64 - kept,
+        "every byte is kept or counted"
+    );
+    let text = out.output();
+    assert!(
+        text.contains(&format!(
+            "stdout: {dropped} bytes were dropped (between bytes 32768 and "
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("keeps the first 32 KiB and the last 32 KiB"),
+        "{text}"
+    );
+    assert!(text.contains("stdout (new):\n1\n2\n3\n"), "{text}");
+    assert!(
+        text.contains("599999\n600000\nlast-line\nstderr (new):\nto-stderr\n"),
+        "{text}"
+    );
+    // The whole new output, spilled, holds the marker where the bytes were dropped.
+    let spill = text
+        .split("full new stdout: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .expect("spill path");
+    let spilled = ws.read_string(spill);
+    assert!(
+        spilled.contains(&format!(
+            "\n[... {dropped} bytes of stdout dropped here (bytes 32768 to "
+        )),
+        "{}",
+        &spilled[32000..33500]
+    );
+    let again = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(again.data()["dropped_stdout_bytes"], 0);
+    assert!(again.output().contains("(no new output)"), "{}", again.output());
+}
+
+#[test]
+fn a_task_that_never_stops_writing_stays_within_the_cap_until_cancelled() {
+    let ws = Ws::new();
+    let id = start_capped(&ws, "yes");
+    let first = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(first.data()["status"], "running");
+    let mut read = first.data()["new_stdout_bytes"].as_u64().expect("bytes");
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(300));
+        let kept = kept_on_disk(&ws, &id, "stdout");
+        assert!(kept <= TEST_CAP, "{kept} bytes on disk, the cap is {TEST_CAP}");
+        let out = ws.call("task_output", json!({"task_id": id})).ok();
+        read += out.data()["new_stdout_bytes"].as_u64().expect("bytes");
+    }
+    assert!(read > 0);
+    ws.call("task_cancel", json!({"task_id": id})).ok();
+    let out = ws.call("task_output", json!({"task_id": id})).ok();
+    assert_eq!(out.data()["status"], "cancelled");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ws.exists(&format!(".codesmith/tasks/{id}/captured")) {
+        assert!(
+            Instant::now() < deadline,
+            "the capturing process did not end with the task"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(kept_on_disk(&ws, &id, "stdout") <= TEST_CAP);
+}

@@ -456,6 +456,12 @@ fn environment(roff: &mut Roff) {
         [bold("CODESMITH_TOOLS")],
         "The tool profile when --tools is not given: comma-separated tool names and capabilities.",
     );
+    item(
+        roff,
+        [bold("CODESMITH_TASK_OUTPUT_CAP")],
+        "Lowers the output a background task keeps per stream (bytes; default and maximum 64 MiB, \
+         at least 16 KiB), read when the task starts.",
+    );
 }
 
 fn examples(roff: &mut Roff) {

@@ -10,7 +10,7 @@
 //! let lf = file.lf();                                         // match in LF space
 //! let new_text = lf.splice(&edits);                           // original endings kept
 //! let prepared = file_change::prepare(&path, Some(&file), &new_text)?;  // encode + syntax gate
-//! prepared.commit(&ctx.state)?;                               // atomic write + freshness::record
+//! prepared.commit(&ctx.state, Some(&file))?;                  // atomic write + freshness::record
 //! ```
 
 use std::fs;
@@ -353,9 +353,10 @@ impl Prepared {
     /// Writes the bytes atomically (temp file in the same directory, fsync, rename; the mode of
     /// a replaced file is kept; missing parents are created) and records the new fingerprint
     /// in this session, so the next edit needs no re-read. On failure the original file is
-    /// untouched.
-    pub fn commit(&self, state: &State) -> Result<(), ToolError> {
-        let recorded = self.record_checkpoint(state)?;
+    /// untouched. `before` is the file as [`load`] read it, when it was loaded: its bytes go
+    /// into the checkpoint, so a large file is not read into memory a second time.
+    pub fn commit(&self, state: &State, before: Option<&LoadedFile>) -> Result<(), ToolError> {
+        let recorded = self.record_checkpoint(state, before)?;
         crate::fs::atomic::write_atomically(
             &self.path.abs,
             &self.bytes,
@@ -379,15 +380,24 @@ impl Prepared {
     }
 
     /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
-    /// anything is written.
+    /// anything is written. The bytes now are `loaded`'s when given (the freshness check made
+    /// sure they are the file's, and the file lock keeps them so), else read from disk.
     fn record_checkpoint(
         &self,
         state: &State,
+        loaded: Option<&LoadedFile>,
     ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
+        use std::borrow::Cow;
         use std::os::unix::fs::PermissionsExt;
         let before = match fs::metadata(&self.path.abs) {
             Ok(meta) => Some((
-                fs::read(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
+                match loaded {
+                    Some(loaded) => Cow::Borrowed(loaded.bytes()),
+                    None => Cow::Owned(
+                        fs::read(&self.path.abs)
+                            .map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
+                    ),
+                },
                 meta.permissions().mode(),
             )),
             Err(_) => None,

@@ -39,6 +39,8 @@ pub struct WriteFileArgs {
     pub content: String,
 }
 
+/// The content is passed on by value down to the write: a whole file may be hundreds of
+/// megabytes, and every copy of it would count.
 pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.path.ends_with('/') {
         return Err(ToolError::write_to_directory_name(
@@ -57,8 +59,8 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
             &path.file_ref(),
             &crate::fs::workspace::quote_arg(&format!("{}/NAME", path.call)),
         )),
-        Ok(_) => replace(ctx, &args, &path, notices),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, &args, &path, notices),
+        Ok(_) => replace(ctx, args, &path, notices),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, args.content, &path, notices),
         Err(err) => {
             Err(through_a_file(ctx, &path).unwrap_or_else(|| ToolError::io(&path.display, "inspect", &err)))
         }
@@ -85,17 +87,17 @@ fn symlink_note(ctx: &Context, given: &str, path: &WsPath) -> Option<String> {
 
 fn create(
     ctx: &Context,
-    args: &WriteFileArgs,
+    content: String,
     path: &WsPath,
     mut notices: Vec<String>,
 ) -> Result<ToolOutput, ToolError> {
     let missing_parents = missing_parent_dirs(ctx, path);
-    let prepared = file_change::prepare(path, None, &args.content)?;
-    prepared.commit(&ctx.state)?;
+    let lines = count_lines(&content);
+    let prepared = file_change::prepare_owned(path, None, content)?;
+    prepared.commit(&ctx.state, None)?;
     if let Some(dirs) = missing_parents {
         notices.push(format!("Created the missing directories `{dirs}`."));
     }
-    let lines = count_lines(&args.content);
     let output = format!(
         "Created `{}` ({}, {}).",
         path.display,
@@ -113,7 +115,7 @@ fn create(
 
 fn replace(
     ctx: &Context,
-    args: &WriteFileArgs,
+    args: WriteFileArgs,
     path: &WsPath,
     mut notices: Vec<String>,
 ) -> Result<ToolOutput, ToolError> {
@@ -131,7 +133,7 @@ fn replace(
         }
         Err(err) => return Err(err),
     };
-    let content = adapt_line_endings(loaded.as_ref(), &args.content, &mut notices);
+    let content = adapt_line_endings(loaded.as_ref(), args.content, &mut notices);
     if loaded.as_ref().is_some_and(|l| l.text == content) {
         return Ok(ToolOutput::new(format!(
             "`{}` already holds exactly this content; nothing was written.",
@@ -140,10 +142,9 @@ fn replace(
         .with("path", path.display.clone())
         .with("action", "unchanged"));
     }
-    let mut prepared = file_change::prepare(path, loaded.as_ref(), &content)?;
-    prepared.created = false;
-    prepared.commit(&ctx.state)?;
     let old_text = loaded.as_ref().map_or("", |l| l.text.as_str());
+    // The diff is made before the content moves into the write (it shows at most a window of
+    // each side, so it is small whatever the file's size).
     let diff = crate::fs::diff::unified(
         &path.display,
         LfText::new(old_text).as_str(),
@@ -151,6 +152,9 @@ fn replace(
     );
     let old_lines = count_lines(old_text);
     let new_lines = count_lines(&content);
+    let mut prepared = file_change::prepare_owned(path, loaded.as_ref(), content)?;
+    prepared.created = false;
+    prepared.commit(&ctx.state, loaded.as_ref())?;
     let mut output = format!(
         "Replaced `{}` ({old_lines} → {}, {}).",
         path.display,
@@ -176,9 +180,9 @@ fn replace(
 
 /// A file whose lines all end in CRLF stays CRLF when the new content uses bare `\n` (models
 /// write `\n`; the file's convention wins). Any other case is written as given.
-fn adapt_line_endings(loaded: Option<&LoadedFile>, content: &str, notices: &mut Vec<String>) -> String {
+fn adapt_line_endings(loaded: Option<&LoadedFile>, content: String, notices: &mut Vec<String>) -> String {
     let Some(loaded) = loaded else {
-        return content.to_string();
+        return content;
     };
     if loaded.endings.crlf > 0 && loaded.endings.lf == 0 && !content.contains('\r') && content.contains('\n')
     {
@@ -188,7 +192,7 @@ fn adapt_line_endings(loaded: Option<&LoadedFile>, content: &str, notices: &mut 
         ));
         return content.replace('\n', "\r\n");
     }
-    content.to_string()
+    content
 }
 
 fn count_lines(text: &str) -> usize {

@@ -165,7 +165,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let diff = crate::fs::diff::unified_for_edits(display, hay, &plan.edits);
     let prepared = file_change::prepare_owned(&path, Some(&file), new_text)?;
     if !args.dry_run {
-        prepared.commit(&ctx.state)?;
+        prepared.commit(&ctx.state, Some(&file))?;
     }
     let mut text = if args.dry_run {
         format!(

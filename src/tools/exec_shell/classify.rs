@@ -91,6 +91,7 @@ fn classify_at(command: &str, scope: &Scope, cwd: Option<PathBuf>, depth: usize)
         read_only: true,
         findings: Vec::new(),
         depth,
+        exported: Vec::new(),
     };
     let mut parser = Parser::new();
     let tree = parser
@@ -128,6 +129,8 @@ struct Walker<'a> {
     findings: Vec<Finding>,
     /// How many `sh -c` levels this script is inside.
     depth: usize,
+    /// `export NAME=VALUE` seen so far: the environment of every later command.
+    exported: Vec<(String, String)>,
 }
 
 impl Walker<'_> {
@@ -187,12 +190,52 @@ impl Walker<'_> {
 
     fn command(&mut self, node: Node) {
         let words = self.words(node);
-        self.simple_command(&words);
+        let env = self.command_env(node);
+        self.simple_command(&words, &env);
+    }
+
+    /// The variables known to be set for one command: exported earlier, assigned before its
+    /// name (`X=1 cmd`), or handed to `env` (`env X=1 cmd`). Only their effect on whether the
+    /// command needs the network is judged (`npm_config_offline=true npm ci`).
+    fn command_env(&self, node: Node) -> Vec<(String, String)> {
+        let mut env = self.exported.clone();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.kind() == "variable_assignment" {
+                env.extend(self.assigned(child));
+            }
+        }
+        let runs_env = node
+            .child_by_field_name("name")
+            .is_some_and(|name| rules::base_name(self.text(name)) == "env");
+        if runs_env {
+            for arg in node.children_by_field_name("argument", &mut cursor) {
+                let word = self.word(arg);
+                match word.text.as_deref().and_then(|t| t.split_once('=')) {
+                    Some((name, value)) if !name.is_empty() && !name.starts_with('-') => {
+                        env.push((name.to_string(), value.to_string()))
+                    }
+                    _ if word.starts_with("-") => {}
+                    _ => break,
+                }
+            }
+        }
+        env
+    }
+
+    /// `NAME=VALUE` as a pair, when the value is known before running.
+    fn assigned(&self, node: Node) -> Option<(String, String)> {
+        let name = node.child_by_field_name("name")?;
+        let value = match node.child_by_field_name("value") {
+            Some(value) => self.word(value).text?,
+            None => String::new(),
+        };
+        Some((self.text(name).to_string(), value))
     }
 
     /// Judges one simple command given as words (also the command `find -exec` or `watch`
-    /// runs).
-    fn simple_command(&mut self, words: &[Word]) {
+    /// runs), with the variables `env` set for it.
+    fn simple_command(&mut self, words: &[Word], env: &[(String, String)]) {
         let Some(first) = words.first() else {
             return;
         };
@@ -235,7 +278,7 @@ impl Walker<'_> {
         if !rules::is_safe(&name, args) {
             self.read_only = false;
         }
-        if let Some(reason) = rules::network(&name, args) {
+        if let Some(reason) = rules::network(&name, args).filter(|_| !rules::offline(&name, args, env)) {
             self.find(Class::Network, reason);
         }
         if let Some(reason) = rules::destructive(&name, args) {
@@ -271,7 +314,10 @@ impl Walker<'_> {
             self.depth += 1;
             for run in rules::commands_run_by(name, args) {
                 match run {
-                    rules::Runs::Words(words) => self.simple_command(&words),
+                    rules::Runs::Words(words) => {
+                        let env = self.exported.clone();
+                        self.simple_command(&words, &env)
+                    }
                     rules::Runs::Script(script) => self.script(&script),
                     rules::Runs::Unknown(shown) => self.unknown_command(&shown),
                 }
@@ -309,6 +355,12 @@ impl Walker<'_> {
         let Some(name) = node.child_by_field_name("name").map(|n| self.text(n).to_string()) else {
             return;
         };
+        let exports = node
+            .parent()
+            .is_some_and(|p| p.kind() == "declaration_command" && self.text(p).starts_with("export"));
+        if exports {
+            self.exported.extend(self.assigned(node));
+        }
         let value = node.child_by_field_name("value").map(|v| self.word(v));
         if rules::COMMAND_VARIABLES.contains(&name.as_str()) {
             self.read_only = false;

@@ -620,3 +620,71 @@ fn a_push_with_force_is_both_network_and_destructive() {
     assert!(got.reasons(Class::Network).is_some());
     assert!(got.reasons(Class::Destructive).is_some());
 }
+
+/// The offline spellings of the package managers: each is `other`, not `network`, and a
+/// spelling that can still reach out stays `network`.
+const OFFLINE: &[(&str, Class)] = &[
+    ("cargo generate-lockfile --offline", Class::Other),
+    ("cargo --offline generate-lockfile", Class::Other),
+    ("cargo update --frozen", Class::Other),
+    ("cargo fetch --config net.offline=true", Class::Other),
+    ("CARGO_NET_OFFLINE=true cargo generate-lockfile", Class::Other),
+    ("export CARGO_NET_OFFLINE=true; cargo update", Class::Other),
+    ("CARGO_NET_OFFLINE=false cargo generate-lockfile", Class::Network),
+    ("cargo generate-lockfile", Class::Network),
+    ("npm install --offline", Class::Other),
+    ("npm ci --offline", Class::Other),
+    ("npm_config_offline=true npm ci", Class::Other),
+    ("env npm_config_offline=true npm install", Class::Other),
+    ("NPM_CONFIG_OFFLINE=1 npm install", Class::Other),
+    ("npm install --prefer-offline", Class::Network),
+    ("npm_config_offline=true; npm install", Class::Network),
+    ("pnpm install --offline", Class::Other),
+    ("yarn install --offline", Class::Other),
+    (
+        "pip install --no-index --find-links ./wheels requests",
+        Class::Other,
+    ),
+    ("pip install --no-index -r requirements.txt", Class::Other),
+    (
+        "pip download --no-index -d out --find-links=vendor pkg",
+        Class::Other,
+    ),
+    ("python3 -m pip install --no-index ./pkg.whl", Class::Other),
+    ("PIP_NO_INDEX=1 pip install ./pkg", Class::Other),
+    (
+        "pip install --no-index --find-links https://example.com/wheels pkg",
+        Class::Network,
+    ),
+    (
+        "pip install --no-index -f http://example.com/w pkg",
+        Class::Network,
+    ),
+    ("uv sync --offline", Class::Other),
+    ("UV_OFFLINE=1 uv lock", Class::Other),
+    ("gem install --local ./x.gem", Class::Other),
+    ("GOPROXY=off go mod tidy", Class::Other),
+    (
+        "cargo generate-lockfile --offline && curl http://x",
+        Class::Network,
+    ),
+];
+
+#[test]
+fn offline_spellings_need_no_network() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let failures: Vec<String> = OFFLINE
+        .iter()
+        .filter_map(|(command, class)| {
+            let got = classify_in(command, &root);
+            (got.class != *class).then(|| {
+                format!(
+                    "{command:?}: expected {class:?}, got {:?} {:?}",
+                    got.class, got.findings
+                )
+            })
+        })
+        .collect();
+    assert!(failures.is_empty(), "misclassified:\n{}", failures.join("\n"));
+}

@@ -195,3 +195,63 @@ fn pip_module_install(args: &[Word]) -> bool {
         .windows(3)
         .any(|w| w[0] == "-m" && w[1].starts_with("pip") && matches!(w[2], "install" | "download"))
 }
+
+/// Whether `name args`, with the variables `env` set for it, is told to stay offline: a network
+/// subcommand (`cargo generate-lockfile`, `npm ci`, `pip install`) that then uses only what is
+/// on disk (caches, vendored sources, local wheels). Each tool's own spellings count: its flag
+/// anywhere on the line and its environment variable. Anything that could still reach out
+/// (`pip --no-index --find-links https://…`, npm's `--prefer-offline`) does not.
+pub fn offline(name: &str, args: &[Word], env: &[(String, String)]) -> bool {
+    let flag = |flags: &[&str]| args.iter().any(|w| w.is_any(flags));
+    let set = |names: &[&str]| {
+        env.iter()
+            .rev()
+            .find(|(key, _)| names.iter().any(|n| n.eq_ignore_ascii_case(key)))
+            .is_some_and(|(_, value)| truthy(value))
+    };
+    match name {
+        "cargo" => flag(&["--offline", "--frozen", "net.offline=true"]) || set(&["CARGO_NET_OFFLINE"]),
+        "npm" | "pnpm" | "yarn" => flag(&["--offline", "--offline=true"]) || set(&["npm_config_offline"]),
+        "pip" | "pip3" => pip_offline(args, env),
+        _ if name.starts_with("python") => pip_offline(args, env),
+        "uv" => flag(&["--offline"]) || set(&["UV_OFFLINE"]),
+        "gem" | "bundle" => flag(&["--local"]),
+        "go" => env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "GOPROXY")
+            .is_some_and(|(_, value)| value == "off"),
+        _ => false,
+    }
+}
+
+/// `pip install|download|wheel --no-index` (or `PIP_NO_INDEX`) without a `--find-links` that
+/// names a URL: packages come only from local files.
+fn pip_offline(args: &[Word], env: &[(String, String)]) -> bool {
+    let no_index = args.iter().any(|w| w.is("--no-index"))
+        || env
+            .iter()
+            .rev()
+            .find(|(key, _)| key.eq_ignore_ascii_case("PIP_NO_INDEX"))
+            .is_some_and(|(_, value)| truthy(value));
+    let texts: Vec<Option<&str>> = args.iter().map(|w| w.text.as_deref()).collect();
+    let remote_links = texts.iter().enumerate().any(|(i, text)| {
+        let value = match text {
+            Some(t) if *t == "-f" || *t == "--find-links" => texts.get(i + 1).copied().flatten(),
+            Some(t) => t
+                .strip_prefix("--find-links=")
+                .or_else(|| t.strip_prefix("-f").filter(|v| !v.is_empty())),
+            None => None,
+        };
+        value.is_some_and(|v| v.contains("://"))
+    }) || env
+        .iter()
+        .any(|(key, value)| key.eq_ignore_ascii_case("PIP_FIND_LINKS") && value.contains("://"));
+    no_index && !remote_links
+}
+
+/// An environment value meaning yes (`true`, `1`, `yes`, `on`), as npm, cargo, pip and uv
+/// read them.
+fn truthy(value: &str) -> bool {
+    matches!(value.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")
+}

@@ -4,7 +4,7 @@
 //! other commands in [`super::wrappers`], and where file-changing commands land in
 //! [`super::writes`].
 
-pub use super::network::{network, remote_path};
+pub use super::network::{network, offline, remote_path};
 pub use super::safe::is_safe;
 use super::safe::{git_subcommand, has_short_flag};
 pub use super::wrappers::{commands_run_by, unwrap_prefixes, Runs};

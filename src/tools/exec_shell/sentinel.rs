@@ -22,12 +22,13 @@
 //!   left open at exit is only released after that), while a descriptor closed by `exec >&-`
 //!   is released at once: once both pipes are closed and the line is there, the run is over.
 //! - Run as the first process of its own PID namespace (the sandbox's process layer), the
-//!   shell is the namespace's init: the kernel delivers it no signal it has no handler for
-//!   from inside, so `kill $$` would do nothing. The wrapper therefore traps HUP, INT and TERM
-//!   and exits as a shell killed by them reports (128+N). When it ends, everything else in the
-//!   namespace is killed: before that, the line counts the processes still there (its own
-//!   `/proc` lists only the namespace), so the model can be told a server it started with `&`
-//!   was stopped.
+//!   shell is the namespace's init: when it ends, everything else in the namespace is killed.
+//!   Before that, the line counts the processes still there (its own `/proc` lists only the
+//!   namespace), so the model can be told a server it started with `&` was stopped. (The
+//!   kernel delivers a namespace's init no signal it has no handler for from inside, so `kill
+//!   $$` does nothing there; traps that would make it exit are not set, because a trap the
+//!   shell holds is still held by a child it forked until that child execs, and `kill $!`
+//!   then races with it.)
 //! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
 //!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
 //!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
@@ -62,8 +63,7 @@ impl Sentinel {
     pub fn script(&self) -> String {
         let m = &self.marker;
         format!(
-            "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n\
-             __codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
+            "__codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
              {{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
              __codesmith_left=0\n\
              [ /proc/1 -ef /proc/self ] && set -- /proc/[0-9]* && __codesmith_left=$(($# - 1))\n\

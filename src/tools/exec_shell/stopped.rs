@@ -107,11 +107,12 @@ const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "ht
 pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Option<Stop> {
     let mut denial_without_path = false;
     if request.filesystem || request.state {
-        for line in stderr.lines().chain(stdout.lines()) {
+        let lines: Vec<&str> = stderr.lines().chain(stdout.lines()).collect();
+        for (at, line) in lines.iter().enumerate() {
             if !DENIALS.iter().any(|phrase| line.contains(phrase)) {
                 continue;
             }
-            let candidates = path_candidates(line);
+            let candidates = candidates_near(&lines, at);
             // A path under /proc is another process's view (`/proc/1/root/…`, `/proc/PID/fd/N`):
             // it is not followed with codesmith's rights, nor shown as a path to trust.
             let (proc_paths, candidates): (Vec<String>, Vec<String>) = candidates
@@ -210,6 +211,39 @@ pub fn network_symptom(stdout: &str, stderr: &str) -> Option<&'static str> {
         return Some("a socket refused with Operation not permitted");
     }
     (stdout.trim() == "000").then_some("curl's HTTP status 000")
+}
+
+/// How many lines before a denial that names no path are searched for one: cargo, git and
+/// others print a chain of causes (`failed to open `/x/y``, `Caused by:`, `Read-only file
+/// system (os error 30)`), the path a few lines above the reason.
+const CAUSE_LINES: usize = 6;
+
+/// What a cause line above the reason says it failed at (`failed to open `/x``).
+const CAUSES: [&str; 4] = ["failed to ", "could not ", "unable to ", "cannot "];
+
+/// The path-like words of the denial on line `at`, or, when it names none and is a file
+/// system's refusal (not the `Operation not permitted` a refused socket gives), of the nearest
+/// cause line above it (within [`CAUSE_LINES`]) that names an absolute path. A traceback's
+/// `File "/usr/lib/…"` lines are not causes.
+fn candidates_near(lines: &[&str], at: usize) -> Vec<String> {
+    let own = path_candidates(lines[at]);
+    let file_system = [
+        "Read-only file system",
+        "Permission denied",
+        "os error 30",
+        "os error 13",
+    ]
+    .iter()
+    .any(|phrase| lines[at].contains(phrase));
+    if !own.is_empty() || !file_system {
+        return own;
+    }
+    (at.saturating_sub(CAUSE_LINES)..at)
+        .rev()
+        .filter(|&i| CAUSES.iter().any(|cause| lines[i].contains(cause)))
+        .map(|i| path_candidates(lines[i]))
+        .find(|found| found.iter().any(|c| c.starts_with('/')))
+        .unwrap_or_default()
 }
 
 /// The path-like words of one message line: quoted strings first (`'…'`, `"…"`, `` `…' ``,
@@ -372,25 +406,23 @@ fn what_stopped(
         Stop::Path {
             path,
             protected: false,
-        } => {
-            let dir = if path.is_dir() {
-                path.as_path()
-            } else {
-                path.parent().unwrap_or(path)
-            };
-            (
-                write_outside,
-                format!(
-                    "the sandbox kept the command from writing `{}`, outside the directories a \
-                     command may write (the workspace, trusted directories, $TMPDIR)",
-                    path.display()
-                ),
-                format!(
-                    "or, to let every command write there, ask the user to run `codesmith trust add {}`",
+        } => (
+            write_outside,
+            format!(
+                "the sandbox kept the command from writing `{}`, outside the directories a \
+                 command may write (the workspace, trusted directories, [shell] writable, $TMPDIR)",
+                path.display()
+            ),
+            match writable_dir(path, ctx.workspace.root()) {
+                Some(dir) => format!(
+                    "or, to let every command write there, ask the user to put this line under \
+                     [shell] in .codesmith/config.toml: `{}` (or to run `codesmith trust add {}`)",
+                    writable_line(ctx, &dir),
                     dir.display()
                 ),
-            )
-        }
+                None => "or write inside the workspace or $TMPDIR instead".to_string(),
+            },
+        ),
         Stop::Socket(path) => (
             write_outside,
             format!(
@@ -413,6 +445,56 @@ fn what_stopped(
             "or write inside the workspace or $TMPDIR instead".to_string(),
         ),
     }
+}
+
+/// Caches that live under the home directory, named whole in a hint: a command that unpacks a
+/// crate writes somewhere deep in `~/.cargo/registry`, and the next crate lands elsewhere in it.
+const HOME_CACHES: [&str; 10] = [
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup",
+    ".npm",
+    ".cache",
+    ".local/share/pnpm",
+    "go/pkg/mod",
+    ".m2",
+    ".gradle",
+    ".yarn",
+];
+
+/// The directory to make writable so a write to `path` goes through: the cache under `$HOME`
+/// (or `$CARGO_HOME`) it lies in, else its deepest existing directory. `None` when that would
+/// be `/` or would hold the workspace, which `[shell] writable` refuses.
+pub fn writable_dir(path: &Path, root: &Path) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
+    let caches = home
+        .iter()
+        .flat_map(|home| HOME_CACHES.iter().map(move |cache| home.join(cache)))
+        .chain(
+            cargo_home
+                .iter()
+                .flat_map(|c| [c.join("registry"), c.join("git")]),
+        );
+    let dir = caches
+        .filter_map(|cache| cache.canonicalize().ok())
+        .find(|cache| path.starts_with(cache) && cache.is_dir())
+        .or_else(|| path.ancestors().find(|a| a.is_dir()).map(Path::to_path_buf))?;
+    (dir.parent().is_some() && !root.starts_with(&dir)).then_some(dir)
+}
+
+/// The whole `writable = [...]` line that adds `dir` to the entries `[shell] writable` has.
+fn writable_line(ctx: &Context, dir: &Path) -> String {
+    let config = ctx.config().ok();
+    let mut dirs = super::confine::ShellSettings::load(config, ctx.workspace.root()).writable;
+    if !dirs.iter().any(|d| d == dir) {
+        dirs.push(dir.to_path_buf());
+    }
+    let quoted: Vec<String> = dirs
+        .iter()
+        .map(|d| toml::Value::String(d.display().to_string()).to_string())
+        .collect();
+    format!("writable = [{}]", quoted.join(", "))
 }
 
 /// Builds the hint for `stop` of `command`, run from the cwd `scope`.
@@ -489,6 +571,47 @@ mod tests {
             ["link"]
         );
         assert_eq!(path_candidates("bash: out: Permission denied"), ["out"]);
+    }
+
+    #[test]
+    fn a_cause_chain_names_the_path_lines_above_the_reason() {
+        let cargo = "error: failed to unpack package `x v1.0`\n\nCaused by:\n  failed to open \
+                     `/h/.cargo/registry/src/x-1.0/.cargo-ok`\n\nCaused by:\n  Read-only file system (os error 30)";
+        let lines: Vec<&str> = cargo.lines().collect();
+        assert_eq!(
+            candidates_near(&lines, 6),
+            ["/h/.cargo/registry/src/x-1.0/.cargo-ok"]
+        );
+        let unrelated: Vec<&str> = "a\nb\nc\nd\ne\nf\ng /far/away\nh\ni\nj\nk\nl\nm\nPermission denied"
+            .lines()
+            .collect();
+        assert!(candidates_near(&unrelated, 13).is_empty());
+        let traceback = "  File \"/usr/lib/python3/socket.py\", line 232, in __init__\n\
+                         PermissionError: [Errno 1] Operation not permitted";
+        let lines: Vec<&str> = traceback.lines().collect();
+        assert!(
+            candidates_near(&lines, 1).is_empty(),
+            "a refused socket names no file"
+        );
+    }
+
+    #[test]
+    fn the_writable_dir_is_the_deepest_existing_one_never_the_root_or_above_the_workspace() {
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let dir = scratch.path().canonicalize().expect("canonical");
+        let ws = dir.join("ws");
+        std::fs::create_dir_all(ws.join("sub")).expect("mkdir");
+        std::fs::create_dir_all(dir.join("out")).expect("mkdir");
+        assert_eq!(
+            writable_dir(&dir.join("out/new/file"), &ws),
+            Some(dir.join("out"))
+        );
+        assert_eq!(
+            writable_dir(&dir.join("file"), &ws),
+            None,
+            "it holds the workspace"
+        );
+        assert_eq!(writable_dir(Path::new("/no-such-dir/x"), &ws), None, "the root");
     }
 
     #[test]

@@ -4,19 +4,22 @@
 //!
 //! A task outlives the codesmith invocation that started it, so nothing about it lives in
 //! memory: each task is a directory `.codesmith/tasks/<id>/` holding the command, the process
-//! group id, the two output streams as files, the exit status (written by a small supervising
-//! shell when the command ends), a `cancelled` mark, and the read cursor of `task_output`.
+//! group id, the two output streams as files (kept within a cap by a capturing process of
+//! their own, [`capture`]), the exit status (written by a small supervising shell when the
+//! command ends), a `cancelled` mark, and the read cursor of `task_output`.
 //!
 //! The process is started in its own session (`setsid`), so it survives codesmith's exit and
 //! its whole group can be killed by `task_cancel`. Ids are `task-1`, `task-2`, … in order of
 //! creation within the workspace, so an output naming an id stays byte-stable for equal state.
 
+pub mod capture;
+mod spool;
 pub mod task_cancel;
 pub mod task_output;
 pub mod task_wait;
 
 use std::fs;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -83,8 +86,6 @@ pub fn start(
     fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
     let (id, dir) = allocate(ctx).map_err(fail)?;
     fs::write(dir.join("command"), command).map_err(fail)?;
-    let stdout = fs::File::create(dir.join("stdout")).map_err(fail)?;
-    let stderr = fs::File::create(dir.join("stderr")).map_err(fail)?;
     let confinement = confine::plan(ctx, settings, command, network, Some(&dir))?;
     let mut snapshot_notes = Vec::new();
     match crate::tools::exec_shell::snapshot_before(ctx, class) {
@@ -97,6 +98,8 @@ pub fn start(
     fs::create_dir_all(&status_dir).map_err(fail)?;
     let exit_path = status_dir.join("exit").to_string_lossy().into_owned();
     let arguments = ["codesmith-task", command, exit_path.as_str()];
+    let cap = capture::cap_from_env();
+    let (stdout, stderr) = capture::start(&dir, cap).map_err(fail)?;
     let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
         let launch = run::Launch {
             script: SUPERVISOR,
@@ -127,9 +130,10 @@ pub fn start(
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
     let text = format!(
-        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
-         Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
-         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr \
+         (at most {} of each is kept: the first half and the last half). Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n",
+        mebibytes(cap)
     );
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
@@ -377,23 +381,51 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
 
 /// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
 /// and saved under a lock, so parallel calls never hand out the same new output twice.
-fn take_new_output(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
     let cursor_path = dir.join("cursor.json");
     let _lock = crate::session::state::Lock::exclusive(&dir.join("cursor.lock"));
     let mut cursor: Cursor = fs::read(&cursor_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let (new_out, out_end) = read_from(&dir.join("stdout"), cursor.stdout);
-    let (new_err, err_end) = read_from(&dir.join("stderr"), cursor.stderr);
-    cursor.stdout = out_end;
-    cursor.stderr = err_end;
+    let out = spool::read_since(dir, "stdout", cursor.stdout);
+    let err = spool::read_since(dir, "stderr", cursor.stderr);
+    cursor.stdout = out.end;
+    cursor.stderr = err.end;
     let _ = write_atomically(
         &cursor_path,
         &serde_json::to_vec(&cursor).unwrap_or_default(),
         WriteOptions::STATE_FILE,
     );
-    (new_out, new_err)
+    [out, err]
+}
+
+/// `n` bytes as a whole number of MiB or KiB, for the cap in messages.
+fn mebibytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else {
+        format!("{} KiB", n / 1024)
+    }
+}
+
+/// The lines that say what the cap dropped from the new output, one per stream.
+fn dropped_lines(dir: &Path, rel: &str, new: &[spool::NewOutput; 2]) -> String {
+    let half = mebibytes(spool::cap_of(dir) / 2);
+    let mut text = String::new();
+    for (name, stream) in capture::STREAMS.iter().zip(new) {
+        let (Some((from, _)), Some((_, to))) = (stream.dropped.first(), stream.dropped.last()) else {
+            continue;
+        };
+        text.push_str(&format!(
+            "{name}: {} bytes were dropped (between bytes {from} and {to} of the stream): a task keeps \
+             the first {half} and the last {half} of each stream; {rel}/{name} holds the head and \
+             {rel}/{name}.tail-* the tail.\n",
+            stream.dropped_bytes()
+        ));
+    }
+    text
 }
 
 /// Reads what the task wrote since the last call, moves the cursor, and renders the report.
@@ -404,7 +436,14 @@ pub fn report(
     status: Status,
     lead: &str,
 ) -> Result<ToolOutput, ToolError> {
-    let (new_out, new_err) = take_new_output(dir);
+    if status.finished() {
+        spool::settle(dir, group_alive(pgid(dir)));
+    }
+    let new = take_new_output(dir);
+    let rel = format!(".codesmith/tasks/{id}");
+    let dropped = dropped_lines(dir, &rel, &new);
+    let dropped_bytes = new.each_ref().map(spool::NewOutput::dropped_bytes);
+    let [new_out, new_err] = new.map(|stream| stream.bytes);
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
     let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
@@ -413,6 +452,7 @@ pub fn report(
     if let Some(hint) = &hint {
         text.push_str(&hint.line);
     }
+    text.push_str(&dropped);
     for (name, capped) in [("stdout", &out), ("stderr", &err)] {
         if !capped.text.is_empty() {
             text.push_str(&format!("{name} (new):\n{}", capped.text));
@@ -424,11 +464,10 @@ pub fn report(
     if out.text.is_empty() && err.text.is_empty() {
         text.push_str("(no new output)\n");
     }
-    let rel = format!(".codesmith/tasks/{id}");
     if status == Status::Running {
         text.push_str(&format!(
             "Call task_output with task_id=\"{id}\" for more, task_wait with task_id=\"{id}\" to wait \
-             for the end, or task_cancel with task_id=\"{id}\" to stop it. The whole output is in \
+             for the end, or task_cancel with task_id=\"{id}\" to stop it. The output is kept in \
              {rel}/stdout and {rel}/stderr.\n"
         ));
     }
@@ -446,7 +485,9 @@ pub fn report(
         .with("stdout_path", format!("{rel}/stdout"))
         .with("stderr_path", format!("{rel}/stderr"))
         .with("new_stdout_bytes", new_out.len())
-        .with("new_stderr_bytes", new_err.len());
+        .with("new_stderr_bytes", new_err.len())
+        .with("dropped_stdout_bytes", dropped_bytes[0])
+        .with("dropped_stderr_bytes", dropped_bytes[1]);
     if let Some(approval) = hint.and_then(|hint| hint.approval) {
         result = result.with("approval", approval);
     }
@@ -459,19 +500,4 @@ pub fn report(
         }
     }
     Ok(result)
-}
-
-fn read_from(path: &Path, offset: u64) -> (Vec<u8>, u64) {
-    let Ok(mut file) = fs::File::open(path) else {
-        return (Vec::new(), offset);
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    // A file that shrank (truncated by the command) is read from its start again.
-    let offset = if offset > len { 0 } else { offset };
-    let mut bytes = Vec::new();
-    if file.seek(SeekFrom::Start(offset)).is_ok() {
-        let _ = file.take(len - offset).read_to_end(&mut bytes);
-    }
-    let end = offset + bytes.len() as u64;
-    (bytes, end)
 }

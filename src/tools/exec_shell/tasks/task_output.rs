@@ -19,7 +19,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 };
 
 const DESCRIPTION: &str = "Show the output a background task (started with exec_shell and background=true) wrote since the last task_output or task_wait call, and its status: running, exited with its exit code, or cancelled.
-It returns at once; to wait for the task to end use task_wait, to stop it use task_cancel. New output over about 200 lines per stream is shown as head and tail with the summary lines of the middle; the task's whole output stays in .codesmith/tasks/<task_id>/stdout and stderr (read them with read_file). When a finished task is seen, files this session has read are checked for changes.
+It returns at once; to wait for the task to end use task_wait, to stop it use task_cancel. New output over about 200 lines per stream is shown as head and tail with the summary lines of the middle; the task's output stays in .codesmith/tasks/<task_id>/stdout and stderr (read them with read_file), at most 64 MiB of each: the first 32 MiB and the last 32 MiB (in stdout.tail-* and stderr.tail-*), with a line saying how many bytes were dropped between them. When a finished task is seen, files this session has read are checked for changes.
 Examples:
 {\"task_id\": \"task-1\"}";
 
