@@ -412,3 +412,43 @@ fn an_abstract_socket_made_outside_is_out_of_reach() {
     .ok();
     assert!(out.output().contains("own ok"), "{}", out.output());
 }
+
+fn running_as_root() -> bool {
+    // SAFETY: a plain getter.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: only root has capabilities to lose");
+    }
+    root
+}
+
+#[test]
+fn root_without_capabilities_still_extracts_an_archive_and_is_told_about_chown() {
+    let ws = Ws::new();
+    if !hardened_here(&ws) || !running_as_root() {
+        return;
+    }
+    // An archive whose file belongs to another user, as release tarballs do.
+    ws.write(
+        "make.py",
+        "import io, tarfile\n\
+         with tarfile.open('a.tar', 'w') as t:\n\
+         \x20   info = tarfile.TarInfo('pkg/file.txt'); info.size = 3; info.uid = 1234; info.gid = 1234\n\
+         \x20   t.addfile(info, io.BytesIO(b'hi\\n'))\n",
+    );
+    shell(&ws, "python3 make.py").ok();
+    let out = shell(&ws, "tar xf a.tar").ok();
+    assert_eq!(out.data()["exit_code"], 0, "{}", out.output());
+    assert_eq!(ws.read_string("pkg/file.txt"), "hi\n");
+
+    let out = shell(&ws, "chown 1234 pkg/file.txt").ok();
+    assert_ne!(out.data()["exit_code"], 0, "{}", out.output());
+    assert!(
+        out.output().starts_with(
+            "Sandbox: the command was refused an operation on `pkg/file.txt` that needs root's privileges"
+        ),
+        "{}",
+        out.output()
+    );
+    approval_id(&out);
+}

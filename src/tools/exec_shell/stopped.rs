@@ -32,6 +32,9 @@ pub enum Stop {
     Syscall,
     /// A socket (or other path) in a directory the sandbox hides from commands (`/run`, …).
     Socket(PathBuf),
+    /// An operation on a path the command may write that only root's capabilities allow
+    /// (chown to another user, a device node): root runs commands without them.
+    Privilege(PathBuf),
 }
 
 impl Stop {
@@ -99,6 +102,9 @@ const NETWORK_SYMPTOMS: [&str; 19] = [
     "Name resolution",
 ];
 
+/// How an operation refused for want of a capability reads.
+const EPERM: [&str; 3] = ["Operation not permitted", "[Errno 1]", "EPERM"];
+
 /// Words that put an `Operation not permitted` on the network side.
 const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "http", "tcp"];
 
@@ -106,6 +112,10 @@ const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "ht
 /// (only what actually held: a layer that was missing is taken out by the caller).
 pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Option<Stop> {
     let mut denial_without_path = false;
+    let mut privilege = None;
+    // Root holds no capability inside the sandbox: an EPERM on a path it may write is that.
+    // SAFETY: a plain getter.
+    let rootless_root = request.filesystem && unsafe { libc::geteuid() } == 0;
     if request.filesystem || request.state {
         let lines: Vec<&str> = stderr.lines().chain(stdout.lines()).collect();
         for (at, line) in lines.iter().enumerate() {
@@ -125,6 +135,9 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
                     let protected = request.is_protected(&path);
                     return Some(Stop::Path { path, protected });
                 }
+                if rootless_root && privilege.is_none() && EPERM.iter().any(|p| line.contains(p)) {
+                    privilege = Some(path);
+                }
                 explained = true;
             }
             // A read-only file system inside the writable roots cannot be: the name was relative
@@ -139,6 +152,9 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
     }
     if stderr.contains("Bad system call") || stdout.contains("Bad system call") {
         return Some(Stop::Syscall);
+    }
+    if let Some(path) = privilege {
+        return Some(Stop::Privilege(path));
     }
     if request.block_network {
         if let Some(symptom) = network_symptom(stdout, stderr) {
@@ -436,6 +452,18 @@ fn what_stopped(
                  [shell] in .codesmith/config.toml",
                 path.display()
             ),
+        ),
+        Stop::Privilege(path) => (
+            write_outside,
+            format!(
+                "the command was refused an operation on `{}` that needs root's privileges: \
+                 commands run without capabilities, even as root (no chown to another user, no \
+                 device nodes, no raw sockets)",
+                ctx.workspace.display(path)
+            ),
+            "or do without them (`tar --no-same-owner`, `cp` without `-a`, files owned by \
+             whoever runs the command)"
+                .to_string(),
         ),
         Stop::UnnamedPath | Stop::Syscall => (
             write_outside,

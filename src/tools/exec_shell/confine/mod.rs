@@ -72,7 +72,19 @@ impl Confinement {
             return Vec::new();
         };
         let dir = dir.to_string_lossy().into_owned();
-        vec![("TMPDIR", dir.clone()), ("TMP", dir.clone()), ("TEMP", dir)]
+        let mut env = vec![("TMPDIR", dir.clone()), ("TMP", dir.clone()), ("TEMP", dir)];
+        // GNU tar run by root restores the archive's owners by default, which needs CAP_CHOWN:
+        // without it every file fails and tar exits 2. Root in the sandbox holds no capability,
+        // so it extracts as the user it is.
+        // SAFETY: a plain getter.
+        if self.request.filesystem && unsafe { libc::geteuid() } == 0 {
+            let options = std::env::var("TAR_OPTIONS").unwrap_or_default();
+            env.push((
+                "TAR_OPTIONS",
+                format!("--no-same-owner {options}").trim_end().to_string(),
+            ));
+        }
+        env
     }
 }
 
