@@ -378,6 +378,10 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
     crate::session::history::shell::after(ctx, before, "exec_shell", &format!("{command} (background)"))
 }
 
+/// At most this much new output of one stream is read per call, as its first and last halves;
+/// the report shows a head and a tail of it, and the rest stays in the task's files.
+const READ_WINDOW: u64 = 4 * 1024 * 1024;
+
 /// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
 /// and saved under a lock, so parallel calls never hand out the same new output twice.
 fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
@@ -387,8 +391,8 @@ fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let out = spool::read_since(dir, "stdout", cursor.stdout);
-    let err = spool::read_since(dir, "stderr", cursor.stderr);
+    let out = spool::read_since(dir, "stdout", cursor.stdout, READ_WINDOW);
+    let err = spool::read_since(dir, "stderr", cursor.stderr, READ_WINDOW);
     cursor.stdout = out.end;
     cursor.stderr = err.end;
     let _ = write_atomically(
