@@ -129,10 +129,11 @@ pub fn start(
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
     let text = format!(
-        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr \
-         (at most {} of each is kept: the first half and the last half). Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and \
+         {shown}/stderr (at most {kept} of each is kept: the first half and the last half). Call \
+         task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
          wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n",
-        mebibytes(cap)
+        kept = mebibytes(cap)
     );
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
