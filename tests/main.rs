@@ -37,6 +37,7 @@ mod mcp_support;
 mod outline;
 mod read_file;
 mod sandbox;
+mod sandbox_hardening;
 mod sandbox_hints;
 mod session_cwd;
 mod state;

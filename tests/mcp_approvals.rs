@@ -227,17 +227,18 @@ fn stateless_decline_and_missing_capability_are_is_error() {
 }
 
 /// exec_shell writes its shell's pid and a background child's pid to `pids`, then waits.
-const LONG_COMMAND: &str = "echo $$ > pids; sleep 300 & echo $! >> pids; wait";
+/// A command that runs until stopped, its processes marked (the pids it would see are its PID
+/// namespace's, not the test's): the shell, a child shell and a `sleep`.
+fn long_command(mark: &str) -> String {
+    format!("CS_TEST_MARK={mark} sh -c 'sleep 300 & echo ready > started; wait'")
+}
 
-fn started_pids(ws: &Ws) -> Vec<i32> {
+/// Waits until the command is running; returns its processes as the test sees them.
+fn started_processes(ws: &Ws, mark: &str) -> Vec<i32> {
     let mut pids = Vec::new();
-    eventually("the command wrote its pids", || {
-        pids = std::fs::read_to_string(ws.join("pids"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect();
-        pids.len() == 2
+    eventually("the command started", || {
+        pids = crate::exec_shell::procs_with(mark);
+        ws.exists("started") && pids.len() >= 2
     });
     pids
 }
@@ -245,12 +246,13 @@ fn started_pids(ws: &Ws) -> Vec<i32> {
 #[test]
 fn a_cancelled_call_leaves_no_process_and_no_response() {
     let ws = Ws::new();
+    let mark = crate::exec_shell::marker("mcp-cancel");
     let mut session = McpSession::initialized(&ws, &[], "2025-11-25", json!({}));
     let id = session.send_request(
         "tools/call",
-        json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}),
+        json!({"name": "exec_shell", "arguments": {"command": long_command(&mark)}}),
     );
-    let pids = started_pids(&ws);
+    let pids = started_processes(&ws, &mark);
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "test"}});
     session.send_line(&cancel.to_string());
     for pid in &pids {
@@ -274,12 +276,13 @@ fn a_cancelled_call_leaves_no_process_and_no_response() {
 #[test]
 fn closing_stdin_ends_the_server_and_its_foreground_processes() {
     let ws = Ws::new();
+    let mark = crate::exec_shell::marker("mcp-close");
     let mut session = McpSession::initialized(&ws, &[], "2025-11-25", json!({}));
     session.send_request(
         "tools/call",
-        json!({"name": "exec_shell", "arguments": {"command": LONG_COMMAND}}),
+        json!({"name": "exec_shell", "arguments": {"command": long_command(&mark)}}),
     );
-    let pids = started_pids(&ws);
+    let pids = started_processes(&ws, &mark);
     let (status, stderr) = session.close();
     assert!(status.success(), "{stderr}");
     for pid in &pids {

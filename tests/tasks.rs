@@ -203,7 +203,9 @@ fn kept_on_disk(ws: &Ws, id: &str, stream: &str) -> u64 {
             let name = entry.file_name().to_string_lossy().into_owned();
             name == stream || name.starts_with(&format!("{stream}.tail-"))
         })
-        .map(|entry| entry.metadata().expect("metadata").len())
+        // A tail segment rotated away between the listing and this look is no longer kept.
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|meta| meta.len())
         .sum()
 }
 

@@ -355,7 +355,8 @@ mod tests {
             assert_eq!((out.text.as_str(), out.rendering), ("a & b\nx", "text"));
             assert!(out.notice.expect("notice").contains("with its tags stripped"));
         }
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // A generous bound: a quadratic walk of this page takes minutes, a loaded machine seconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
         assert_eq!(estimated_depth("<ul><li>a<li>b</ul><br><img/><p>c"), 1);
         assert_eq!(estimated_depth(&"<b>".repeat(2000)), 2000);
         assert_eq!(estimated_depth("<script>a<b<c<d</script><div>"), 1);

@@ -30,6 +30,11 @@ pub enum Stop {
     NetworkDenied(&'static str),
     /// A program killed by seccomp for a call of another architecture (32-bit `int 0x80`).
     Syscall,
+    /// A socket (or other path) in a directory the sandbox hides from commands (`/run`, …).
+    Socket(PathBuf),
+    /// An operation on a path the command may write that only root's capabilities allow
+    /// (chown to another user, a device node): root runs commands without them.
+    Privilege(PathBuf),
 }
 
 impl Stop {
@@ -97,6 +102,9 @@ const NETWORK_SYMPTOMS: [&str; 19] = [
     "Name resolution",
 ];
 
+/// How an operation refused for want of a capability reads.
+const EPERM: [&str; 3] = ["Operation not permitted", "[Errno 1]", "EPERM"];
+
 /// Words that put an `Operation not permitted` on the network side.
 const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "http", "tcp"];
 
@@ -104,6 +112,10 @@ const NETWORK_WORDS: [&str; 6] = ["socket", "connect", "network", "urlopen", "ht
 /// (only what actually held: a layer that was missing is taken out by the caller).
 pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Option<Stop> {
     let mut denial_without_path = false;
+    let mut privilege = None;
+    // Root holds no capability inside the sandbox: an EPERM on a path it may write is that.
+    // SAFETY: a plain getter.
+    let rootless_root = request.filesystem && unsafe { libc::geteuid() } == 0;
     if request.filesystem || request.state {
         let lines: Vec<&str> = stderr.lines().chain(stdout.lines()).collect();
         for (at, line) in lines.iter().enumerate() {
@@ -123,6 +135,9 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
                     let protected = request.is_protected(&path);
                     return Some(Stop::Path { path, protected });
                 }
+                if rootless_root && privilege.is_none() && EPERM.iter().any(|p| line.contains(p)) {
+                    privilege = Some(path);
+                }
                 explained = true;
             }
             // A read-only file system inside the writable roots cannot be: the name was relative
@@ -138,12 +153,61 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
     if stderr.contains("Bad system call") || stdout.contains("Bad system call") {
         return Some(Stop::Syscall);
     }
+    if let Some(path) = privilege {
+        return Some(Stop::Privilege(path));
+    }
     if request.block_network {
         if let Some(symptom) = network_symptom(stdout, stderr) {
             return Some(Stop::Network(symptom));
         }
     }
     denial_without_path.then_some(Stop::UnnamedPath)
+}
+
+/// Words with which a failed connection to a unix socket reads.
+const SOCKET_FAILURES: [&str; 6] = [
+    "No such file or directory",
+    "Connection refused",
+    "Cannot connect",
+    "connect",
+    "ENOENT",
+    "socket",
+];
+
+/// A stop at a path the command failed to reach in a directory the sandbox hides (a daemon's
+/// socket, such as `unix:///var/run/docker.sock`): named by a failure message, or by the
+/// command line when a failure message names no path (Python's `FileNotFoundError: [Errno 2]
+/// No such file or directory`).
+pub fn hidden_socket(
+    command: &str,
+    stdout: &str,
+    stderr: &str,
+    cwd: &Path,
+    request: &Request,
+) -> Option<Stop> {
+    if request.masked.is_empty() {
+        return None;
+    }
+    let failures: Vec<&str> = stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter(|line| SOCKET_FAILURES.iter().any(|word| line.contains(word)))
+        .collect();
+    if failures.is_empty() {
+        return None;
+    }
+    let hidden = |text: &str| {
+        let text = text.replace("unix://", " ");
+        path_candidates(&text)
+            .into_iter()
+            .map(|candidate| resolve_lexically(cwd, &candidate))
+            .find(|path| super::confine::hidden_by(path, &request.masked).is_some())
+    };
+    failures
+        .iter()
+        .find_map(|line| hidden(line))
+        .or_else(|| hidden(command))
+        .map(Stop::Socket)
 }
 
 /// The way the output shows a refused socket or an unreachable resolver, if it does.
@@ -349,7 +413,8 @@ fn what_stopped(
             write_outside,
             format!(
                 "the sandbox kept the command from changing `{}`: codesmith's state and the \
-                 workspace's .git/config and .git/hooks are read-only to commands",
+                 workspace's git configuration and hooks (.git/config, .git/hooks, .git/modules, \
+                 .git/worktrees) are read-only to commands",
                 ctx.workspace.display(path)
             ),
             "a person can change it outside codesmith".to_string(),
@@ -373,6 +438,32 @@ fn what_stopped(
                 ),
                 None => "or write inside the workspace or $TMPDIR instead".to_string(),
             },
+        ),
+        Stop::Socket(path) => (
+            write_outside,
+            format!(
+                "the sandbox hides the sockets of daemons outside the workspace (`/run`, the \
+                 user's runtime directory, the ssh agent's) from commands, so this command could \
+                 not reach `{}`",
+                path.display()
+            ),
+            format!(
+                "or, to let every command reach it, ask the user to add `sockets = [\"{}\"]` under \
+                 [shell] in .codesmith/config.toml",
+                path.display()
+            ),
+        ),
+        Stop::Privilege(path) => (
+            write_outside,
+            format!(
+                "the command was refused an operation on `{}` that needs root's privileges: \
+                 commands run without capabilities, even as root (no chown to another user, no \
+                 device nodes, no raw sockets)",
+                ctx.workspace.display(path)
+            ),
+            "or do without them (`tar --no-same-owner`, `cp` without `-a`, files owned by \
+             whoever runs the command)"
+                .to_string(),
         ),
         Stop::UnnamedPath | Stop::Syscall => (
             write_outside,
