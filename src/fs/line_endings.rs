@@ -183,22 +183,35 @@ impl<'a> LfText<'a> {
     /// overlapping; each replacement's `\n`s take [`LfText::ending_for`] its span. Every byte
     /// outside the spans is copied from the original unchanged.
     pub fn splice(&self, edits: &[LfEdit]) -> String {
-        let extra: usize = edits.iter().map(|e| e.text.len() * 2).sum();
-        let mut out = String::with_capacity(self.original.len() + extra);
+        let parts = self.splice_parts(edits);
+        let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for part in &parts {
+            out.push_str(part);
+        }
+        out
+    }
+
+    /// [`LfText::splice`] as consecutive parts: stretches of the original, borrowed, and the
+    /// replacements, so a large file can be written without being copied whole.
+    pub fn splice_parts<'e>(&self, edits: &'e [LfEdit]) -> Vec<Cow<'e, str>>
+    where
+        'a: 'e,
+    {
+        let mut parts = Vec::with_capacity(edits.len() * 2 + 1);
         let mut last = 0;
         for edit in edits {
             let start = self.to_original(edit.range.start);
             let end = self.to_original(edit.range.end);
-            out.push_str(&self.original[last..start]);
+            parts.push(Cow::Borrowed(&self.original[last..start]));
             let text = to_lf(&edit.text);
-            match self.ending_for(&edit.range) {
-                LineEnding::Lf => out.push_str(&text),
-                LineEnding::Crlf => out.push_str(&text.replace('\n', "\r\n")),
-            }
+            parts.push(match self.ending_for(&edit.range) {
+                LineEnding::Lf => text,
+                LineEnding::Crlf => Cow::Owned(text.replace('\n', "\r\n")),
+            });
             last = end;
         }
-        out.push_str(&self.original[last..]);
-        out
+        parts.push(Cow::Borrowed(&self.original[last..]));
+        parts
     }
 }
 

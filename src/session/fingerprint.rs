@@ -91,6 +91,22 @@ impl Fingerprint {
         }
     }
 
+    /// [`Fingerprint::of_content`] of content given as consecutive parts (the same hash).
+    pub fn of_parts(meta: &fs::Metadata, parts: &[&[u8]]) -> Fingerprint {
+        let hash = (meta.len() <= HASH_LIMIT).then(|| {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            for part in parts {
+                hasher.update(part);
+            }
+            format!("{:016x}", hasher.digest())
+        });
+        Fingerprint {
+            mtime_ns: mtime_ns(meta),
+            len: meta.len(),
+            hash,
+        }
+    }
+
     /// Whether two fingerprints describe the same content. With a hash on both sides the
     /// content decides: a file rewritten with identical bytes (`git checkout`, a formatter with
     /// nothing to change, `touch`) is still exactly what the session read, so refusing it as

@@ -356,70 +356,97 @@ impl Prepared {
     /// untouched. `before` is the file as [`load`] read it, when it was loaded: its bytes go
     /// into the checkpoint, so a large file is not read into memory a second time.
     pub fn commit(&self, state: &State, before: Option<&LoadedFile>) -> Result<(), ToolError> {
-        let recorded = self.record_checkpoint(state, before)?;
-        crate::fs::atomic::write_atomically(
-            &self.path.abs,
-            &self.bytes,
-            crate::fs::atomic::WriteOptions::USER_FILE,
-        )
-        .map_err(|err| {
-            if let Some(recorded) = &recorded {
-                recorded.discard();
-            }
-            let mut error = ToolError::io(&self.path.display, "write", &err);
-            error.message.push_str(if self.created {
-                "; nothing was created."
-            } else {
-                "; the original file is unchanged."
-            });
-            error
-        })?;
-        let meta =
-            fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
-        freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
+        write_parts(state, &self.path, self.created, &[&self.bytes], before)
     }
+}
 
-    /// Records the checkpoint of this write (the file's bytes and mode now, and after), before
-    /// anything is written. The bytes now are `loaded`'s when given (the freshness check made
-    /// sure they are the file's, and the file lock keeps them so), else read from disk.
-    fn record_checkpoint(
-        &self,
-        state: &State,
-        loaded: Option<&LoadedFile>,
-    ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
-        use std::borrow::Cow;
-        use std::os::unix::fs::PermissionsExt;
-        let before = match fs::metadata(&self.path.abs) {
-            Ok(meta) => Some((
-                match loaded {
-                    Some(loaded) => Cow::Borrowed(loaded.bytes()),
-                    None => Cow::Owned(
-                        fs::read(&self.path.abs)
-                            .map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
-                    ),
-                },
-                meta.permissions().mode(),
-            )),
-            Err(_) => None,
-        };
-        let after_mode = before
+/// Whether a change of `file` may be written as a splice ([`commit_spliced`]): plain UTF-8
+/// (its text is its bytes) that no syntax gate parses, so the new text is never needed whole.
+pub fn writes_spliced(file: &LoadedFile) -> bool {
+    file.encoding == encoding_rs::UTF_8
+        && !file.bom
+        && crate::fs::syntax_gate::Language::of(&file.path.display).is_none()
+}
+
+/// Commits new content of `file` given as consecutive parts (stretches of its text and the
+/// replacements, see [`LfText::splice_parts`]), for a file [`writes_spliced`] allows: written,
+/// checkpointed and fingerprinted part by part, so a large file is held once, as read.
+pub fn commit_spliced(state: &State, file: &LoadedFile, parts: &[&str]) -> Result<(), ToolError> {
+    let bytes: Vec<&[u8]> = parts.iter().map(|part| part.as_bytes()).collect();
+    write_parts(state, &file.path, false, &bytes, Some(file))
+}
+
+/// The write shared by [`Prepared::commit`] and [`commit_spliced`]: checkpoint, atomic write,
+/// new fingerprint.
+fn write_parts(
+    state: &State,
+    path: &WsPath,
+    created: bool,
+    parts: &[&[u8]],
+    before: Option<&LoadedFile>,
+) -> Result<(), ToolError> {
+    let recorded = record_checkpoint(state, path, parts, before)?;
+    crate::fs::atomic::write_atomically_parts(&path.abs, parts, crate::fs::atomic::WriteOptions::USER_FILE)
+        .map_err(|err| {
+        if let Some(recorded) = &recorded {
+            recorded.discard();
+        }
+        let mut error = ToolError::io(&path.display, "write", &err);
+        error.message.push_str(if created {
+            "; nothing was created."
+        } else {
+            "; the original file is unchanged."
+        });
+        error
+    })?;
+    let meta = fs::metadata(&path.abs).map_err(|err| ToolError::io(&path.display, "stat", &err))?;
+    freshness::record(state, path, Fingerprint::of_parts(&meta, parts))
+}
+
+/// Records the checkpoint of a write (the file's bytes and mode now, and `after`), before
+/// anything is written. The bytes now are `loaded`'s when given (the freshness check made sure
+/// they are the file's, and the file lock keeps them so), else read from disk.
+fn record_checkpoint(
+    state: &State,
+    path: &WsPath,
+    after: &[&[u8]],
+    loaded: Option<&LoadedFile>,
+) -> Result<Option<crate::session::history::Recorded>, ToolError> {
+    use std::borrow::Cow;
+    use std::os::unix::fs::PermissionsExt;
+    let before = match fs::metadata(&path.abs) {
+        Ok(meta) => Some((
+            match loaded {
+                Some(loaded) => Cow::Borrowed(loaded.bytes()),
+                None => {
+                    Cow::Owned(fs::read(&path.abs).map_err(|err| ToolError::io(&path.display, "read", &err))?)
+                }
+            },
+            meta.permissions().mode(),
+        )),
+        Err(_) => None,
+    };
+    let after_mode = before
+        .as_ref()
+        .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode)| *mode);
+    let change = crate::session::history::Change {
+        path: path.display.clone(),
+        before: before
             .as_ref()
-            .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode)| *mode);
-        let change = crate::session::history::Change {
-            path: self.path.display.clone(),
-            before: before
-                .as_ref()
-                .map(|(bytes, mode)| crate::session::history::Content::file(bytes, *mode)),
-            after: Some(crate::session::history::Content::file(&self.bytes, after_mode)),
-        };
-        let summary = format!("{} {}", state.tool(), self.path.display);
-        Ok(crate::session::history::record_or_notice(
-            state,
-            state.tool(),
-            &summary,
-            &[change],
-        ))
-    }
+            .map(|(bytes, mode)| crate::session::history::Content::file(bytes, *mode)),
+        after: Some(crate::session::history::Content {
+            parts: after.to_vec(),
+            mode: after_mode & 0o7777,
+            symlink: false,
+        }),
+    };
+    let summary = format!("{} {}", state.tool(), path.display);
+    Ok(crate::session::history::record_or_notice(
+        state,
+        state.tool(),
+        &summary,
+        &[change],
+    ))
 }
 
 #[cfg(test)]

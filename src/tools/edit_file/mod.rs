@@ -127,6 +127,18 @@ struct Plan {
     summary: String,
 }
 
+/// Whether `parts`, one after another, are exactly `text`.
+fn spells(parts: &[std::borrow::Cow<str>], text: &str) -> bool {
+    let mut rest = text;
+    for part in parts {
+        match rest.strip_prefix(part.as_ref()) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let mode = validate(&args)?;
     let path = ctx.resolve_for_write(&args.path)?;
@@ -139,7 +151,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         Mode::Search(search) => plan_search(&path, hay, search, &args)?,
         Mode::Range(start, end) => plan_range(&path, hay, start, end, &args)?,
     };
-    let new_text = lf.splice(&plan.edits);
+    let parts = lf.splice_parts(&plan.edits);
     let notes = plan.notes();
     let mut out_notices = Vec::new();
     if let Some(label) = file.encoding_label() {
@@ -147,7 +159,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
             "`{display}` is {label}; it was edited and written back in it."
         ));
     }
-    if new_text == file.text {
+    if spells(&parts, &file.text) {
         let mut text = format!(
             "The replacement leaves `{display}` unchanged (it matched {}); nothing was written.",
             plan.summary
@@ -163,9 +175,18 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
             .with("dry_run", args.dry_run));
     }
     let diff = crate::fs::diff::unified_for_edits(display, hay, &plan.edits);
-    let prepared = file_change::prepare_owned(&path, Some(&file), new_text)?;
-    if !args.dry_run {
-        prepared.commit(&ctx.state, Some(&file))?;
+    // A plain UTF-8 file is written part by part from the text already read, so a large one is
+    // held once; otherwise the new text is made whole, to encode it and pass the syntax gate.
+    if file_change::writes_spliced(&file) {
+        if !args.dry_run {
+            let parts: Vec<&str> = parts.iter().map(|part| part.as_ref()).collect();
+            file_change::commit_spliced(&ctx.state, &file, &parts)?;
+        }
+    } else {
+        let prepared = file_change::prepare_owned(&path, Some(&file), parts.concat())?;
+        if !args.dry_run {
+            prepared.commit(&ctx.state, Some(&file))?;
+        }
     }
     let mut text = if args.dry_run {
         format!(

@@ -118,7 +118,9 @@ fn detach(out_fd: RawFd, err_fd: RawFd) -> io::Result<()> {
     let last_os = io::Error::last_os_error;
     // SAFETY: plain system calls on descriptors this process holds.
     unsafe {
-        // Moved above 4 first, so neither dup2 overwrites the other's source.
+        // Moved above 4 first, so neither dup2 overwrites the other's source. (Descriptors 3 and
+        // 4 hold nothing std needs: its exec-error pipe was opened after these two pipes, so it
+        // got higher numbers than whatever free ones they took.)
         let out_high = libc::fcntl(out_fd, libc::F_DUPFD_CLOEXEC, 10);
         let err_high = libc::fcntl(err_fd, libc::F_DUPFD_CLOEXEC, 10);
         if out_high < 0 || err_high < 0 || libc::dup2(out_high, 3) < 0 || libc::dup2(err_high, 4) < 0 {

@@ -130,10 +130,11 @@ pub fn start(
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
     let text = format!(
-        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr \
-         (at most {} of each is kept: the first half and the last half). Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and \
+         {shown}/stderr (at most {kept} of each is kept: the first half and the last half). Call \
+         task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
          wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n",
-        mebibytes(cap)
+        kept = mebibytes(cap)
     );
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
@@ -379,6 +380,10 @@ pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
     crate::session::history::shell::after(ctx, before, "exec_shell", &format!("{command} (background)"))
 }
 
+/// At most this much new output of one stream is read per call, as its first and last halves;
+/// the report shows a head and a tail of it, and the rest stays in the task's files.
+const READ_WINDOW: u64 = 4 * 1024 * 1024;
+
 /// What the task wrote to stdout and stderr since the last call. The cursor is read, advanced
 /// and saved under a lock, so parallel calls never hand out the same new output twice.
 fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
@@ -388,8 +393,8 @@ fn take_new_output(dir: &Path) -> [spool::NewOutput; 2] {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let out = spool::read_since(dir, "stdout", cursor.stdout);
-    let err = spool::read_since(dir, "stderr", cursor.stderr);
+    let out = spool::read_since(dir, "stdout", cursor.stdout, READ_WINDOW);
+    let err = spool::read_since(dir, "stderr", cursor.stderr, READ_WINDOW);
     cursor.stdout = out.end;
     cursor.stderr = err.end;
     let _ = write_atomically(

@@ -2,7 +2,6 @@
 //! the span that was dropped between them, if any.
 
 use std::fs::{self, File};
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -64,36 +63,102 @@ fn pieces(dir: &Path, stream: &str) -> Vec<Piece> {
 }
 
 /// The bytes of `stream` in `dir` from stream offset `offset` on, with a marker line where
-/// bytes were dropped.
-pub fn read_since(dir: &Path, stream: &str, offset: u64) -> NewOutput {
+/// bytes were dropped. New output longer than `window` is read as its first and last
+/// `window / 2` bytes around a marker: the report shows a head and a tail anyway, and one call
+/// should not hold the whole 64 MiB (the files keep it, for read_file).
+pub fn read_since(dir: &Path, stream: &str, offset: u64, window: u64) -> NewOutput {
+    let pieces = pieces(dir, stream);
+    let end = pieces
+        .iter()
+        .map(|p| p.start + p.len)
+        .max()
+        .unwrap_or(0)
+        .max(offset);
     let mut out = NewOutput {
-        end: offset,
-        ..NewOutput::default()
+        bytes: Vec::new(),
+        dropped: gaps(&pieces, offset, end),
+        end,
     };
-    for mut piece in pieces(dir, stream) {
+    if end - offset <= window {
+        read_range(&pieces, stream, offset, end, &mut out.bytes);
+        return out;
+    }
+    let half = window / 2;
+    let (skip_from, skip_to) = (offset + half, end - half);
+    read_range(&pieces, stream, offset, skip_from, &mut out.bytes);
+    let dropped: u64 = gaps(&pieces, skip_from, skip_to).iter().map(|(a, b)| b - a).sum();
+    let of_them = if dropped > 0 {
+        format!(", {dropped} of them dropped by the cap")
+    } else {
+        String::new()
+    };
+    push_line(
+        &mut out.bytes,
+        &format!(
+            "[... {} bytes of {stream} not shown here (bytes {skip_from} to {skip_to} of the \
+             stream{of_them}); the task's files keep the rest ...]\n",
+            skip_to - skip_from
+        ),
+    );
+    read_range(&pieces, stream, skip_to, end, &mut out.bytes);
+    out
+}
+
+/// The spans of `[from, to)` that no piece holds: the bytes the cap dropped.
+fn gaps(pieces: &[Piece], from: u64, to: u64) -> Vec<(u64, u64)> {
+    let mut found = Vec::new();
+    let mut at = from;
+    for piece in pieces {
+        if at >= to {
+            break;
+        }
         let piece_end = piece.start + piece.len;
-        if piece_end <= out.end {
+        if piece_end <= at {
             continue;
         }
-        if piece.start > out.end {
-            out.dropped.push((out.end, piece.start));
-            if !out.bytes.is_empty() && !out.bytes.ends_with(b"\n") {
-                out.bytes.push(b'\n');
-            }
-            out.bytes
-                .extend_from_slice(marker(stream, out.end, piece.start).as_bytes());
-            out.end = piece.start;
+        if piece.start > at {
+            found.push((at, piece.start.min(to)));
         }
-        let mut bytes = Vec::new();
-        if piece.file.seek(SeekFrom::Start(out.end - piece.start)).is_ok() {
-            let _ = (&mut piece.file)
-                .take(piece_end - out.end)
-                .read_to_end(&mut bytes);
-        }
-        out.end += bytes.len() as u64;
-        out.bytes.extend_from_slice(&bytes);
+        at = piece_end;
     }
-    out
+    found
+}
+
+/// Appends the kept bytes of `[from, to)` to `out`, with a marker line standing for each span
+/// the cap dropped.
+fn read_range(pieces: &[Piece], stream: &str, from: u64, to: u64, out: &mut Vec<u8>) {
+    use std::os::unix::fs::FileExt;
+    let mut at = from;
+    for piece in pieces {
+        let (start, end) = (piece.start.max(at), (piece.start + piece.len).min(to));
+        if end <= start {
+            continue;
+        }
+        if start > at {
+            push_line(out, &marker(stream, at, start));
+        }
+        let mut buffer = vec![0u8; (end - start) as usize];
+        let mut got = 0;
+        while got < buffer.len() {
+            match piece
+                .file
+                .read_at(&mut buffer[got..], start - piece.start + got as u64)
+            {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+        }
+        out.extend_from_slice(&buffer[..got]);
+        at = end;
+    }
+}
+
+/// Appends a marker line, on a line of its own.
+fn push_line(out: &mut Vec<u8>, line: &str) {
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(line.as_bytes());
 }
 
 /// The line that stands where bytes were dropped.
@@ -150,14 +215,14 @@ mod tests {
         fs::write(dir.path().join("stdout"), b"0123456789").expect("head");
         fs::write(dir.path().join("stdout.tail-50"), b"abcd").expect("segment");
         fs::write(dir.path().join("stdout.tail-54"), b"ef").expect("segment");
-        let first = read_since(dir.path(), "stdout", 4);
+        let first = read_since(dir.path(), "stdout", 4, 1000);
         assert_eq!(
             String::from_utf8_lossy(&first.bytes),
             "456789\n[... 40 bytes of stdout dropped here (bytes 10 to 50 of the stream) ...]\nabcdef"
         );
         assert_eq!((first.end, first.dropped_bytes()), (56, 40));
         fs::write(dir.path().join("stdout.tail-54"), b"efgh").expect("grow");
-        let second = read_since(dir.path(), "stdout", first.end);
+        let second = read_since(dir.path(), "stdout", first.end, 1000);
         assert_eq!((second.bytes.as_slice(), second.end), (&b"gh"[..], 58));
         assert!(second.dropped.is_empty());
     }
@@ -167,8 +232,22 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         fs::write(dir.path().join("stdout"), b"0123456789").expect("head");
         fs::write(dir.path().join("stdout.tail-30"), b"xyz").expect("segment");
-        let out = read_since(dir.path(), "stdout", 20);
+        let out = read_since(dir.path(), "stdout", 20, 1000);
         assert_eq!(out.dropped, [(20, 30)]);
         assert!(String::from_utf8_lossy(&out.bytes).ends_with("...]\nxyz"));
+    }
+
+    #[test]
+    fn new_output_past_the_window_is_read_as_head_and_tail_and_still_counts_what_was_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs::write(dir.path().join("stdout"), b"0123456789").expect("head");
+        fs::write(dir.path().join("stdout.tail-50"), b"abcdefghij").expect("segment");
+        let out = read_since(dir.path(), "stdout", 0, 8);
+        assert_eq!(
+            String::from_utf8_lossy(&out.bytes),
+            "0123\n[... 52 bytes of stdout not shown here (bytes 4 to 56 of the stream, 40 of them \
+             dropped by the cap); the task's files keep the rest ...]\nghij"
+        );
+        assert_eq!((out.end, out.dropped_bytes()), (60, 40));
     }
 }
