@@ -356,25 +356,27 @@ impl Prepared {
     /// untouched.
     pub fn commit(&self, state: &State) -> Result<(), ToolError> {
         let recorded = self.record_checkpoint(state)?;
-        crate::fs::atomic::write_atomically(
-            &self.path.abs,
-            &self.bytes,
+        let meta = crate::fs::atomic::write_beneath(
+            &self.path,
+            &[&self.bytes],
             crate::fs::atomic::WriteOptions::USER_FILE,
+            None,
         )
-        .map_err(|err| {
+        .map_err(|refusal| {
             if let Some(recorded) = &recorded {
                 recorded.discard();
             }
-            let mut error = ToolError::io(&self.path.display, "write", &err);
-            error.message.push_str(if self.created {
-                "; nothing was created."
-            } else {
-                "; the original file is unchanged."
-            });
+            let io = matches!(refusal, crate::fs::beneath::Refusal::Io(_));
+            let mut error = self.path.refusal("write", refusal);
+            if io {
+                error.message.push_str(if self.created {
+                    "; nothing was created."
+                } else {
+                    "; the original file is unchanged."
+                });
+            }
             error
         })?;
-        let meta =
-            fs::metadata(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "stat", &err))?;
         freshness::record(state, &self.path, Fingerprint::of_content(&meta, &self.bytes))
     }
 
@@ -385,12 +387,18 @@ impl Prepared {
         state: &State,
     ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
         use std::os::unix::fs::PermissionsExt;
-        let before = match fs::metadata(&self.path.abs) {
-            Ok(meta) => Some((
-                fs::read(&self.path.abs).map_err(|err| ToolError::io(&self.path.display, "read", &err))?,
-                meta.permissions().mode(),
-            )),
-            Err(_) => None,
+        let before = match self.path.open(libc::O_RDONLY | libc::O_NONBLOCK) {
+            Ok(mut file) => {
+                let read = |file: &mut fs::File| -> std::io::Result<(Vec<u8>, u32)> {
+                    let mode = file.metadata()?.permissions().mode();
+                    let mut bytes = Vec::new();
+                    file.read_to_end(&mut bytes)?;
+                    Ok((bytes, mode))
+                };
+                Some(read(&mut file).map_err(|err| ToolError::io(&self.path.display, "read", &err))?)
+            }
+            Err(crate::fs::beneath::Refusal::Io(err)) if crate::fs::open::is_missing(&err) => None,
+            Err(refusal) => return Err(self.path.refusal("read", refusal)),
         };
         let after_mode = before
             .as_ref()
@@ -422,6 +430,7 @@ mod tests {
             abs: "/ws/a.txt".into(),
             display: "a.txt".into(),
             call: "a.txt".into(),
+            roots: crate::fs::beneath::Roots::new(vec!["/ws".into()]),
         };
         let lossy = |bytes: &[u8]| textfile::Decoded {
             text: String::from_utf8_lossy(bytes).into_owned(),

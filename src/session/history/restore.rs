@@ -306,6 +306,7 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
             abs: step.target.abs.clone(),
             display: step.target.path.clone(),
             call: ctx.workspace.call_path(&step.target.abs),
+            roots: ctx.workspace.roots().clone(),
         };
         match (&step.target.restore, &step.bytes) {
             (Some(side), Some(bytes)) if !side.symlink => {
