@@ -73,7 +73,7 @@ pub fn write_beneath(
     mode: Option<u32>,
 ) -> Result<fs::Metadata, Refusal> {
     let slot = path.slot(options.create_parents)?;
-    Ok(write_in(
+    Ok(write_in_slot(
         &slot,
         parts,
         options,
@@ -103,11 +103,12 @@ fn write_parts_in_mode(
         dir: Dir::open_path(dir)?,
         name: name.to_os_string(),
     };
-    write_in(&slot, parts, options, mode, path).map(|_| ())
+    write_in_slot(&slot, parts, options, mode, path).map(|_| ())
 }
 
-/// The write itself, all of it relative to the slot's directory descriptor.
-fn write_in(
+/// The write itself, all of it relative to the slot's directory descriptor (`path` names the
+/// file for the fault hook).
+pub fn write_in_slot(
     slot: &Slot,
     parts: &[&[u8]],
     options: WriteOptions,

@@ -335,6 +335,13 @@ impl Dir {
         })
     }
 
+    /// Opens the directory `name` in this one, not following a symlink there.
+    pub fn subdir(&self, name: &OsStr) -> io::Result<Dir> {
+        Ok(Dir {
+            fd: sys::openat(&self.fd, name, sys::DIR_FLAGS | libc::O_NOFOLLOW)?,
+        })
+    }
+
     /// Opens `name` in this directory without following a symlink there.
     pub fn open(&self, name: &OsStr, flags: libc::c_int) -> io::Result<File> {
         sys::openat(&self.fd, name, flags | libc::O_CLOEXEC | libc::O_NOFOLLOW).map(File::from)

@@ -72,7 +72,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
         .map(|t| t.abs.clone())
         .collect();
     for target in targets {
-        match restore::inspect(&target, ctx.workspace.root(), &removed) {
+        match restore::inspect(&target, ctx.workspace.roots(), &removed) {
             Found::AsLeft(current) => steps.push(Step {
                 target,
                 current,
