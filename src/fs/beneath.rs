@@ -73,6 +73,15 @@ pub struct Dir {
     fd: OwnedFd,
 }
 
+impl From<File> for Dir {
+    /// A directory already opened beneath a root (by [`Roots::open`]).
+    fn from(file: File) -> Dir {
+        Dir {
+            fd: OwnedFd::from(file),
+        }
+    }
+}
+
 /// Where a path lands: the directory that holds it, opened beneath a root, and its name there.
 #[derive(Debug)]
 pub struct Slot {
@@ -130,9 +139,7 @@ impl Roots {
                         // Not a symlink: what `flags` asked for does not fit it (`O_DIRECTORY`
                         // on a file), unless it was one a moment ago; then look again.
                         Err(_)
-                            if sys::fstatat(&slot.dir.fd, &slot.name).is_ok_and(|s| {
-                                matches!(s.st_mode & libc::S_IFMT, libc::S_IFDIR | libc::S_IFLNK)
-                            }) =>
+                            if sys::fstatat(&slot.dir.fd, &slot.name).is_ok_and(|s| is_dir_or_link(&s)) =>
                         {
                             count_hop(&mut hops)?
                         }
@@ -261,8 +268,9 @@ impl Roots {
                                 abs = follow(&pos, &target, &parts[i + 1..], hops)?;
                                 continue 'restart;
                             }
-                            // Not a symlink (any more): a file, or a directory again; look again.
-                            Err(_) if sys::fstatat(here, name).is_ok_and(|s| is_dir(&s)) => {
+                            // Not a symlink when read: unless it is a file, it changed under
+                            // the walk (a directory again, or a symlink again); look again.
+                            Err(_) if sys::fstatat(here, name).is_ok_and(|s| is_dir_or_link(&s)) => {
                                 count_hop(hops)?;
                             }
                             Err(_) => return Ok(Walked::Missing(err)),
@@ -327,6 +335,10 @@ fn is_dir(stat: &libc::stat) -> bool {
     stat.st_mode & libc::S_IFMT == libc::S_IFDIR
 }
 
+fn is_dir_or_link(stat: &libc::stat) -> bool {
+    matches!(stat.st_mode & libc::S_IFMT, libc::S_IFDIR | libc::S_IFLNK)
+}
+
 impl Dir {
     /// Opens the directory at `path` by name, with no boundary: for codesmith's own state.
     pub fn open_path(path: &Path) -> io::Result<Dir> {
@@ -351,6 +363,17 @@ impl Dir {
     pub fn create_new(&self, name: &OsStr, mode: u32) -> io::Result<File> {
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC | libc::O_NOFOLLOW;
         sys::openat_mode(&self.fd, name, flags, mode).map(File::from)
+    }
+
+    /// The status of `name` (a symlink's own, not its target's).
+    pub fn stat(&self, name: &OsStr) -> io::Result<libc::stat> {
+        sys::fstatat(&self.fd, name)
+    }
+
+    /// The status of what `name` leads to, following symlinks (for display only: nothing is
+    /// opened through it).
+    pub fn stat_target(&self, name: &OsStr) -> io::Result<libc::stat> {
+        sys::fstatat_follow(&self.fd, name)
     }
 
     /// The permission bits of `name` if it is a regular file (a symlink is not followed).
@@ -525,18 +548,19 @@ mod sys {
     }
 
     pub fn fstatat(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
+        stat_at(dir, name, libc::AT_SYMLINK_NOFOLLOW)
+    }
+
+    pub fn fstatat_follow(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
+        stat_at(dir, name, 0)
+    }
+
+    fn stat_at(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<libc::stat> {
         let name = c_name(name)?;
         // SAFETY: stat is plain data, filled by the kernel on success.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: valid descriptor, C string and stat buffer.
-        unit(unsafe {
-            libc::fstatat(
-                dir.as_raw_fd(),
-                name.as_ptr(),
-                &mut stat,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        })?;
+        unit(unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut stat, flags) })?;
         Ok(stat)
     }
 
