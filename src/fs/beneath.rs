@@ -110,10 +110,15 @@ impl Roots {
             .find_map(|root| abs.strip_prefix(root).ok().map(|rel| (root.as_path(), rel)))
     }
 
-    /// Opens the file at `abs` with `flags` (`O_CLOEXEC | O_NOCTTY` added). A symlink on the way,
-    /// the last component's included, is followed only while it stays inside a root.
+    /// Opens the file at `abs` with `flags` (`O_CLOEXEC` and, unless `O_PATH`, `O_NOCTTY`
+    /// added). A symlink on the way, the last component's included, is followed only while it
+    /// stays inside a root.
     pub fn open(&self, abs: &Path, flags: libc::c_int) -> Result<File, Refusal> {
-        let flags = flags | libc::O_CLOEXEC | libc::O_NOCTTY;
+        // openat2 takes no flag with O_PATH but these three (it refuses O_NOCTTY there).
+        let flags = match flags & libc::O_PATH {
+            0 => flags | libc::O_CLOEXEC | libc::O_NOCTTY,
+            _ => flags & (libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW) | libc::O_CLOEXEC,
+        };
         let mut abs = normalize_lexically(abs);
         let mut hops = 0;
         loop {
@@ -165,7 +170,13 @@ impl Roots {
         let fast = if parent.as_os_str().is_empty() {
             Ok(root_fd)
         } else {
-            sys::openat2_beneath(&root_fd, parent.as_os_str(), sys::DIR_FLAGS)
+            // Opened for reading where permitted (so it can be synced), else as a path.
+            sys::openat2_beneath(&root_fd, parent.as_os_str(), sys::DIR_READ).or_else(|err| {
+                match err.raw_os_error() {
+                    Some(libc::EACCES) => sys::openat2_beneath(&root_fd, parent.as_os_str(), sys::DIR_FLAGS),
+                    _ => Err(err),
+                }
+            })
         };
         match fast {
             Ok(fd) => {
@@ -424,23 +435,21 @@ impl Dir {
 
     /// Flushes the directory's entries to disk (after a rename); best effort.
     pub fn sync(&self) {
-        if let Ok(fd) = sys::openat(
-            &self.fd,
-            OsStr::new("."),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        ) {
+        // SAFETY: fsync of a valid descriptor.
+        if unsafe { libc::fsync(self.fd.as_raw_fd()) } == 0 {
+            return;
+        }
+        // A path descriptor (from the walk) cannot be synced; a descriptor of the same
+        // directory opened for reading can.
+        if let Ok(fd) = sys::openat(&self.fd, OsStr::new("."), sys::DIR_READ) {
             let _ = File::from(fd).sync_all();
         }
     }
 
     /// The names in this directory (without `.` and `..`), with whether each is a regular file.
     pub fn entries(&self) -> io::Result<Vec<(OsString, bool)>> {
-        let fd = sys::openat(
-            &self.fd,
-            OsStr::new("."),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )?;
-        sys::read_dir(fd)
+        let fd = sys::openat(&self.fd, OsStr::new("."), sys::DIR_READ)?;
+        sys::read_dir(&fd)
     }
 }
 
@@ -450,6 +459,9 @@ mod sys {
 
     /// How the walk opens a directory: a path descriptor, enough to go on from.
     pub const DIR_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    /// How the directory a write happens in is opened where it can be: for reading, so the
+    /// same descriptor can be synced after the rename.
+    pub const DIR_READ: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
 
     fn c_name(name: &OsStr) -> io::Result<CString> {
         CString::new(name.as_bytes()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
@@ -471,11 +483,19 @@ mod sys {
         }
     }
 
-    /// Opens a root (or a state directory) by its path.
+    /// Opens a root (or a state directory) by its path: for reading where permitted (so a
+    /// write at its top level can sync it), else as a path.
     pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
         let path = c_name(path.as_os_str())?;
         // SAFETY: a valid C string; the returned descriptor is checked.
-        fd_result(unsafe { libc::open(path.as_ptr(), DIR_FLAGS) })
+        let read = fd_result(unsafe { libc::open(path.as_ptr(), DIR_READ) });
+        match read {
+            Err(err) if err.raw_os_error() == Some(libc::EACCES) => {
+                // SAFETY: as above.
+                fd_result(unsafe { libc::open(path.as_ptr(), DIR_FLAGS) })
+            }
+            read => read,
+        }
     }
 
     pub fn openat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
@@ -589,41 +609,40 @@ mod sys {
         unit(unsafe { libc::symlinkat(target.as_ptr(), dir.as_raw_fd(), name.as_ptr()) })
     }
 
-    /// Lists a directory from a descriptor opened for reading (which it consumes).
-    pub fn read_dir(fd: OwnedFd) -> io::Result<Vec<(OsString, bool)>> {
-        use std::os::fd::IntoRawFd;
-        let raw = fd.into_raw_fd();
-        // SAFETY: `raw` is an open directory descriptor; on success the DIR owns it.
-        let dir = unsafe { libc::fdopendir(raw) };
-        if dir.is_null() {
-            let err = io::Error::last_os_error();
-            // SAFETY: fdopendir failed, so the descriptor is still ours to close.
-            drop(unsafe { OwnedFd::from_raw_fd(raw) });
-            return Err(err);
-        }
+    /// Lists a directory from a descriptor opened for reading, with `getdents64` itself (no
+    /// `DIR` stream, whose set-up costs two more calls per listing).
+    pub fn read_dir(fd: &OwnedFd) -> io::Result<Vec<(OsString, bool)>> {
+        // linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name (NUL-ended).
+        const NAME_AT: usize = 19;
+        let mut buf = vec![0u8; 32 * 1024];
         let mut names = Vec::new();
         loop {
-            // SAFETY: `dir` is a valid DIR stream until closedir below.
-            let entry = unsafe { libc::readdir(dir) };
-            if entry.is_null() {
-                break;
+            // SAFETY: the buffer is as long as the length passed; the kernel fills whole records.
+            let filled =
+                unsafe { libc::syscall(libc::SYS_getdents64, fd.as_raw_fd(), buf.as_mut_ptr(), buf.len()) };
+            let filled = usize::try_from(filled).map_err(|_| io::Error::last_os_error())?;
+            if filled == 0 {
+                return Ok(names);
             }
-            // SAFETY: readdir returned a valid entry whose d_name is NUL-terminated.
-            let (name, kind) = unsafe {
-                (
-                    std::ffi::CStr::from_ptr((*entry).d_name.as_ptr())
-                        .to_bytes()
-                        .to_vec(),
-                    (*entry).d_type,
-                )
-            };
-            if name != b"." && name != b".." {
-                names.push((OsString::from_vec(name), kind == libc::DT_REG));
+            let mut at = 0;
+            while let Some(record) = buf.get(at..filled) {
+                let (Some(&[lo, hi]), Some(&kind)) = (record.get(16..18), record.get(18)) else {
+                    break;
+                };
+                let len = usize::from(u16::from_ne_bytes([lo, hi]));
+                let Some(name) = record.get(NAME_AT..len.max(NAME_AT)) else {
+                    break;
+                };
+                let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+                if name != b"." && name != b".." {
+                    names.push((OsStr::from_bytes(name).to_os_string(), kind == libc::DT_REG));
+                }
+                if len == 0 {
+                    break;
+                }
+                at += len;
             }
         }
-        // SAFETY: closes the stream and its descriptor, once.
-        unsafe { libc::closedir(dir) };
-        Ok(names)
     }
 }
 
