@@ -18,6 +18,7 @@ mod envelope;
 mod exec_shell;
 mod fetch_url;
 mod file_search;
+mod file_tool_race;
 mod find_symbol;
 mod find_symbol_tree;
 mod foreign_calls;

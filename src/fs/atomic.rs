@@ -1,5 +1,6 @@
 //! Atomic file replacement: a temp file in the same directory, written and flushed, then renamed
-//! over the target. A reader sees the old bytes or the new, never a mix; a crash before the
+//! over the target, both through the directory's descriptor ([`write_beneath`] for files a tool
+//! writes, reached beneath the workspace's roots). A reader sees the old bytes or the new, never a mix; a crash before the
 //! rename leaves the original untouched (and at worst a stray `.codesmith-tmp-*` file).
 //!
 //! The temp file's name carries the writer's process id (`.codesmith-tmp-<pid>-<random>`), so
@@ -7,10 +8,14 @@
 //! live writer is still filling, and removes the strays: the cost is one listing of the one
 //! directory being written anyway, never a walk of the workspace.
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+use crate::fs::beneath::{Dir, Refusal, Slot};
+use crate::fs::workspace::WsPath;
 
 /// How careful a write is.
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +61,28 @@ pub fn write_atomically_in_mode(
     write_parts_in_mode(path, &[bytes], options, Some(mode & 0o7777))
 }
 
+/// Writes `parts` to `path`, a path checked against the workspace, in the directory its walk
+/// from the root ended on (see [`crate::fs::beneath`]): the temp file is created in that
+/// directory's descriptor and renamed within it, so the bytes land where the check said,
+/// however the names change meanwhile. `mode` as for [`write_atomically_in_mode`]; `None` keeps
+/// a replaced file's mode. Returns the written file's metadata (for its fingerprint).
+pub fn write_beneath(
+    path: &WsPath,
+    parts: &[&[u8]],
+    options: WriteOptions,
+    mode: Option<u32>,
+) -> Result<fs::Metadata, Refusal> {
+    let slot = path.slot(options.create_parents)?;
+    Ok(write_in_slot(
+        &slot,
+        parts,
+        options,
+        mode.map(|m| m & 0o7777),
+        &path.abs,
+    )?)
+}
+
+/// The by-name form, for codesmith's own state under `.codesmith/`, which no tool call writes.
 fn write_parts_in_mode(
     path: &Path,
     parts: &[&[u8]],
@@ -66,33 +93,90 @@ fn write_parts_in_mode(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EISDIR))?;
     if options.create_parents {
         fs::create_dir_all(dir)?;
     }
-    let existing_mode = mode.or_else(|| fs::metadata(path).ok().map(|m| m.permissions().mode()));
-    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
-    let mut temp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
-    {
-        let mut out = io::BufWriter::with_capacity(64 * 1024, temp.as_file_mut());
+    let slot = Slot {
+        dir: Dir::open_path(dir)?,
+        name: name.to_os_string(),
+    };
+    write_in_slot(&slot, parts, options, mode, path).map(|_| ())
+}
+
+/// The write itself, all of it relative to the slot's directory descriptor (`path` names the
+/// file for the fault hook).
+pub fn write_in_slot(
+    slot: &Slot,
+    parts: &[&[u8]],
+    options: WriteOptions,
+    mode: Option<u32>,
+    path: &Path,
+) -> io::Result<fs::Metadata> {
+    let mode = mode
+        .or_else(|| slot.dir.file_mode(&slot.name))
+        .unwrap_or_else(|| new_file_mode(false));
+    let (temp_name, temp) = create_temp(&slot.dir)?;
+    let written = (|| -> io::Result<fs::Metadata> {
+        let mut out = io::BufWriter::with_capacity(64 * 1024, &temp);
         for part in parts {
             out.write_all(part)?;
         }
         out.flush()?;
-    }
-    let mode = existing_mode.unwrap_or_else(|| new_file_mode(false));
-    temp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
+        drop(out);
+        temp.set_permissions(fs::Permissions::from_mode(mode))?;
+        if options.durable {
+            temp.sync_all()?;
+        }
+        injected_fault("rename", path)?;
+        // Taken before the rename, which changes no time the fingerprint holds.
+        let meta = temp.metadata()?;
+        slot.dir.rename(&temp_name, &slot.name)?;
+        Ok(meta)
+    })();
+    let meta = written.inspect_err(|_| {
+        let _ = slot.dir.remove_file(&temp_name);
+    })?;
     if options.durable {
-        temp.as_file().sync_all()?;
+        slot.dir.sync();
     }
-    injected_fault("rename", path)?;
-    temp.persist(path).map_err(|err| err.error)?;
-    if options.durable {
-        if let Ok(dir) = fs::File::open(dir) {
-            let _ = dir.sync_all();
+    sweep_strays(&slot.dir);
+    Ok(meta)
+}
+
+/// Creates a fresh temp file (`0600` until the content is in) in `dir`, named for this writer.
+fn create_temp(dir: &Dir) -> io::Result<(OsString, fs::File)> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let pid = std::process::id();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut last = io::Error::from_raw_os_error(libc::EEXIST);
+    for _ in 0..16 {
+        let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let seed = xxhash_rust::xxh3::xxh3_64(&[nanos.to_le_bytes(), count.to_le_bytes()].concat());
+        let name = OsString::from(format!("{TEMP_PREFIX}{pid}-{}", suffix(seed)));
+        match dir.create_new(&name, 0o600) {
+            Ok(file) => return Ok((name, file)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = err,
+            Err(err) => return Err(err),
         }
     }
-    sweep_strays(dir);
-    Ok(())
+    Err(last)
+}
+
+/// Six letters and digits from `seed`.
+fn suffix(mut seed: u64) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    (0..6)
+        .map(|_| {
+            let c = ALPHABET[(seed % ALPHABET.len() as u64) as usize];
+            seed /= ALPHABET.len() as u64;
+            c as char
+        })
+        .collect()
 }
 
 /// The start of every temp file's name.
@@ -101,21 +185,20 @@ pub const TEMP_PREFIX: &str = ".codesmith-tmp-";
 /// Removes the temp files in `dir` whose writer is gone: a process killed between creating its
 /// temp file and the rename. A name without a process id (an older codesmith) or whose process
 /// is alive (or cannot be signalled, so may be alive) is left alone.
-pub fn sweep_strays(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+pub fn sweep_strays(dir: &Dir) {
+    let Ok(entries) = dir.entries() else {
         return;
     };
     let me = std::process::id();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+    for (name, regular) in entries {
         let Some(pid) = name.to_str().and_then(writer_of) else {
             continue;
         };
         if pid == me || writer_alive(pid) {
             continue;
         }
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
+        if regular {
+            let _ = dir.remove_file(&name);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! walker, diffs and the syntax gate.
 
 pub mod atomic;
+pub mod beneath;
 pub mod diff;
 pub mod line_endings;
 pub mod open;

@@ -3,31 +3,28 @@
 //! regular file. Shared by every tool that reads or changes a file.
 
 use std::fs;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::FileTypeExt;
 
 use crate::error::ToolError;
+use crate::fs::beneath::Refusal;
 use crate::fs::workspace::{Workspace, WsPath};
 
 /// Opens `path` for reading if it is a regular file, with the error the model needs otherwise.
-/// The open is non-blocking, so a FIFO that appears between the check and the open still
-/// cannot hang the call.
+/// The open goes down from the root's descriptor ([`crate::fs::beneath`]) and is non-blocking,
+/// so a FIFO cannot hang the call; the type is checked on the open descriptor.
 pub fn open_regular_file(
     workspace: &Workspace,
     tool: &str,
     path: &WsPath,
     given: &str,
 ) -> Result<fs::File, ToolError> {
-    let meta = match fs::metadata(&path.abs) {
-        Ok(meta) => meta,
-        Err(err) if is_missing(&err) => return Err(not_found(workspace, tool, path, given)),
-        Err(err) => return Err(ToolError::io(&path.display, "read", &err)),
+    // A device is opened before its type is known; non-blocking and without becoming the
+    // controlling terminal, nothing is read from it before the check below refuses it.
+    let file = match path.open(libc::O_RDONLY | libc::O_NONBLOCK) {
+        Ok(file) => file,
+        Err(Refusal::Io(err)) if is_missing(&err) => return Err(not_found(workspace, tool, path, given)),
+        Err(refusal) => return Err(path.refusal("open", refusal)),
     };
-    check_file_type(workspace, tool, &meta, path, given)?;
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&path.abs)
-        .map_err(|err| ToolError::io(&path.display, "open", &err))?;
     let meta = file
         .metadata()
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;

@@ -1,4 +1,4 @@
-//! The one walker setup shared by grep_files, file_search and list_dir.
+//! The one walker setup shared by grep_files and file_search, and the skip list list_dir uses too.
 //!
 //! The rules are ripgrep's with `--hidden --no-require-git`, plus a fixed skip list:
 //! - `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes file are respected,
@@ -95,37 +95,6 @@ pub fn search_walker(root: &Path, rules: Rules, extra: Option<EntryFilter>) -> W
             return false;
         }
         extra.as_ref().is_none_or(|filter| filter(entry))
-    });
-    builder
-}
-
-/// The walker for list_dir: every entry on disk (ignore rules do not hide files from a
-/// listing, as `ls -A` would show them), sorted by name, without descending into always-skip
-/// directories (they are listed, not expanded) or into `.codesmith/` at the workspace root.
-pub fn listing_walker(root: &Path, max_depth: usize, state_dir: &Path) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(root);
-    let state_dir = state_dir.to_path_buf();
-    builder
-        .standard_filters(false)
-        .hidden(false)
-        .follow_links(false)
-        .max_depth(Some(max_depth))
-        .sort_by_file_name(|a, b| a.cmp(b));
-    builder.filter_entry(move |entry| {
-        if entry.depth() == 0 {
-            return true;
-        }
-        if entry.path().starts_with(&state_dir) {
-            return false;
-        }
-        // Children of an always-skip directory are not listed; the directory itself is.
-        let parent_skipped = entry.depth() >= 2
-            && entry
-                .path()
-                .parent()
-                .and_then(Path::file_name)
-                .is_some_and(|name| is_always_skipped(name, true));
-        !parent_skipped
     });
     builder
 }

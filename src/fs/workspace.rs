@@ -17,6 +17,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::ToolError;
+use crate::fs::beneath::{Refusal, Roots, Slot};
 
 /// The longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH_BYTES: usize = 4096;
@@ -31,10 +32,15 @@ pub struct Workspace {
     root: PathBuf,
     trusted: Vec<PathBuf>,
     cwd: PathBuf,
+    roots: Roots,
 }
 
 /// A path that passed the boundary: `abs` is resolved (symlinks followed), `display` is what
 /// results show — workspace-relative with `/`, or absolute for a path under a trusted root.
+///
+/// The file is reached through [`WsPath::open`] and [`WsPath::slot`], which go down from a
+/// descriptor of the root again (see [`crate::fs::beneath`]), never by opening `abs` by name:
+/// the check above and the open are then one and the same walk, however the tree changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsPath {
     pub abs: PathBuf,
@@ -42,9 +48,33 @@ pub struct WsPath {
     /// The path as a suggested call or command names it: relative to the session cwd (see
     /// [`Workspace::call_path`]), so following the advice reaches this file.
     pub call: String,
+    /// The roots the path was checked against, which every open of it stays beneath.
+    pub roots: Roots,
 }
 
 impl WsPath {
+    /// Opens the file (`flags` as for `open(2)`), beneath its root.
+    pub fn open(&self, flags: libc::c_int) -> Result<std::fs::File, Refusal> {
+        self.roots.open(&self.abs, flags)
+    }
+
+    /// The directory that holds the path, opened beneath its root, and the path's name there;
+    /// with `create`, missing directories on the way are made.
+    pub fn slot(&self, create: bool) -> Result<Slot, Refusal> {
+        self.roots.slot(&self.abs, create)
+    }
+
+    /// The error a failed [`WsPath::open`] or [`WsPath::slot`] reports: a path that led out
+    /// (the tree changed since the check) is refused as any path leading out is; `verb` names
+    /// what failed otherwise ("read", "write", ...).
+    pub fn refusal(&self, verb: &str, refusal: Refusal) -> ToolError {
+        match refusal {
+            Refusal::Escapes(to) => escape_error(&self.roots, &self.call, &to),
+            Refusal::Loop => ToolError::symlink_loop(&self.call),
+            Refusal::Io(err) => ToolError::io(&self.display, verb, &err),
+        }
+    }
+
     /// The path as a call argument, `path={}`: [`WsPath::call`], JSON-quoted.
     pub fn call_arg(&self) -> String {
         quote_arg(&self.call)
@@ -68,15 +98,30 @@ impl WsPath {
 impl Workspace {
     /// `root` must be canonical; `trusted` entries that no longer resolve are dropped.
     pub fn new(root: PathBuf, trusted: Vec<PathBuf>) -> Workspace {
-        let trusted = trusted
+        let trusted: Vec<PathBuf> = trusted
             .into_iter()
             .filter_map(|p| p.canonicalize().ok())
             .collect();
+        Workspace::with_cwd(root.clone(), trusted, root)
+    }
+
+    fn with_cwd(root: PathBuf, trusted: Vec<PathBuf>, cwd: PathBuf) -> Workspace {
+        let roots = Roots::new(
+            std::iter::once(root.clone())
+                .chain(trusted.iter().cloned())
+                .collect(),
+        );
         Workspace {
-            cwd: root.clone(),
             root,
             trusted,
+            cwd,
+            roots,
         }
+    }
+
+    /// The roots every path is checked against, the workspace root first.
+    pub fn roots(&self) -> &Roots {
+        &self.roots
     }
 
     pub fn root(&self) -> &Path {
@@ -141,6 +186,7 @@ impl Workspace {
             display: self.display(&resolved),
             call: self.call_path(&resolved),
             abs: resolved,
+            roots: self.roots.clone(),
         })
     }
 
@@ -208,15 +254,22 @@ impl Workspace {
     }
 
     fn escape_error(&self, input: &str, resolved: &Path) -> ToolError {
-        let mut roots = vec![self.root.to_string_lossy().into_owned()];
-        roots.extend(self.trusted.iter().map(|t| t.to_string_lossy().into_owned()));
-        ToolError::escapes_workspace(
-            input,
-            &resolved.display().to_string(),
-            &self.root.display().to_string(),
-            roots,
-        )
+        escape_error(&self.roots, input, resolved)
     }
+}
+
+/// `outside_workspace` for `input`, which resolves to `resolved`, outside every root.
+fn escape_error(roots: &Roots, input: &str, resolved: &Path) -> ToolError {
+    ToolError::escapes_workspace(
+        input,
+        &resolved.display().to_string(),
+        &roots.workspace().display().to_string(),
+        roots
+            .all()
+            .iter()
+            .map(|r| r.to_string_lossy().into_owned())
+            .collect(),
+    )
 }
 
 /// A value as a suggested call writes it: a JSON string. An ordinary path prints as
@@ -366,7 +419,15 @@ fn resolve_leniently(path: &Path) -> Result<PathBuf, ResolveError> {
                         if hops > MAX_SYMLINK_HOPS {
                             return Err(ResolveError::Loop);
                         }
-                        let target = std::fs::read_link(&candidate).map_err(ResolveError::Io)?;
+                        let target = match std::fs::read_link(&candidate) {
+                            Ok(target) => target,
+                            // No longer a symlink: the tree changed since the stat; look again.
+                            Err(err) if err.raw_os_error() == Some(libc::EINVAL) => {
+                                pending.push(part);
+                                continue;
+                            }
+                            Err(err) => return Err(ResolveError::Io(err)),
+                        };
                         if target.is_absolute() {
                             out = PathBuf::from("/");
                         }
@@ -407,22 +468,14 @@ mod tests {
 
     #[test]
     fn sibling_with_common_prefix_is_outside() {
-        let ws = Workspace {
-            root: "/ws".into(),
-            trusted: vec![],
-            cwd: "/ws".into(),
-        };
+        let ws = Workspace::with_cwd("/ws".into(), vec![], "/ws".into());
         assert!(!ws.is_inside(Path::new("/ws-evil/x")));
         assert!(ws.is_inside(Path::new("/ws/x")));
     }
 
     #[test]
     fn call_paths_resolve_from_the_cwd() {
-        let mut ws = Workspace {
-            root: "/ws".into(),
-            trusted: vec!["/shared".into()],
-            cwd: "/ws".into(),
-        };
+        let mut ws = Workspace::with_cwd("/ws".into(), vec!["/shared".into()], "/ws".into());
         assert_eq!(ws.call_path(Path::new("/ws/src/a.rs")), "src/a.rs");
         assert_eq!(ws.call_path(Path::new("/ws")), ".");
         ws.cwd = "/ws/src/deep".into();

@@ -376,8 +376,8 @@ pub fn commit_spliced(state: &State, file: &LoadedFile, parts: &[&str]) -> Resul
     write_parts(state, &file.path, false, &bytes, Some(file))
 }
 
-/// The write shared by [`Prepared::commit`] and [`commit_spliced`]: checkpoint, atomic write,
-/// new fingerprint.
+/// The write shared by [`Prepared::commit`] and [`commit_spliced`]: checkpoint, atomic write
+/// in the directory reached beneath the workspace's roots, new fingerprint.
 fn write_parts(
     state: &State,
     path: &WsPath,
@@ -386,26 +386,30 @@ fn write_parts(
     before: Option<&LoadedFile>,
 ) -> Result<(), ToolError> {
     let recorded = record_checkpoint(state, path, parts, before)?;
-    crate::fs::atomic::write_atomically_parts(&path.abs, parts, crate::fs::atomic::WriteOptions::USER_FILE)
-        .map_err(|err| {
-        if let Some(recorded) = &recorded {
-            recorded.discard();
-        }
-        let mut error = ToolError::io(&path.display, "write", &err);
-        error.message.push_str(if created {
-            "; nothing was created."
-        } else {
-            "; the original file is unchanged."
-        });
-        error
-    })?;
-    let meta = fs::metadata(&path.abs).map_err(|err| ToolError::io(&path.display, "stat", &err))?;
+    let meta =
+        crate::fs::atomic::write_beneath(path, parts, crate::fs::atomic::WriteOptions::USER_FILE, None)
+            .map_err(|refusal| {
+                if let Some(recorded) = &recorded {
+                    recorded.discard();
+                }
+                let io = matches!(refusal, crate::fs::beneath::Refusal::Io(_));
+                let mut error = path.refusal("write", refusal);
+                if io {
+                    error.message.push_str(if created {
+                        "; nothing was created."
+                    } else {
+                        "; the original file is unchanged."
+                    });
+                }
+                error
+            })?;
     freshness::record(state, path, Fingerprint::of_parts(&meta, parts))
 }
 
 /// Records the checkpoint of a write (the file's bytes and mode now, and `after`), before
-/// anything is written. The bytes now are `loaded`'s when given (the freshness check made sure
-/// they are the file's, and the file lock keeps them so), else read from disk.
+/// anything is written. The file is reached beneath the roots, as the write will be; its bytes
+/// now are `loaded`'s when given (the freshness check made sure they are the file's, and the
+/// file lock keeps them so), else read from it.
 fn record_checkpoint(
     state: &State,
     path: &WsPath,
@@ -414,17 +418,24 @@ fn record_checkpoint(
 ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
     use std::borrow::Cow;
     use std::os::unix::fs::PermissionsExt;
-    let before = match fs::metadata(&path.abs) {
-        Ok(meta) => Some((
-            match loaded {
-                Some(loaded) => Cow::Borrowed(loaded.bytes()),
-                None => {
-                    Cow::Owned(fs::read(&path.abs).map_err(|err| ToolError::io(&path.display, "read", &err))?)
-                }
-            },
-            meta.permissions().mode(),
-        )),
-        Err(_) => None,
+    let before = match path.open(libc::O_RDONLY | libc::O_NONBLOCK) {
+        Ok(mut file) => {
+            let read = |file: &mut fs::File| -> std::io::Result<(Cow<'_, [u8]>, u32)> {
+                let mode = file.metadata()?.permissions().mode();
+                let bytes = match loaded {
+                    Some(loaded) => Cow::Borrowed(loaded.bytes()),
+                    None => {
+                        let mut bytes = Vec::new();
+                        file.read_to_end(&mut bytes)?;
+                        Cow::Owned(bytes)
+                    }
+                };
+                Ok((bytes, mode))
+            };
+            Some(read(&mut file).map_err(|err| ToolError::io(&path.display, "read", &err))?)
+        }
+        Err(crate::fs::beneath::Refusal::Io(err)) if crate::fs::open::is_missing(&err) => None,
+        Err(refusal) => return Err(path.refusal("read", refusal)),
     };
     let after_mode = before
         .as_ref()
@@ -459,6 +470,7 @@ mod tests {
             abs: "/ws/a.txt".into(),
             display: "a.txt".into(),
             call: "a.txt".into(),
+            roots: crate::fs::beneath::Roots::new(vec!["/ws".into()]),
         };
         let lossy = |bytes: &[u8]| textfile::Decoded {
             text: String::from_utf8_lossy(bytes).into_owned(),

@@ -1,11 +1,14 @@
 //! list_dir: the entries of a directory, sorted, as a tree up to `depth` levels.
 
-use std::fs;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::ToolError;
+use crate::fs::beneath::{Dir, Refusal};
+use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
@@ -69,9 +72,13 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
     }
     let path = ctx.resolve(&args.path)?;
     crate::tools::refuse_state_path(ctx, &path, "list_dir")?;
-    let meta = match fs::metadata(&path.abs) {
-        Ok(meta) => meta,
-        Err(err) if crate::fs::open::is_missing(&err) => {
+    let dir = match path
+        .open(libc::O_PATH)
+        .and_then(|file| Ok((file.metadata()?, file)))
+    {
+        Ok((meta, file)) if meta.is_dir() => Dir::from(file),
+        Ok(_) => return Err(ToolError::not_a_directory(&path.file_ref())),
+        Err(Refusal::Io(err)) if crate::fs::open::is_missing(&err) => {
             return Err(crate::fs::open::not_found(
                 &ctx.workspace,
                 ctx.tool,
@@ -79,12 +86,9 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
                 &args.path,
             ))
         }
-        Err(err) => return Err(ToolError::io(&path.display, "list", &err)),
+        Err(refusal) => return Err(path.refusal("list", refusal)),
     };
-    if !meta.is_dir() {
-        return Err(ToolError::not_a_directory(&path.file_ref()));
-    }
-    let listing = list(ctx, &path.abs, args.depth as usize)?;
+    let listing = list(ctx, &dir, &path, args.depth as usize)?;
     let mut output = if listing.lines.is_empty() {
         format!("`{}` is empty.", path.display)
     } else {
@@ -105,57 +109,90 @@ pub fn run(args: ListDirArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         .with("truncated", truncated))
 }
 
-/// Walks `dir` to `depth` levels with the shared walker's listing rules: every entry (ignore
-/// rules do not hide files from a listing), sorted by name, `.codesmith/` left out, always-skip
-/// directories listed but not expanded. Counts every entry; keeps the first [`MAX_ENTRIES`].
-fn list(ctx: &Context, dir: &std::path::Path, depth: usize) -> Result<Listing, ToolError> {
-    // The walker would only report an unreadable root as an entry error; say it plainly.
-    fs::read_dir(dir).map_err(|err| ToolError::io(&ctx.workspace.display(dir), "list", &err))?;
+/// Lists `dir` to `depth` levels with the listing rules of the shared walker: every entry
+/// (ignore rules do not hide files from a listing), sorted by name, `.codesmith/` left out,
+/// always-skip directories listed but not expanded. Counts every entry; keeps the first
+/// [`MAX_ENTRIES`]. Each subdirectory is opened from its parent's descriptor without following
+/// a symlink, so the tree listed is the one beneath the directory that was checked, whatever
+/// is renamed meanwhile.
+fn list(ctx: &Context, dir: &Dir, path: &WsPath, depth: usize) -> Result<Listing, ToolError> {
     let mut out = Listing {
         lines: Vec::new(),
         total: 0,
     };
-    let walker = crate::fs::walk::listing_walker(dir, depth, &ctx.workspace.state_dir()).build();
-    for entry in walker.filter_map(Result::ok) {
-        if entry.depth() == 0 {
-            continue;
+    let level = Level {
+        depth,
+        state_dir: ctx.workspace.state_dir(),
+    };
+    level
+        .list(dir, &path.abs, 1, &mut out)
+        .map_err(|err| ToolError::io(&path.display, "list", &err))?;
+    Ok(out)
+}
+
+struct Level {
+    depth: usize,
+    state_dir: PathBuf,
+}
+
+impl Level {
+    /// The entries of `dir` (at `abs`, `level` deep) and, below the depth, theirs.
+    fn list(&self, dir: &Dir, abs: &Path, level: usize, out: &mut Listing) -> std::io::Result<()> {
+        let mut names: Vec<OsString> = dir.entries()?.into_iter().map(|(name, _)| name).collect();
+        names.sort();
+        for name in names {
+            let entry_abs = abs.join(&name);
+            if entry_abs.starts_with(&self.state_dir) {
+                continue;
+            }
+            let Ok(stat) = dir.stat(&name) else { continue };
+            out.total += 1;
+            let kind = stat.st_mode & libc::S_IFMT;
+            let expand = kind == libc::S_IFDIR && level < self.depth;
+            if out.lines.len() < MAX_ENTRIES {
+                out.lines.push(line(dir, &name, &stat, level, expand));
+            }
+            if expand && !crate::fs::walk::is_always_skipped(&name, true) {
+                if let Ok(sub) = dir.subdir(&name) {
+                    let _ = self.list(&sub, &entry_abs, level + 1, out);
+                }
+            }
         }
-        let Some(kind) = entry.file_type() else { continue };
-        out.total += 1;
-        if out.lines.len() >= MAX_ENTRIES {
-            continue;
-        }
-        let indent = "  ".repeat(entry.depth() - 1);
-        let name = escape_controls(&entry.file_name().to_string_lossy());
-        let entry_path = entry.path();
-        let line = if kind.is_symlink() {
-            let target = fs::read_link(entry_path)
+        Ok(())
+    }
+}
+
+/// One listing line: indented by level, a directory with `/`, a symlink with its target, a
+/// special file with its kind, a file with its size.
+fn line(dir: &Dir, name: &OsStr, stat: &libc::stat, level: usize, expandable: bool) -> String {
+    let indent = "  ".repeat(level - 1);
+    let shown = escape_controls(&name.to_string_lossy());
+    match stat.st_mode & libc::S_IFMT {
+        libc::S_IFLNK => {
+            let target = dir
+                .read_link(name)
                 .map(|t| escape_controls(&t.to_string_lossy()))
                 .unwrap_or_default();
-            let is_dir = fs::metadata(entry_path).is_ok_and(|m| m.is_dir());
-            format!("{indent}{name} -> {target}{}", if is_dir { "/" } else { "" })
-        } else if kind.is_dir() {
-            let unexpanded =
-                entry.depth() < depth && crate::fs::walk::is_always_skipped(entry.file_name(), true);
-            format!(
-                "{indent}{name}/{}",
-                if unexpanded {
-                    " (not expanded: always skipped)"
-                } else {
-                    ""
-                }
-            )
-        } else if let Some(special) = special_kind(kind) {
-            // A FIFO, socket or device has no size worth showing; its kind is what matters
-            // (read_file refuses it).
-            format!("{indent}{name} [{special}]")
-        } else {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            format!("{indent}{name} ({})", human_size(size))
-        };
-        out.lines.push(line);
+            // Only a marker: whether the target is a directory is stat'ed, never listed.
+            let is_dir = dir
+                .stat_target(name)
+                .is_ok_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFDIR);
+            format!("{indent}{shown} -> {target}{}", if is_dir { "/" } else { "" })
+        }
+        libc::S_IFDIR => {
+            let unexpanded = expandable && crate::fs::walk::is_always_skipped(name, true);
+            let note = if unexpanded {
+                " (not expanded: always skipped)"
+            } else {
+                ""
+            };
+            format!("{indent}{shown}/{note}")
+        }
+        libc::S_IFREG => format!("{indent}{shown} ({})", human_size(stat.st_size as u64)),
+        // A FIFO, socket or device has no size worth showing; its kind is what matters
+        // (read_file refuses it).
+        kind => format!("{indent}{shown} [{}]", special_kind(kind)),
     }
-    Ok(out)
 }
 
 /// A name as one listing line can show it: control characters (a newline in a file name would
@@ -175,19 +212,14 @@ fn escape_controls(name: &str) -> String {
         .collect()
 }
 
-/// The kind of an entry that is neither a file, a directory nor a symlink.
-fn special_kind(kind: fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        Some("fifo")
-    } else if kind.is_socket() {
-        Some("socket")
-    } else if kind.is_char_device() {
-        Some("char device")
-    } else if kind.is_block_device() {
-        Some("block device")
-    } else {
-        None
+/// The kind of an entry that is neither a file, a directory nor a symlink (`S_IFMT` bits).
+fn special_kind(kind: libc::mode_t) -> &'static str {
+    match kind {
+        libc::S_IFIFO => "fifo",
+        libc::S_IFSOCK => "socket",
+        libc::S_IFCHR => "char device",
+        libc::S_IFBLK => "block device",
+        _ => "unknown kind",
     }
 }
 

@@ -55,6 +55,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
             abs: t.abs.clone(),
             display: t.path.clone(),
             call: String::new(),
+            roots: ctx.workspace.roots().clone(),
         })
         .collect();
     paths.sort_by(|a, b| a.abs.cmp(&b.abs));
@@ -71,7 +72,7 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
         .map(|t| t.abs.clone())
         .collect();
     for target in targets {
-        match restore::inspect(&target, ctx.workspace.root(), &removed) {
+        match restore::inspect(&target, ctx.workspace.roots(), &removed) {
             Found::AsLeft(current) => steps.push(Step {
                 target,
                 current,

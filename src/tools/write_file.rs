@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::fs::beneath::Refusal;
 use crate::fs::line_endings::{self, LfText};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
@@ -54,16 +55,22 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     if let Some(target) = symlink_note(ctx, &args.path, &path) {
         notices.push(target);
     }
-    match fs::metadata(&path.abs) {
+    // Looked up beneath the root, as the write will be: whether the file exists decides
+    // whether the freshness gate applies.
+    let found = path.open(libc::O_PATH).and_then(|file| Ok(file.metadata()?));
+    match found {
         Ok(meta) if meta.is_dir() => Err(ToolError::is_directory_for_write(
             &path.file_ref(),
             &crate::fs::workspace::quote_arg(&format!("{}/NAME", path.call)),
         )),
         Ok(_) => replace(ctx, args, &path, notices),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(ctx, args.content, &path, notices),
-        Err(err) => {
+        Err(Refusal::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
+            create(ctx, args.content, &path, notices)
+        }
+        Err(Refusal::Io(err)) => {
             Err(through_a_file(ctx, &path).unwrap_or_else(|| ToolError::io(&path.display, "inspect", &err)))
         }
+        Err(refusal) => Err(path.refusal("inspect", refusal)),
     }
 }
 

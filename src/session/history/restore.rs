@@ -10,12 +10,13 @@
 //! first, so the tree is left as it was found.
 
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{blobs, Change, Checkpoint, Content, Side};
 use crate::error::ToolError;
+use crate::fs::beneath::{Dir, Refusal, Roots};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint};
@@ -113,27 +114,36 @@ fn through_symlink(root: &Path, abs: &Path) -> bool {
         .any(|dir| fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()))
 }
 
-/// The state of `abs` without following a final symlink; `None` when absent.
-pub fn on_disk(abs: &Path) -> std::io::Result<Option<OnDisk>> {
-    let meta = match fs::symlink_metadata(abs) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err),
+/// The state of `abs` without following a final symlink; `None` when absent. Read in the
+/// directory reached beneath the workspace's roots, as [`put`] writes it.
+pub fn on_disk(roots: &Roots, abs: &Path) -> std::io::Result<Option<OnDisk>> {
+    use std::io::Read;
+    let slot = match roots.slot(abs, false) {
+        Ok(slot) => slot,
+        Err(Refusal::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(refusal) => return Err(refusal.into()),
     };
-    let (bytes, symlink) = if meta.file_type().is_symlink() {
-        (fs::read_link(abs)?.as_os_str().as_bytes().to_vec(), true)
-    } else if meta.is_file() {
-        (fs::read(abs)?, false)
-    } else {
-        return Err(std::io::Error::other("not a regular file or symlink"));
+    let (bytes, mode, symlink) = match slot.dir.read_link(&slot.name) {
+        Ok(target) => (target.into_os_string().into_vec(), 0o777, true),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) => {
+            let mut file = match slot.dir.open(&slot.name, libc::O_RDONLY | libc::O_NONBLOCK) {
+                Ok(file) => file,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(err) => return Err(err),
+            };
+            let meta = file.metadata()?;
+            if !meta.is_file() {
+                return Err(std::io::Error::other("not a regular file or symlink"));
+            }
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)?;
+            (bytes, meta.permissions().mode() & 0o7777, false)
+        }
     };
     let side = Side {
         blob: blobs::hash_parts(&[&bytes]),
-        mode: if symlink {
-            0o777
-        } else {
-            meta.permissions().mode() & 0o7777
-        },
+        mode,
         size: bytes.len() as u64,
         symlink,
     };
@@ -154,10 +164,10 @@ pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
 /// through the link is another path's file. A directory where the checkpoints left nothing
 /// (a symlink or file a command replaced by a directory) counts as nothing when every file in
 /// it is one this revert removes (`removed`): once they are gone it is empty, and it goes.
-pub fn inspect(target: &Target, root: &Path, removed: &[PathBuf]) -> Found {
-    let disk = match through_symlink(root, &target.abs) {
+pub fn inspect(target: &Target, roots: &Roots, removed: &[PathBuf]) -> Found {
+    let disk = match through_symlink(roots.workspace(), &target.abs) {
         true => Ok(None),
-        false => on_disk(&target.abs),
+        false => on_disk(roots, &target.abs),
     };
     let disk = match disk {
         Ok(disk) => disk,
@@ -209,16 +219,17 @@ fn holds_only(dir: &Path, removed: &[PathBuf]) -> bool {
     })
 }
 
-/// Removes the directory `dir` and the directories in it, all of which must be empty of
-/// anything else (`remove_dir` refuses otherwise, and nothing else is removed).
-fn remove_empty_tree(dir: &Path) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let path = entry?.path();
-        if fs::symlink_metadata(&path)?.is_dir() {
-            remove_empty_tree(&path)?;
+/// Removes the directory `name` in `parent` and the directories in it, all of which must be
+/// empty of anything else (`remove_dir` refuses otherwise, and nothing else is removed). Each
+/// level is opened from the one above without following a symlink.
+fn remove_empty_tree(parent: &Dir, name: &std::ffi::OsStr) -> std::io::Result<()> {
+    let dir = parent.subdir(name)?;
+    for (entry, _) in dir.entries()? {
+        if dir.is_dir(&entry) {
+            remove_empty_tree(&dir, &entry)?;
         }
     }
-    fs::remove_dir(dir)
+    parent.remove_dir(name)
 }
 
 /// One restore, planned: the bytes to put back, and what is there now (for rolling back).
@@ -282,11 +293,11 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
     let steps = in_order(steps);
     for (done, step) in steps.iter().enumerate() {
         let restore = step.target.restore.as_ref().zip(step.bytes.as_deref());
-        if let Err(err) = put(&step.target.abs, restore) {
+        if let Err(err) = put(ctx.workspace.roots(), &step.target.abs, restore) {
             let mut unrestored = Vec::new();
             for earlier in steps[..done].iter().rev() {
                 let back = earlier.current.as_ref().map(|c| (&c.side, c.bytes.as_slice()));
-                if put(&earlier.target.abs, back).is_err() {
+                if put(ctx.workspace.roots(), &earlier.target.abs, back).is_err() {
                     unrestored.push(earlier.target.path.clone());
                 }
             }
@@ -306,10 +317,12 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
             abs: step.target.abs.clone(),
             display: step.target.path.clone(),
             call: ctx.workspace.call_path(&step.target.abs),
+            roots: ctx.workspace.roots().clone(),
         };
         match (&step.target.restore, &step.bytes) {
             (Some(side), Some(bytes)) if !side.symlink => {
-                if let Ok(meta) = fs::metadata(&path.abs) {
+                let written = path.open(libc::O_RDONLY | libc::O_NONBLOCK);
+                if let Ok(meta) = written.map_err(std::io::Error::from).and_then(|f| f.metadata()) {
                     freshness::record(&ctx.state, &path, Fingerprint::of_content(&meta, bytes))?;
                 }
             }
@@ -321,32 +334,39 @@ pub fn apply(ctx: &Context, steps: &[Step]) -> Result<(), ToolError> {
 
 /// Puts one path into a state: a file or a symlink (atomically, by rename), or nothing. A
 /// directory in the way of a file or a symlink (emptied by the removals made first) goes.
-fn put(abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Result<()> {
-    if state.is_some() && fs::symlink_metadata(abs).is_ok_and(|meta| meta.is_dir()) {
-        remove_empty_tree(abs)?;
+/// Everything happens in the directory reached beneath the workspace's roots
+/// ([`crate::fs::beneath`]), so a directory swapped for a symlink meanwhile is not written through.
+fn put(roots: &Roots, abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Result<()> {
+    let slot = match roots.slot(abs, state.is_some()) {
+        Ok(slot) => slot,
+        Err(Refusal::Io(err)) if state.is_none() && crate::fs::open::is_missing(&err) => return Ok(()),
+        Err(refusal) => return Err(refusal.into()),
+    };
+    let (dir, name) = (&slot.dir, slot.name.as_os_str());
+    if state.is_some() && dir.is_dir(name) {
+        remove_empty_tree(dir, name)?;
     }
     match state {
-        None => match fs::symlink_metadata(abs) {
-            Ok(_) => fs::remove_file(abs),
+        None => match dir.remove_file(name) {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(err) => Err(err),
+            done => done,
         },
         Some((side, bytes)) if side.symlink => {
-            let dir = abs.parent().unwrap_or(Path::new("."));
-            fs::create_dir_all(dir)?;
-            let temp = dir.join(format!(".codesmith-tmp-link-{}", std::process::id()));
-            let _ = fs::remove_file(&temp);
-            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(bytes), &temp)?;
-            fs::rename(&temp, abs).inspect_err(|_| {
-                let _ = fs::remove_file(&temp);
+            let temp = std::ffi::OsString::from(format!(".codesmith-tmp-link-{}", std::process::id()));
+            let _ = dir.remove_file(&temp);
+            dir.symlink(Path::new(std::ffi::OsStr::from_bytes(bytes)), &temp)?;
+            dir.rename(&temp, name).inspect_err(|_| {
+                let _ = dir.remove_file(&temp);
             })
         }
         // The rename replaces a symlink in the way; it never writes through it.
-        Some((side, bytes)) => crate::fs::atomic::write_atomically_in_mode(
-            abs,
-            bytes,
+        Some((side, bytes)) => crate::fs::atomic::write_in_slot(
+            &slot,
+            &[bytes],
             crate::fs::atomic::WriteOptions::USER_FILE,
-            side.mode,
-        ),
+            Some(side.mode & 0o7777),
+            abs,
+        )
+        .map(drop),
     }
 }

@@ -3,14 +3,14 @@
 //! old bytes and mode, removed or moved symlinks put back — so the tree is left as it was found.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::apply::Splice;
 use super::links::LinkStep;
 use crate::error::ToolError;
-use crate::fs::atomic::{write_atomically, write_atomically_parts, WriteOptions};
+use crate::fs::atomic::{write_beneath, WriteOptions};
+use crate::fs::beneath::Roots;
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint};
@@ -140,7 +140,8 @@ pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
     for step in &steps {
         match step {
             Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
-                if let Ok(meta) = fs::metadata(&path.abs) {
+                let written = path.open(libc::O_RDONLY | libc::O_NONBLOCK);
+                if let Ok(meta) = written.map_err(std::io::Error::from).and_then(|f| f.metadata()) {
                     freshness::record(&ctx.state, path, bytes.fingerprint(&meta))?;
                 }
             }
@@ -244,10 +245,6 @@ pub(super) fn missing_dirs(path: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))
-}
-
 fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
     match step {
         Step::Link(link) => {
@@ -257,30 +254,23 @@ fn perform(ctx: &Context, step: &Step) -> Result<Vec<PathBuf>, ToolError> {
         }
         Step::Create { path, bytes, mode } => {
             let dirs = missing_dirs(&path.abs);
-            let write = || -> std::io::Result<()> {
-                write_atomically_parts(&path.abs, &bytes.parts(), WRITE)?;
-                if let Some(mode) = mode {
-                    set_mode(&path.abs, *mode)?;
-                }
-                Ok(())
-            };
-            if let Err(err) = write() {
-                let _ = fs::remove_file(&path.abs);
-                remove_dirs(&dirs);
-                return Err(ToolError::io(&path.display, "create", &err));
+            if let Err(refusal) = write_beneath(path, &bytes.parts(), WRITE, *mode) {
+                remove_dirs(&path.roots, &dirs);
+                return Err(path.refusal("create", refusal));
             }
             Ok(dirs)
         }
         Step::Replace {
             path, bytes, mode, ..
         } => {
-            write_atomically_parts(&path.abs, &bytes.parts(), WRITE)
-                .and_then(|()| mode.map_or(Ok(()), |m| set_mode(&path.abs, m)))
-                .map_err(|err| ToolError::io(&path.display, "write", &err))?;
+            write_beneath(path, &bytes.parts(), WRITE, *mode)
+                .map_err(|refusal| path.refusal("write", refusal))?;
             Ok(Vec::new())
         }
         Step::Delete { path, .. } => {
-            fs::remove_file(&path.abs).map_err(|err| ToolError::io(&path.display, "delete", &err))?;
+            path.roots
+                .remove_file(&path.abs)
+                .map_err(|refusal| path.refusal("delete", refusal))?;
             prune_empty_parents(ctx, &path.abs);
             Ok(Vec::new())
         }
@@ -295,16 +285,16 @@ fn prune_empty_parents(ctx: &Context, path: &Path) {
         if d == ctx.workspace.root() || d == ctx.workspace.cwd() || !ctx.workspace.is_inside(d) {
             break;
         }
-        if fs::remove_dir(d).is_err() {
+        if ctx.workspace.roots().remove_dir(d).is_err() {
             break;
         }
         dir = d.parent();
     }
 }
 
-fn remove_dirs(dirs: &[PathBuf]) {
+fn remove_dirs(roots: &Roots, dirs: &[PathBuf]) {
     for dir in dirs {
-        let _ = fs::remove_dir(dir);
+        let _ = roots.remove_dir(dir);
     }
 }
 
@@ -314,20 +304,19 @@ fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), Stri
     match step {
         Step::Link(link) => link.undo(created_dirs),
         Step::Create { path, .. } => {
-            fs::remove_file(&path.abs).map_err(|_| path.display.clone())?;
-            remove_dirs(created_dirs);
+            path.roots
+                .remove_file(&path.abs)
+                .map_err(|_| path.display.clone())?;
+            remove_dirs(&path.roots, created_dirs);
             Ok(())
         }
         Step::Replace {
             path, old, old_mode, ..
         }
         | Step::Delete { path, old, old_mode } => {
-            write_atomically(&path.abs, old, WriteOptions::USER_FILE)
-                .and_then(|()| set_mode(&path.abs, *old_mode))
+            let meta = write_beneath(path, &[old], WriteOptions::USER_FILE, Some(*old_mode))
                 .map_err(|_| path.display.clone())?;
-            if let Ok(fingerprint) = Fingerprint::of_file(&path.abs) {
-                let _ = freshness::record(&ctx.state, path, fingerprint);
-            }
+            let _ = freshness::record(&ctx.state, path, Fingerprint::of_content(&meta, old));
             Ok(())
         }
     }

@@ -174,6 +174,7 @@ pub fn link_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<Option<Li
             display: ctx.workspace.display(&abs),
             call: ctx.workspace.call_path(&abs),
             abs,
+            roots: ctx.workspace.roots().clone(),
         },
         target,
     }))
@@ -190,20 +191,17 @@ impl LinkStep {
     pub fn perform(&self) -> Result<Vec<PathBuf>, ToolError> {
         match self {
             LinkStep::Remove(link) => {
-                fs::remove_file(&link.path.abs)
-                    .map_err(|err| ToolError::io(&link.path.display, "delete the symlink", &err))?;
+                let roots = &link.path.roots;
+                roots
+                    .remove_file(&link.path.abs)
+                    .map_err(|refusal| link.path.refusal("delete the symlink", refusal))?;
                 Ok(Vec::new())
             }
             LinkStep::Move { link, to } => {
                 let dirs = super::commit::missing_dirs(&to.abs);
-                let moved = to
-                    .abs
-                    .parent()
-                    .map_or(Ok(()), fs::create_dir_all)
-                    .and_then(|()| fs::rename(&link.path.abs, &to.abs));
-                if let Err(err) = moved {
-                    remove_dirs(&dirs);
-                    return Err(ToolError::io(&link.path.display, "rename the symlink", &err));
+                if let Err(refusal) = to.roots.rename(&link.path.abs, &to.abs) {
+                    remove_dirs(&to.roots, &dirs);
+                    return Err(link.path.refusal("rename the symlink", refusal));
                 }
                 Ok(dirs)
             }
@@ -213,24 +211,16 @@ impl LinkStep {
     /// Puts the link back; on failure returns its path.
     pub fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), String> {
         match self {
-            LinkStep::Remove(link) => {
-                let restore = || -> std::io::Result<()> {
-                    if let Some(parent) = link.path.abs.parent() {
-                        fs::create_dir_all(parent)?;
-                    }
-                    std::os::unix::fs::symlink(&link.target, &link.path.abs)
-                };
-                restore().map_err(|_| link.path.display.clone())
-            }
+            LinkStep::Remove(link) => link
+                .path
+                .roots
+                .symlink(&link.target, &link.path.abs)
+                .map_err(|_| link.path.display.clone()),
             LinkStep::Move { link, to } => {
-                let restore = || -> std::io::Result<()> {
-                    if let Some(parent) = link.path.abs.parent() {
-                        fs::create_dir_all(parent)?;
-                    }
-                    fs::rename(&to.abs, &link.path.abs)
-                };
-                restore().map_err(|_| link.path.display.clone())?;
-                remove_dirs(created_dirs);
+                to.roots
+                    .rename(&to.abs, &link.path.abs)
+                    .map_err(|_| link.path.display.clone())?;
+                remove_dirs(&to.roots, created_dirs);
                 Ok(())
             }
         }
@@ -244,8 +234,8 @@ impl LinkStep {
     }
 }
 
-fn remove_dirs(dirs: &[PathBuf]) {
+fn remove_dirs(roots: &crate::fs::beneath::Roots, dirs: &[PathBuf]) {
     for dir in dirs {
-        let _ = fs::remove_dir(dir);
+        let _ = roots.remove_dir(dir);
     }
 }
