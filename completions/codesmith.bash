@@ -16,11 +16,20 @@ _codesmith() {
             ",$1")
                 cmd="codesmith"
                 ;;
+            codesmith,answer)
+                cmd="codesmith__subcmd__answer"
+                ;;
             codesmith,apply_patch)
                 cmd="codesmith__subcmd__patch"
                 ;;
             codesmith,approve)
                 cmd="codesmith__subcmd__approve"
+                ;;
+            codesmith,ask)
+                cmd="codesmith__subcmd__ask"
+                ;;
+            codesmith,ask_user)
+                cmd="codesmith__subcmd__ask"
                 ;;
             codesmith,call)
                 cmd="codesmith__subcmd__call"
@@ -112,8 +121,14 @@ _codesmith() {
             codesmith,write_file)
                 cmd="codesmith__subcmd__write"
                 ;;
+            codesmith__subcmd__help,answer)
+                cmd="codesmith__subcmd__help__subcmd__answer"
+                ;;
             codesmith__subcmd__help,approve)
                 cmd="codesmith__subcmd__help__subcmd__approve"
+                ;;
+            codesmith__subcmd__help,ask)
+                cmd="codesmith__subcmd__help__subcmd__ask"
                 ;;
             codesmith__subcmd__help,call)
                 cmd="codesmith__subcmd__help__subcmd__call"
@@ -185,7 +200,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url call tools trust approve mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url ask ask_user call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,10 +222,28 @@ _codesmith() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tools)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__answer)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -225,6 +258,36 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__ask)
+            opts="-h --json --question --choices --default --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --question)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --choices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --default)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -435,7 +498,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch call tools trust approve mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch ask call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,7 +511,35 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__answer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -82,6 +82,9 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(annotations("task_output")["idempotentHint"], false);
     assert_eq!(annotations("task_wait")["idempotentHint"], false);
     assert_eq!(annotations("task_cancel")["openWorldHint"], false);
+    // A question changes nothing, but asked again a person may answer otherwise.
+    assert_eq!(annotations("ask_user")["readOnlyHint"], true);
+    assert_eq!(annotations("ask_user")["idempotentHint"], false);
     for tool in mcp["tools"].as_array().unwrap() {
         assert!(
             tool["title"]
@@ -279,7 +282,8 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
             "list_dir",
             "task_output",
             "task_wait",
-            "history"
+            "history",
+            "ask_user"
         ]
     );
     let openai: Value = serde_json::from_str(&run(&[

@@ -7,6 +7,7 @@ mod apply_patch_links;
 mod apply_patch_output;
 mod approvals;
 mod arguments;
+mod ask_user;
 mod catalog;
 mod cli_people;
 mod diff_output;

@@ -13,6 +13,7 @@ pub use crate::output::{with_notices, ToolOutput};
 use crate::session::context::Context;
 
 pub mod apply_patch;
+pub mod ask_user;
 pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
@@ -94,6 +95,7 @@ pub const REGISTRY: &[ToolSpec] = &[
     history::SPEC,
     undo::SPEC,
     fetch_url::SPEC,
+    ask_user::SPEC,
 ];
 
 /// Finds a tool by canonical name or alias.
