@@ -115,6 +115,9 @@ _codesmith() {
             codesmith,undo)
                 cmd="codesmith__subcmd__undo"
                 ;;
+            codesmith,web_search)
+                cmd="codesmith__subcmd__web_search"
+                ;;
             codesmith,write)
                 cmd="codesmith__subcmd__write"
                 ;;
@@ -190,6 +193,9 @@ _codesmith() {
             codesmith__subcmd__help,undo)
                 cmd="codesmith__subcmd__help__subcmd__undo"
                 ;;
+            codesmith__subcmd__help,web_search)
+                cmd="codesmith__subcmd__help__subcmd__web_search"
+                ;;
             codesmith__subcmd__help,write)
                 cmd="codesmith__subcmd__help__subcmd__write"
                 ;;
@@ -200,7 +206,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url ask ask_user call tools trust approve answer mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -498,7 +504,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch ask call tools trust approve answer mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -820,6 +826,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__web_search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1186,6 +1206,32 @@ _codesmith() {
                     ;;
                 --force)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__web_search)
+            opts="-h --json --query --max-results --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

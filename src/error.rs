@@ -9,6 +9,7 @@ mod change;
 mod file;
 mod net;
 mod question;
+mod search;
 mod session;
 mod state;
 mod tools;

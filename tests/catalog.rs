@@ -85,6 +85,8 @@ fn each_ecosystem_gets_its_shape() {
     // A question changes nothing, but asked again a person may answer otherwise.
     assert_eq!(annotations("ask_user")["readOnlyHint"], true);
     assert_eq!(annotations("ask_user")["idempotentHint"], false);
+    assert_eq!(annotations("web_search")["openWorldHint"], true);
+    assert_eq!(annotations("web_search")["readOnlyHint"], true);
     for tool in mcp["tools"].as_array().unwrap() {
         assert!(
             tool["title"]

@@ -49,5 +49,6 @@ mod trust;
 mod undo;
 mod undo_shell;
 mod undo_shell_scan;
+mod web_search;
 mod workspace_boundary;
 mod write_file;

@@ -122,6 +122,28 @@ const TABLE: &[(&[&str], &str, &str)] = &[
         "the URL fetch tool",
     ),
     (
+        &[
+            "googlesearch",
+            "searchweb",
+            "internetsearch",
+            "bingsearch",
+            "bravesearch",
+        ],
+        "web_search",
+        "the web search tool",
+    ),
+    (
+        &[
+            "askuserquestion",
+            "askhuman",
+            "askquestion",
+            "humaninput",
+            "askfollowupquestion",
+        ],
+        "ask_user",
+        "the question tool",
+    ),
+    (
         &["bashoutput", "shelloutput", "taskoutput", "commandoutput"],
         "task_output",
         "the background task output tool",
@@ -185,6 +207,9 @@ mod tests {
             ("Glob", "file_search"),
             ("LS", "list_dir"),
             ("WebFetch", "fetch_url"),
+            ("WebSearch", "web_search"),
+            ("AskUserQuestion", "ask_user"),
+            ("ask_followup_question", "ask_user"),
             ("str_replace_editor", "edit_file"),
             ("shell", "exec_shell"),
             ("Apply_Patch", "apply_patch"),

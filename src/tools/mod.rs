@@ -27,6 +27,7 @@ pub mod outline;
 pub mod profile;
 pub mod read_file;
 pub mod undo;
+pub mod web_search;
 pub mod write_file;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
@@ -95,6 +96,7 @@ pub const REGISTRY: &[ToolSpec] = &[
     history::SPEC,
     undo::SPEC,
     fetch_url::SPEC,
+    web_search::SPEC,
     ask_user::SPEC,
 ];
 

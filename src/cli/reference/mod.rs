@@ -30,6 +30,7 @@ const TOOL_NOTES: &[(&str, &str)] = &[
     ("history", include_str!("notes/history.md")),
     ("undo", include_str!("notes/undo.md")),
     ("fetch_url", include_str!("notes/fetch_url.md")),
+    ("web_search", include_str!("notes/web_search.md")),
     ("ask_user", include_str!("notes/ask_user.md")),
 ];
 
