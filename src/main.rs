@@ -6,6 +6,8 @@
 //! of a small `read`. The parts of it codesmith relies on are done here: standard descriptors
 //! that were closed are opened on `/dev/null` (so a file opened later cannot become stdout and
 //! receive the envelope), and SIGPIPE is ignored (a closed stdout is an error, not a kill).
+//! Every other descriptor inherited from the harness is marked close-on-exec, so no command
+//! codesmith runs receives one (one system call).
 //! `std::env::args_os` still works: glibc hands argv to std when the program is loaded.
 #![cfg_attr(not(test), no_main)]
 
@@ -16,6 +18,11 @@ use std::ffi::{c_char, c_int};
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     sanitize_standard_descriptors();
+    // SAFETY: marks descriptors close-on-exec; none is closed under anyone's feet.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::close_range(3, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC as libc::c_int)
+    };
     // SAFETY: setting a signal's disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let code = std::panic::catch_unwind(|| codesmith::run(std::env::args_os().collect())).unwrap_or(101);

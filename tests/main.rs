@@ -38,6 +38,7 @@ mod mcp_support;
 mod outline;
 mod read_file;
 mod sandbox;
+mod sandbox_hardening;
 mod session_cwd;
 mod state;
 mod state_files;

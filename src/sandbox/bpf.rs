@@ -16,7 +16,8 @@ use libc::sock_filter;
 /// Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
-/// The low 32 bits of the first argument (every architecture built here is little-endian).
+/// The low 32 bits of the first argument (every architecture built here is little-endian);
+/// each further argument is 8 bytes on.
 const ARG0_LOW: u32 = 16;
 
 const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
@@ -36,17 +37,41 @@ const AUDIT_ARCH: Option<u32> = Some(0xC000_00F3);
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 const AUDIT_ARCH: Option<u32> = None;
 
+/// A call refused when one of its arguments, masked, is one of `values` (its low 32 bits:
+/// the arguments filtered here are all `int` or `mode_t`, which the kernel reads as such).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgFilter {
+    pub nr: i64,
+    /// Which argument, from 0.
+    pub arg: u32,
+    pub mask: u32,
+    pub values: &'static [u32],
+}
+
 /// What one refused syscall number gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
     Deny,
     /// `socket()`: refused unless its family is `AF_UNIX`.
     DenyUnlessUnix,
+    /// Refused for some values of an argument.
+    DenyWhen(ArgFilter),
 }
 
-/// The program refusing `calls` (syscall numbers) and, with `sockets`, `socket()` of every
-/// family but `AF_UNIX`.
-pub fn program(calls: &[i64], sockets: bool) -> Result<Vec<sock_filter>, String> {
+impl Verdict {
+    /// Which verdict a number named twice keeps: the strictest.
+    fn rank(self) -> u8 {
+        match self {
+            Verdict::Deny => 0,
+            Verdict::DenyUnlessUnix => 1,
+            Verdict::DenyWhen(_) => 2,
+        }
+    }
+}
+
+/// The program refusing `calls` (syscall numbers), the calls of `filters` for the argument
+/// values they name and, with `sockets`, `socket()` of every family but `AF_UNIX`.
+pub fn program(calls: &[i64], sockets: bool, filters: &[ArgFilter]) -> Result<Vec<sock_filter>, String> {
     let arch = AUDIT_ARCH.ok_or_else(|| {
         format!(
             "the seccomp program is not written for {}",
@@ -55,13 +80,13 @@ pub fn program(calls: &[i64], sockets: bool) -> Result<Vec<sock_filter>, String>
     })?;
     let mut native: Vec<(u32, Verdict)> = calls.iter().map(|&nr| (nr as u32, Verdict::Deny)).collect();
     if sockets {
-        native.retain(|(nr, _)| *nr != libc::SYS_socket as u32);
         native.push((libc::SYS_socket as u32, Verdict::DenyUnlessUnix));
     }
+    native.extend(filters.iter().map(|f| (f.nr as u32, Verdict::DenyWhen(*f))));
     if native.is_empty() {
         return Err("nothing to refuse".to_string());
     }
-    native.sort_unstable_by_key(|(nr, _)| *nr);
+    native.sort_unstable_by_key(|(nr, verdict)| (*nr, verdict.rank()));
     native.dedup_by_key(|(nr, _)| *nr);
     let mut out = vec![load(ARCH), jump(libc::BPF_JEQ, arch, 1, 0), ret(KILL), load(NR)];
     // An x32 call (x86_64 only) is decided as the native call of the same number: the bit is
@@ -110,7 +135,7 @@ fn tree(calls: &[(u32, Verdict)]) -> Result<Vec<sock_filter>, String> {
     if calls.len() <= 4 {
         let mut out = Vec::new();
         for &(nr, verdict) in calls {
-            let action = action(verdict);
+            let action = action(verdict)?;
             out.push(jump(libc::BPF_JEQ, nr, 0, offset(action.len())?));
             out.extend(action);
         }
@@ -126,8 +151,8 @@ fn tree(calls: &[(u32, Verdict)]) -> Result<Vec<sock_filter>, String> {
     Ok(out)
 }
 
-fn action(verdict: Verdict) -> Vec<sock_filter> {
-    match verdict {
+fn action(verdict: Verdict) -> Result<Vec<sock_filter>, String> {
+    Ok(match verdict {
         Verdict::Deny => vec![ret(DENY)],
         Verdict::DenyUnlessUnix => vec![
             load(ARG0_LOW),
@@ -135,7 +160,20 @@ fn action(verdict: Verdict) -> Vec<sock_filter> {
             ret(ALLOW),
             ret(DENY),
         ],
-    }
+        Verdict::DenyWhen(filter) => {
+            let mut out = vec![load(ARG0_LOW + 8 * filter.arg)];
+            if filter.mask != u32::MAX {
+                out.push(stmt(libc::BPF_ALU | libc::BPF_AND | libc::BPF_K, filter.mask));
+            }
+            // Each comparison that matches jumps over the rest and the ALLOW to the DENY.
+            let count = filter.values.len();
+            for (i, &value) in filter.values.iter().enumerate() {
+                out.push(jump(libc::BPF_JEQ, value, offset(count - i)?, 0));
+            }
+            out.extend([ret(ALLOW), ret(DENY)]);
+            out
+        }
+    })
 }
 
 /// A forward jump distance, which classic BPF holds in a byte.

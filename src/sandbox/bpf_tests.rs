@@ -5,15 +5,39 @@ struct Data {
     nr: u32,
     arch: u32,
     arg0: u64,
+    /// Arguments 1 to 5.
+    rest: [u64; 5],
 }
 
 impl Data {
+    fn new(nr: u32, arch: u32, arg0: u64) -> Data {
+        Data {
+            nr,
+            arch,
+            arg0,
+            rest: [0; 5],
+        }
+    }
+
     fn word(&self, offset: u32) -> u32 {
+        let arg = |n: u32| {
+            if n == 0 {
+                self.arg0
+            } else {
+                self.rest[n as usize - 1]
+            }
+        };
         match offset {
             0 => self.nr,
             4 => self.arch,
-            16 => self.arg0 as u32,
-            20 => (self.arg0 >> 32) as u32,
+            16..=63 if offset % 4 == 0 => {
+                let value = arg((offset - 16) / 8);
+                if offset % 8 == 0 {
+                    value as u32
+                } else {
+                    (value >> 32) as u32
+                }
+            }
             other => panic!("unexpected load at {other}"),
         }
     }
@@ -91,14 +115,10 @@ fn numbers() -> Vec<u32> {
 #[test]
 fn refuses_exactly_the_named_calls_and_foreign_sockets() {
     for sockets in [false, true] {
-        let program = program(&REFUSED, sockets).unwrap();
+        let program = program(&REFUSED, sockets, &[]).unwrap();
         for nr in numbers() {
             for arg0 in FAMILIES {
-                let data = Data {
-                    nr,
-                    arch: arch(),
-                    arg0,
-                };
+                let data = Data::new(nr, arch(), arg0);
                 assert_eq!(
                     run(&program, &data),
                     expected(nr, arg0, &REFUSED, sockets),
@@ -111,29 +131,21 @@ fn refuses_exactly_the_named_calls_and_foreign_sockets() {
 
 #[test]
 fn another_architecture_is_killed() {
-    let program = program(&REFUSED, true).unwrap();
-    let i386 = Data {
-        nr: 102, // socketcall
-        arch: 0x4000_0003,
-        arg0: 1,
-    };
+    let program = program(&REFUSED, true, &[]).unwrap();
+    let i386 = Data::new(102 /* socketcall */, 0x4000_0003, 1);
     assert_eq!(run(&program, &i386), KILL);
 }
 
 #[test]
 fn the_sandbox_sized_program_stays_small_and_in_reach_of_its_jumps() {
     let many: Vec<i64> = (100..140).chain(400..440).collect();
-    let program = program(&many, true).unwrap();
+    let program = program(&many, true, &[]).unwrap();
     assert!(program.len() < 8 * many.len(), "{} instructions", program.len());
     for nr in numbers() {
-        let data = Data {
-            nr,
-            arch: arch(),
-            arg0: libc::AF_INET as u64,
-        };
+        let data = Data::new(nr, arch(), libc::AF_INET as u64);
         assert_eq!(run(&program, &data), expected(nr, data.arg0, &many, true));
     }
-    assert!(super::program(&[], false).is_err());
+    assert!(super::program(&[], false, &[]).is_err());
 }
 
 /// The same verdicts as seccompiler's program for the same rules (the crate this replaced on
@@ -180,7 +192,7 @@ fn agrees_with_seccompiler() {
             k: i.k,
         })
         .collect();
-    let ours = program(&REFUSED, true).unwrap();
+    let ours = program(&REFUSED, true, &[]).unwrap();
     assert!(
         ours.len() < theirs.len(),
         "{} against {}",
@@ -190,7 +202,7 @@ fn agrees_with_seccompiler() {
     for nr in numbers() {
         for arg0 in FAMILIES {
             for arch in [arch(), 0x4000_0003] {
-                let data = Data { nr, arch, arg0 };
+                let data = Data::new(nr, arch, arg0);
                 assert_eq!(
                     run(&ours, &data),
                     run(&theirs, &data),
@@ -199,4 +211,86 @@ fn agrees_with_seccompiler() {
             }
         }
     }
+}
+
+const DEVICE_KINDS: &[u32] = &[libc::S_IFCHR, libc::S_IFBLK];
+const TERMINAL_INJECTION: &[u32] = &[libc::TIOCSTI as u32, libc::TIOCLINUX as u32];
+
+fn filters() -> [ArgFilter; 2] {
+    [
+        ArgFilter {
+            nr: libc::SYS_mknodat,
+            arg: 2,
+            mask: libc::S_IFMT,
+            values: DEVICE_KINDS,
+        },
+        ArgFilter {
+            nr: libc::SYS_ioctl,
+            arg: 1,
+            mask: u32::MAX,
+            values: TERMINAL_INJECTION,
+        },
+    ]
+}
+
+#[test]
+fn an_argument_filter_refuses_only_the_values_it_names() {
+    let program = program(&REFUSED, true, &filters()).unwrap();
+    let verdict = |nr: i64, args: [u64; 3]| {
+        let mut data = Data::new(nr as u32, arch(), args[0]);
+        data.rest[0] = args[1];
+        data.rest[1] = args[2];
+        run(&program, &data)
+    };
+    let mode = |kind: u32, perm: u32| u64::from(kind | perm);
+    // mknodat(dirfd, path, mode, dev): devices refused, whatever their permission bits.
+    assert_eq!(
+        verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFCHR, 0o666)]),
+        DENY
+    );
+    assert_eq!(
+        verdict(libc::SYS_mknodat, [3, 0, mode(libc::S_IFBLK, 0o600)]),
+        DENY
+    );
+    // FIFOs, sockets and regular files are what mkfifo and friends make: allowed.
+    for kind in [libc::S_IFIFO, libc::S_IFSOCK, libc::S_IFREG, 0] {
+        assert_eq!(
+            verdict(libc::SYS_mknodat, [3, 0, mode(kind, 0o644)]),
+            ALLOW,
+            "{kind:o}"
+        );
+    }
+    // ioctl(fd, request, ...): only the two injecting requests.
+    assert_eq!(
+        verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCSTI as u32), 0]),
+        DENY
+    );
+    assert_eq!(
+        verdict(libc::SYS_ioctl, [0, u64::from(libc::TIOCLINUX as u32), 0]),
+        DENY
+    );
+    for request in [libc::TCGETS, libc::TIOCGWINSZ, libc::FIONREAD] {
+        assert_eq!(verdict(libc::SYS_ioctl, [1, u64::from(request as u32), 0]), ALLOW);
+    }
+    // The rest of the program is unchanged by the filters.
+    for nr in numbers() {
+        if [libc::SYS_mknodat as u32, libc::SYS_ioctl as u32].contains(&(nr & !0x4000_0000)) {
+            continue;
+        }
+        for arg0 in FAMILIES {
+            let data = Data::new(nr, arch(), arg0);
+            assert_eq!(
+                run(&program, &data),
+                expected(nr, arg0, &REFUSED, true),
+                "{nr:#x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_call_refused_outright_stays_refused_when_also_filtered() {
+    let program = program(&[libc::SYS_ioctl], false, &filters()).unwrap();
+    let data = Data::new(libc::SYS_ioctl as u32, arch(), 0);
+    assert_eq!(run(&program, &data), DENY);
 }

@@ -1,9 +1,9 @@
-//! Linux: Landlock, a private mount namespace and seccomp, prepared in the parent and entered
-//! in the child between fork and exec.
+//! Linux: namespaces, Landlock, capabilities and seccomp, prepared in the parent and entered
+//! in the child between clone and exec.
 //!
 //! Everything that allocates (paths as C strings, the Landlock ruleset, the BPF program) is
-//! built by [`Prepared::new`] before the fork; [`Prepared::enter`] makes only system calls, so
-//! it is safe in a forked child.
+//! built by [`Prepared::new`] before the clone; [`Prepared::enter`] makes only system calls, so
+//! it is safe in a cloned child.
 
 use std::cell::Cell;
 use std::ffi::CString;
@@ -18,6 +18,11 @@ use landlock::{
 
 use super::{Layer, Missing, Request, SetupFailure};
 
+mod mounts;
+mod privileges;
+
+use mounts::MountPlan;
+
 /// The device files a confined command may write: the ones ordinary commands open for writing.
 const DEVICES: [&str; 8] = [
     "/dev/null",
@@ -30,24 +35,11 @@ const DEVICES: [&str; 8] = [
     "/dev/urandom",
 ];
 
-// Constants of the new mount API (linux/mount.h), spelled out so older libc headers do not matter.
-const OPEN_TREE_CLONE: libc::c_uint = 1;
-const AT_RECURSIVE: libc::c_uint = 0x8000;
-const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
-const MOUNT_ATTR_RDONLY: u64 = 0x1;
-
-#[repr(C)]
-struct MountAttr {
-    attr_set: u64,
-    attr_clr: u64,
-    propagation: u64,
-    userns_fd: u64,
-}
-
-/// The steps of [`Prepared::enter`], by index, as the child reports a failure through a pipe.
-pub const STEPS: [(Layer, &str); 12] = [
+/// The steps of [`Prepared::enter`] (and of the clone that starts it), by index, as the child
+/// reports a failure through a pipe.
+pub const STEPS: [(Layer, &str); 16] = [
     (Layer::Mounts, "unshare(CLONE_NEWNS)"),
-    (Layer::Mounts, "unshare(CLONE_NEWUSER|CLONE_NEWNS)"),
+    (Layer::Mounts, "clone(CLONE_NEWUSER)"),
     (Layer::Mounts, "writing the user namespace's id maps"),
     (Layer::Mounts, "making the mounts private"),
     (Layer::Mounts, "cloning a writable root"),
@@ -58,7 +50,31 @@ pub const STEPS: [(Layer, &str); 12] = [
     (Layer::Landlock, "prctl(PR_SET_NO_NEW_PRIVS)"),
     (Layer::Landlock, "landlock_restrict_self"),
     (Layer::Seccomp, "installing the seccomp filter"),
+    (Layer::Mounts, "hiding the daemons' socket directories"),
+    (Layer::Capabilities, "dropping the capabilities"),
+    (Layer::Pids, "clone(CLONE_NEWPID)"),
+    (Layer::Pids, "clone(CLONE_NEWUSER|CLONE_NEWPID)"),
 ];
+
+/// Indexes into [`STEPS`].
+pub mod step {
+    pub const UNSHARE_MOUNTS: usize = 0;
+    pub const CLONE_USER: usize = 1;
+    pub const ID_MAPS: usize = 2;
+    pub const PRIVATE: usize = 3;
+    pub const CLONE_ROOT: usize = 4;
+    pub const READ_ONLY: usize = 5;
+    pub const MOUNT_BACK: usize = 6;
+    pub const PROTECT: usize = 7;
+    pub const REOPEN: usize = 8;
+    pub const NO_NEW_PRIVS: usize = 9;
+    pub const LANDLOCK: usize = 10;
+    pub const SECCOMP: usize = 11;
+    pub const MASK: usize = 12;
+    pub const CAPABILITIES: usize = 13;
+    pub const CLONE_PIDS: usize = 14;
+    pub const CLONE_USER_PIDS: usize = 15;
+}
 
 /// Builds the failure of step `index` with the current errno.
 pub fn failure(index: usize, errno: i32) -> SetupFailure {
@@ -66,28 +82,21 @@ pub fn failure(index: usize, errno: i32) -> SetupFailure {
     SetupFailure { layer, step, errno }
 }
 
-/// What the child writes when the mount layer runs in a user namespace.
+/// What the child writes when it runs in a user namespace of its own.
 struct IdMaps {
     uid_map: CString,
     gid_map: CString,
 }
 
-struct MountPlan {
-    /// `None` when codesmith is root: the mount namespace is entered directly.
-    user_namespace: Option<IdMaps>,
-    /// Outermost first, so an inner root is mounted on top of the outer one.
-    writable: Vec<CString>,
-    /// The detached clones of `writable`, filled in by the child.
-    clones: Box<[Cell<RawFd>]>,
-    pinned: Vec<CString>,
-    protected: Vec<CString>,
-    reopened: Vec<CString>,
-}
-
 /// A sandbox ready to be entered in a child.
 pub struct Prepared {
+    /// Set when codesmith is not root and a namespace is needed: the child is cloned into a
+    /// user namespace of its own, where it may create the others.
+    user_namespace: Option<IdMaps>,
+    pids: bool,
     landlock: Option<OwnedFd>,
     mounts: Option<MountPlan>,
+    capabilities: bool,
     seccomp: Option<Vec<libc::sock_filter>>,
     /// The layers that were asked for but cannot be had, with the reason.
     pub missing: Vec<Missing>,
@@ -100,8 +109,11 @@ impl Prepared {
     /// fail here). A layer the kernel lacks is left out and named in `missing`.
     pub fn new(request: &Request, unavailable: &[Missing]) -> Prepared {
         let mut prepared = Prepared {
+            user_namespace: None,
+            pids: false,
             landlock: None,
             mounts: None,
+            capabilities: false,
             seccomp: None,
             missing: Vec::new(),
             layers: Vec::new(),
@@ -113,7 +125,15 @@ impl Prepared {
             }
             let built = match layer {
                 Layer::Landlock => landlock_ruleset(request).map(|fd| prepared.landlock = Some(fd)),
-                Layer::Mounts => mount_plan(request).map(|plan| prepared.mounts = Some(plan)),
+                Layer::Mounts => mounts::plan(request).map(|plan| prepared.mounts = Some(plan)),
+                Layer::Pids => {
+                    prepared.pids = true;
+                    Ok(())
+                }
+                Layer::Capabilities => {
+                    prepared.capabilities = true;
+                    Ok(())
+                }
                 Layer::Seccomp => {
                     // The mount-changing calls are refused only when the mount layer is used
                     // (it is decided first: Layer order puts Mounts before Seccomp).
@@ -130,7 +150,33 @@ impl Prepared {
                 Err(reason) => prepared.missing.push(Missing { layer, reason }),
             }
         }
+        // SAFETY: a plain getter.
+        let root = unsafe { libc::geteuid() } == 0;
+        if !root && (prepared.pids || prepared.mounts.is_some()) {
+            match id_maps() {
+                Ok(maps) => prepared.user_namespace = Some(maps),
+                Err(reason) => prepared.drop_namespaces(reason),
+            }
+        }
+        if let Some(plan) = &mut prepared.mounts {
+            plan.fresh_proc = prepared.pids;
+        }
         prepared
+    }
+
+    /// Leaves out the namespace layers (no user namespace could be prepared for them).
+    fn drop_namespaces(&mut self, reason: String) {
+        for layer in [Layer::Mounts, Layer::Pids] {
+            if self.layers.contains(&layer) {
+                self.layers.retain(|&l| l != layer);
+                self.missing.push(Missing {
+                    layer,
+                    reason: reason.clone(),
+                });
+            }
+        }
+        self.mounts = None;
+        self.pids = false;
     }
 
     /// Whether nothing will be entered.
@@ -138,25 +184,51 @@ impl Prepared {
         self.layers.is_empty()
     }
 
-    /// Enters the prepared layers. Called in the forked child before `exec`: it makes system
+    /// The namespaces the child must be cloned into (`CLONE_NEWPID` cannot be entered by the
+    /// child itself: only its own children would be in it), and the step a failed clone is.
+    pub fn clone_flags(&self) -> (libc::c_int, usize) {
+        let user = if self.user_namespace.is_some() {
+            libc::CLONE_NEWUSER
+        } else {
+            0
+        };
+        match (self.pids, user != 0) {
+            (true, true) => (libc::CLONE_NEWPID | user, step::CLONE_USER_PIDS),
+            (true, false) => (libc::CLONE_NEWPID, step::CLONE_PIDS),
+            (false, _) => (user, step::CLONE_USER),
+        }
+    }
+
+    /// Enters the prepared layers. Called in the cloned child before `exec`: it makes system
     /// calls only. On failure returns the index of the step in [`STEPS`] and the errno.
     ///
     /// # Safety
-    /// Only in a single-threaded child between fork and exec.
+    /// Only in a single-threaded child between clone and exec.
     pub unsafe fn enter(&self) -> Result<(), (usize, i32)> {
+        if let Some(maps) = &self.user_namespace {
+            let written = write_file(c"/proc/self/setgroups", b"deny")
+                && write_file(c"/proc/self/uid_map", maps.uid_map.as_bytes())
+                && write_file(c"/proc/self/gid_map", maps.gid_map.as_bytes());
+            if !written {
+                return Err((step::ID_MAPS, errno()));
+            }
+        }
         if let Some(plan) = &self.mounts {
-            enter_mounts(plan)?;
+            mounts::enter(plan)?;
+        }
+        if self.capabilities {
+            privileges::drop_all().map_err(|e| (step::CAPABILITIES, e))?;
         }
         if let Some(fd) = &self.landlock {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                return Err((9, errno()));
+                return Err((step::NO_NEW_PRIVS, errno()));
             }
             if libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) != 0 {
-                return Err((10, errno()));
+                return Err((step::LANDLOCK, errno()));
             }
         }
         if let Some(program) = &self.seccomp {
-            super::bpf::install(program).map_err(|errno| (11, errno))?;
+            super::bpf::install(program).map_err(|errno| (step::SECCOMP, errno))?;
         }
         Ok(())
     }
@@ -168,6 +240,15 @@ fn errno() -> i32 {
         .unwrap_or(libc::EIO)
 }
 
+fn id_maps() -> Result<IdMaps, String> {
+    // SAFETY: plain getters.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    Ok(IdMaps {
+        uid_map: c_string(format!("{uid} {uid} 1").as_bytes())?,
+        gid_map: c_string(format!("{gid} {gid} 1").as_bytes())?,
+    })
+}
+
 /// The Landlock ruleset: every write right is handled, and granted beneath the writable roots
 /// and on the device files. Reading and executing stay unrestricted.
 fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
@@ -177,12 +258,13 @@ fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
     let abi = ABI::V3;
     let write = AccessFs::from_write(abi);
     let devices: Vec<&Path> = DEVICES.iter().map(Path::new).filter(|p| p.exists()).collect();
-    // Signals are scoped too (ABI 6): a confined command cannot signal a process outside its
-    // domain (root would otherwise kill anything on the machine). Older kernels skip it.
+    // Scopes (ABI 6): a confined command cannot signal a process outside its domain (root
+    // would otherwise kill anything on the machine), nor connect to an abstract unix socket
+    // made outside it (D-Bus, X11, a container runtime's). Older kernels skip them.
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(write)
-        .and_then(|ruleset| ruleset.scope(Scope::Signal))
+        .and_then(|ruleset| ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket))
         .and_then(|ruleset| ruleset.create())
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(&request.writable, write)))
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(devices, write)))
@@ -193,155 +275,21 @@ fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
     })
 }
 
-fn mount_plan(request: &Request) -> Result<MountPlan, String> {
-    let user_namespace = if unsafe { libc::geteuid() } == 0 {
-        None
-    } else {
-        // SAFETY: plain getters.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        Some(IdMaps {
-            uid_map: c_string(format!("{uid} {uid} 1").as_bytes())?,
-            gid_map: c_string(format!("{gid} {gid} 1").as_bytes())?,
-        })
-    };
-    let mut writable: Vec<&PathBuf> = request.writable.iter().filter(|p| p.is_dir()).collect();
-    writable.sort_by_key(|p| p.components().count());
-    let to_c = |paths: &mut dyn Iterator<Item = &PathBuf>| -> Result<Vec<CString>, String> {
-        paths.map(|p| c_string(p.as_os_str().as_bytes())).collect()
-    };
-    let writable = to_c(&mut writable.into_iter())?;
-    let clones = (0..writable.len()).map(|_| Cell::new(-1)).collect();
-    Ok(MountPlan {
-        user_namespace,
-        clones,
-        writable,
-        pinned: to_c(&mut request.pinned.iter())?,
-        protected: to_c(&mut request.protected.iter())?,
-        reopened: to_c(&mut request.reopened.iter())?,
-    })
-}
-
 fn c_string(bytes: &[u8]) -> Result<CString, String> {
     CString::new(bytes).map_err(|_| "a path holds a NUL byte".to_string())
 }
 
-/// The mount layer, in the child.
-///
-/// 1. A new mount namespace (through a user namespace when not root), private, so nothing
-///    done here reaches the rest of the machine.
-/// 2. Each writable root is cloned as it is (writable) before everything is made read-only,
-///    then mounted back on top of its read-only self.
-/// 3. `.git` is bind-mounted onto itself, so it is a mount point that cannot be renamed away;
-///    the protected paths are bind-mounted read-only; the reopened directories writable again.
-///
-/// The working directory is set by the caller afterwards: a cwd taken before step 2 would
-/// still point into the read-only copy.
-unsafe fn enter_mounts(plan: &MountPlan) -> Result<(), (usize, i32)> {
-    match &plan.user_namespace {
-        None => {
-            if libc::unshare(libc::CLONE_NEWNS) != 0 {
-                return Err((0, errno()));
-            }
-        }
-        Some(maps) => {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-                return Err((1, errno()));
-            }
-            let written = write_file(c"/proc/self/setgroups", b"deny")
-                && write_file(c"/proc/self/uid_map", maps.uid_map.as_bytes())
-                && write_file(c"/proc/self/gid_map", maps.gid_map.as_bytes());
-            if !written {
-                return Err((2, errno()));
-            }
-        }
-    }
-    let none = std::ptr::null();
-    if libc::mount(
-        none,
-        c"/".as_ptr(),
-        none,
-        libc::MS_REC | libc::MS_PRIVATE,
-        std::ptr::null(),
-    ) != 0
-    {
-        return Err((3, errno()));
-    }
-    for (path, clone) in plan.writable.iter().zip(plan.clones.iter()) {
-        let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
-        let fd = libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), flags);
-        if fd < 0 {
-            return Err((4, errno()));
-        }
-        clone.set(fd as RawFd);
-    }
-    set_read_only(c"/", true, AT_RECURSIVE).map_err(|e| (5, e))?;
-    for (path, clone) in plan.writable.iter().zip(plan.clones.iter()) {
-        let moved = libc::syscall(
-            libc::SYS_move_mount,
-            clone.get(),
-            c"".as_ptr(),
-            libc::AT_FDCWD,
-            path.as_ptr(),
-            MOVE_MOUNT_F_EMPTY_PATH,
-        );
-        libc::close(clone.get());
-        if moved != 0 {
-            return Err((6, errno()));
-        }
-    }
-    for path in &plan.pinned {
-        bind(path).map_err(|e| (7, e))?;
-    }
-    for path in &plan.protected {
-        bind(path)
-            .and_then(|()| set_read_only(path, true, 0))
-            .map_err(|e| (7, e))?;
-    }
-    for path in &plan.reopened {
-        bind(path)
-            .and_then(|()| set_read_only(path, false, 0))
-            .map_err(|e| (8, e))?;
-    }
-    Ok(())
+fn c_path(path: &Path) -> Result<CString, String> {
+    c_string(path.as_os_str().as_bytes())
 }
 
-unsafe fn bind(path: &CString) -> Result<(), i32> {
-    let none = std::ptr::null();
-    if libc::mount(
-        path.as_ptr(),
-        path.as_ptr(),
-        none,
-        libc::MS_BIND,
-        std::ptr::null(),
-    ) != 0
-    {
-        return Err(errno());
-    }
-    Ok(())
+fn c_paths<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<Vec<CString>, String> {
+    paths.into_iter().map(|p| c_path(p)).collect()
 }
 
-/// Sets or clears the read-only attribute of the mount at `path` (and those below it with
-/// `AT_RECURSIVE`); mount_setattr changes only that attribute, so flags a user namespace may
-/// not drop (nosuid, nodev, …) stay as they are.
-unsafe fn set_read_only(path: &std::ffi::CStr, read_only: bool, flags: libc::c_uint) -> Result<(), i32> {
-    let attr = MountAttr {
-        attr_set: if read_only { MOUNT_ATTR_RDONLY } else { 0 },
-        attr_clr: if read_only { 0 } else { MOUNT_ATTR_RDONLY },
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let rc = libc::syscall(
-        libc::SYS_mount_setattr,
-        libc::AT_FDCWD,
-        path.as_ptr(),
-        flags,
-        &attr as *const MountAttr,
-        std::mem::size_of::<MountAttr>(),
-    );
-    if rc != 0 {
-        return Err(errno());
-    }
-    Ok(())
+/// A descriptor slot the child fills in (a detached mount) and closes.
+fn fd_slots(count: usize) -> Box<[Cell<RawFd>]> {
+    (0..count).map(|_| Cell::new(-1)).collect()
 }
 
 unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
@@ -361,14 +309,15 @@ struct Refused {
     network: bool,
     /// Every mount-changing call, so nothing inside can undo the mount layer.
     mounts: bool,
-    /// What acts on the whole machine rather than on files: reboot, the clock, the host name,
-    /// kernel modules, swap, process accounting. Root inside the sandbox keeps its capabilities,
-    /// and these are not governed by any path.
+    /// What acts on the whole machine or reaches past the path rules rather than on files:
+    /// reboot, the clock, kernel modules, file handles, device nodes, terminal injection,
+    /// BPF, the kernel keyring, tracing. Not governed by any path; refused wherever writes are
+    /// confined, on top of the capabilities being dropped.
     host: bool,
 }
 
-/// The calls that act on the whole machine, refused with [`Refused::host`].
-const HOST_CALLS: [libc::c_long; 15] = [
+/// The calls refused with [`Refused::host`].
+const HOST_CALLS: [libc::c_long; 25] = [
     libc::SYS_reboot,
     libc::SYS_kexec_load,
     libc::SYS_kexec_file_load,
@@ -384,12 +333,60 @@ const HOST_CALLS: [libc::c_long; 15] = [
     libc::SYS_swapon,
     libc::SYS_swapoff,
     libc::SYS_acct,
+    // A file handle opens any inode of a filesystem, past every path rule and mount.
+    libc::SYS_open_by_handle_at,
+    libc::SYS_name_to_handle_at,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_writev,
 ];
+
+/// Raw port I/O, which only x86 has.
+#[cfg(target_arch = "x86_64")]
+const PORT_CALLS: [libc::c_long; 2] = [libc::SYS_iopl, libc::SYS_ioperm];
+#[cfg(not(target_arch = "x86_64"))]
+const PORT_CALLS: [libc::c_long; 0] = [];
+
+/// The calls refused for some arguments only, with [`Refused::host`]: device nodes (a
+/// block device is the whole disk), and the terminal ioctls that type into another
+/// terminal's input (`TIOCSTI`) or drive the console (`TIOCLINUX`).
+fn host_filters() -> Vec<super::bpf::ArgFilter> {
+    use super::bpf::ArgFilter;
+    const DEVICE_KINDS: &[u32] = &[libc::S_IFCHR, libc::S_IFBLK];
+    const TERMINAL_INJECTION: &[u32] = &[libc::TIOCSTI as u32, libc::TIOCLINUX as u32];
+    vec![
+        #[cfg(target_arch = "x86_64")]
+        ArgFilter {
+            nr: libc::SYS_mknod,
+            arg: 1,
+            mask: libc::S_IFMT,
+            values: DEVICE_KINDS,
+        },
+        ArgFilter {
+            nr: libc::SYS_mknodat,
+            arg: 2,
+            mask: libc::S_IFMT,
+            values: DEVICE_KINDS,
+        },
+        ArgFilter {
+            nr: libc::SYS_ioctl,
+            arg: 1,
+            mask: u32::MAX,
+            values: TERMINAL_INJECTION,
+        },
+    ]
+}
 
 /// The seccomp program: what `refuse` names is refused with `EPERM` (which commands report as
 /// "Operation not permitted"); everything else is allowed.
 fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, String> {
     let mut calls: Vec<i64> = Vec::new();
+    let mut filters = Vec::new();
     if refuse.network {
         calls.push(libc::SYS_io_uring_setup);
     }
@@ -409,6 +406,8 @@ fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, String> {
     }
     if refuse.host {
         calls.extend(HOST_CALLS);
+        calls.extend(PORT_CALLS);
+        filters = host_filters();
     }
-    super::bpf::program(&calls, refuse.network).map_err(|err| format!("seccomp filter: {err}"))
+    super::bpf::program(&calls, refuse.network, &filters).map_err(|err| format!("seccomp filter: {err}"))
 }

@@ -71,16 +71,29 @@ impl Mode {
 pub enum Layer {
     Landlock,
     Mounts,
+    /// A PID namespace whose first process is the command's shell: when it ends, the kernel
+    /// ends everything else in the namespace.
+    Pids,
+    /// Every capability dropped (effective, permitted, inheritable, ambient, bounding set).
+    Capabilities,
     Seccomp,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 3] = [Layer::Landlock, Layer::Mounts, Layer::Seccomp];
+    pub const ALL: [Layer; 5] = [
+        Layer::Landlock,
+        Layer::Mounts,
+        Layer::Pids,
+        Layer::Capabilities,
+        Layer::Seccomp,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Layer::Landlock => "landlock",
             Layer::Mounts => "mount namespace",
+            Layer::Pids => "pid namespace",
+            Layer::Capabilities => "capabilities",
             Layer::Seccomp => "seccomp",
         }
     }
@@ -89,7 +102,8 @@ impl Layer {
     fn simulation_name(self) -> &'static str {
         match self {
             Layer::Landlock => "landlock",
-            Layer::Mounts => "namespaces",
+            Layer::Mounts | Layer::Pids => "namespaces",
+            Layer::Capabilities => "capabilities",
             Layer::Seccomp => "seccomp",
         }
     }
@@ -97,6 +111,7 @@ impl Layer {
 
 /// What one command may do: the paths are canonical.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Request {
     /// Directories (or device files) the command may write beneath.
     pub writable: Vec<PathBuf>,
@@ -114,6 +129,16 @@ pub struct Request {
     pub state: bool,
     /// Refuse internet sockets (lifted when the network is allowed for this command).
     pub block_network: bool,
+    /// Run the command as the first process of its own PID namespace, so nothing it starts
+    /// outlives it (`setsid` and double forks included).
+    pub contain: bool,
+    /// Directories of daemons' sockets hidden behind an empty read-only tmpfs (`/run`, the
+    /// user's runtime directory, ...): a command reaches no socket outside the workspace
+    /// unless it is in `sockets`.
+    pub masked: Vec<PathBuf>,
+    /// Paths inside `masked` directories that stay reachable: the sockets `[shell] sockets`
+    /// grants, and files such as a resolver configuration that `/etc` links into `/run`.
+    pub sockets: Vec<PathBuf>,
 }
 
 impl Request {
@@ -124,10 +149,21 @@ impl Request {
         beneath_root && !(self.state && self.is_protected(path))
     }
 
-    /// Whether `path` lies in the protected state (and not in a directory reopened inside it).
+    /// Whether `path` lies in the protected state: the deepest protected or reopened directory
+    /// holding it is a protected one (a submodule's config is protected inside its reopened
+    /// git directory, inside the protected `.git/modules`).
     pub fn is_protected(&self, path: &std::path::Path) -> bool {
-        self.protected.iter().any(|p| path.starts_with(p))
-            && !self.reopened.iter().any(|p| path.starts_with(p))
+        let deepest = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .filter(|p| path.starts_with(p))
+                .map(|p| p.components().count())
+                .max()
+        };
+        match (deepest(&self.protected), deepest(&self.reopened)) {
+            (Some(protected), Some(reopened)) => protected > reopened,
+            (protected, _) => protected.is_some(),
+        }
     }
 
     /// The layers this request needs.
@@ -138,6 +174,14 @@ impl Request {
         }
         if self.filesystem || self.state {
             layers.push(Layer::Mounts);
+        }
+        if self.contain {
+            layers.push(Layer::Pids);
+        }
+        // Root's capabilities reach past every path rule (open_by_handle_at, mknod, raw I/O):
+        // they go wherever writes are confined.
+        if self.filesystem {
+            layers.push(Layer::Capabilities);
         }
         if self.block_network || self.state || self.filesystem {
             layers.push(Layer::Seccomp);
@@ -212,6 +256,20 @@ impl SetupFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_deepest_protected_or_reopened_directory_decides() {
+        let request = Request {
+            protected: vec![PathBuf::from("/ws/.git/modules"), PathBuf::from("/ws/.git/modules/a/config")],
+            reopened: vec![PathBuf::from("/ws/.git/modules/a")],
+            ..Request::default()
+        };
+        assert!(request.is_protected(Path::new("/ws/.git/modules/new/config")));
+        assert!(!request.is_protected(Path::new("/ws/.git/modules/a/objects/x")));
+        assert!(request.is_protected(Path::new("/ws/.git/modules/a/config")));
+        assert!(!request.is_protected(Path::new("/ws/src/main.rs")));
+    }
 
     fn failure(errno: i32) -> SetupFailure {
         SetupFailure {

@@ -34,6 +34,11 @@ pub struct Report {
     pub filesystem: Protection,
     pub network: Protection,
     pub state: Protection,
+    /// Root's capabilities and the calls that reach past path rules (file handles, device
+    /// nodes, terminal injection, BPF, the keyring, tracing).
+    pub privileges: Protection,
+    /// The command's own PID namespace: nothing it starts outlives it.
+    pub processes: Protection,
     pub writable: Vec<String>,
 }
 
@@ -135,11 +140,25 @@ impl Report {
             .filter(|&l| has(l) && request.state && unmount_barred)
             .collect();
         let state = protection(request.state, state_by, off(&lifted.filesystem), &[Layer::Mounts]);
+        let privileges_by: Vec<Layer> = [Layer::Capabilities, Layer::Seccomp]
+            .into_iter()
+            .filter(|&l| has(l) && request.filesystem)
+            .collect();
+        let privileges = protection(
+            request.filesystem,
+            privileges_by,
+            off(&lifted.filesystem),
+            &[Layer::Capabilities],
+        );
+        let processes_by: Vec<Layer> = [Layer::Pids].into_iter().filter(|&l| has(l)).collect();
+        let processes = protection(request.contain, processes_by, off(&None), &[Layer::Pids]);
         Report {
             mode,
             filesystem,
             network,
             state,
+            privileges,
+            processes,
             writable,
         }
     }
@@ -156,6 +175,8 @@ impl Report {
             ("filesystem", &self.filesystem),
             ("network", &self.network),
             ("state", &self.state),
+            ("privileges", &self.privileges),
+            ("processes", &self.processes),
         ]
         .into_iter()
         .filter(|(_, p)| !p.active && p.why.as_deref().is_some_and(is_missing_reason))
@@ -169,6 +190,8 @@ impl Report {
             "filesystem": self.filesystem.to_json(),
             "network": self.network.to_json(),
             "state": self.state.to_json(),
+            "privileges": self.privileges.to_json(),
+            "processes": self.processes.to_json(),
             "writable": self.writable,
         })
     }

@@ -16,6 +16,7 @@ pub mod rules;
 pub mod run;
 pub mod safe;
 pub mod scope;
+pub mod secrets;
 pub mod sentinel;
 pub mod stopped;
 pub mod tasks;
@@ -54,7 +55,7 @@ Use it to build, test, run programs and use git. Do not use it to look at files:
 What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, GIT_EDITOR=true, TERM=dumb).
 A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
 Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (deleting, overwriting, moving or re-permissioning files outside the workspace with rm, find -delete, chmod, mv, cp, sed -i or a > redirection; git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
-Commands run in a sandbox: they read everywhere but write only inside the workspace, trusted directories and their own $TMPDIR (use it instead of /tmp; mktemp and tempfile do), cannot change .codesmith/ or .git/config and .git/hooks/, and open no network connection unless the workspace's network policy allows it. A command the sandbox stopped still returns its output, starting with a `Sandbox:` line that names what was stopped and data.approval: ask the user to approve that id instead of working around the sandbox.
+Commands run in a sandbox: they read everywhere but write only inside the workspace, trusted directories and their own $TMPDIR (use it instead of /tmp; mktemp and tempfile do), cannot change .codesmith/ or the git config and hooks, hold no root privilege, see no credentials in their environment, reach no daemon's socket, and open no network connection unless the workspace's network policy allows it. Everything a command starts ends with it (even `server &` or nohup): use background=true for servers. A command the sandbox stopped still returns its output, starting with a `Sandbox:` line that names what was stopped and data.approval: ask the user to approve that id instead of working around the sandbox.
 Examples:
 {\"command\": \"cargo test 2>&1\"}
 {\"command\": \"cd crates/core && git log --oneline -5\"}
@@ -103,6 +104,7 @@ fn run_foreground(
                 arguments: &arguments,
                 cwd,
                 env: &env,
+                unset: &confinement.held_back,
                 sandbox,
                 reported_status: Some(&|stderr: &[u8]| sentinel.status(stderr)),
             },
@@ -131,6 +133,7 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let launched = run_foreground(ctx, &args, &confinement, &sentinel, &cwd_before);
     let history_notes = snapshot_after(ctx, snapshot, &args.command);
     let (mut finished, report) = launched?;
+    finished.left_running = sentinel.left_running(&finished.stderr);
     let reported_cwd = sentinel.extract(&mut finished.stderr);
     // Relative names in the command's messages are most likely relative to where it ended.
     let messages_cwd = reported_cwd
@@ -161,6 +164,11 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         hint.as_ref(),
     );
     rendered.data.insert("sandbox".into(), report.to_json());
+    if !confinement.held_back.is_empty() {
+        rendered
+            .data
+            .insert("env_held_back".into(), confinement.held_back.clone().into());
+    }
     if let Some(approval) = hint.as_ref().and_then(|hint| hint.approval.clone()) {
         rendered.data.insert("approval".into(), approval);
     }
@@ -279,12 +287,13 @@ fn sandbox_hint(
     cwd_before: &Path,
 ) -> Option<stopped::Hint> {
     let scope = ctx.workspace.display(cwd_before);
-    let stop = stopped::detect(
-        &String::from_utf8_lossy(&finished.stdout),
-        &String::from_utf8_lossy(&finished.stderr),
-        messages_cwd,
-        &confine::held(&confinement.request, report),
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&finished.stdout),
+        String::from_utf8_lossy(&finished.stderr),
     );
+    let held = confine::held(&confinement.request, report);
+    let stop = stopped::detect(&stdout, &stderr, messages_cwd, &held)
+        .or_else(|| stopped::hidden_socket(command, &stdout, &stderr, messages_cwd, &held));
     let network = confinement.network;
     let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), command, &scope));
     let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());
@@ -433,6 +442,14 @@ fn render(
              keeps running and its later output is not shown. Start servers with background=true.]\n",
         );
     }
+    if finished.left_running > 0 {
+        let n = finished.left_running;
+        let processes = if n == 1 { "process" } else { "processes" };
+        text.push_str(&format!(
+            "[the command left {n} {processes} running in the background; a command's processes \
+             end with it, so they were stopped. Start servers with background=true.]\n"
+        ));
+    }
     let mut data = serde_json::Map::new();
     data.insert("exit_code".into(), finished.exit_code().into());
     data.insert("signal".into(), finished.signal().into());
@@ -442,6 +459,9 @@ fn render(
         data.insert(format!("{name}_truncated"), capped.truncated.into());
     }
     data.insert("background_holds_output".into(), finished.pipes_held.into());
+    if finished.left_running > 0 {
+        data.insert("background_stopped".into(), finished.left_running.into());
+    }
     Rendered { text, data }
 }
 

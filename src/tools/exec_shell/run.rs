@@ -64,6 +64,8 @@ pub struct Finished {
     pub timed_out: bool,
     /// The shell exited but something it started still held the output pipes.
     pub pipes_held: bool,
+    /// Processes the command left running in its PID namespace, stopped when it ended.
+    pub left_running: usize,
 }
 
 impl Finished {
@@ -88,7 +90,7 @@ pub fn spawn_detached(
     stdout: &std::fs::File,
     stderr: &std::fs::File,
 ) -> Result<i32, SpawnError> {
-    spawn(launch, stdout.as_raw_fd(), stderr.as_raw_fd())
+    spawn(launch, stdout.as_raw_fd(), stderr.as_raw_fd(), Lifetime::Detached)
 }
 
 /// Kills every process in the group `pgid`.
@@ -158,6 +160,8 @@ pub struct Launch<'a> {
     pub arguments: &'a [&'a str],
     pub cwd: &'a Path,
     pub env: &'a [(&'a str, String)],
+    /// Variables of codesmith's environment the command does not get.
+    pub unset: &'a [String],
     pub sandbox: Option<&'a Prepared>,
     /// Reads the exit status the script reports on stderr before it exits, if it does: once
     /// both pipes are closed and it is there, the run is over without waiting for the kernel
@@ -172,6 +176,7 @@ impl<'a> Launch<'a> {
             arguments,
             cwd,
             env: &[],
+            unset: &[],
             sandbox: None,
             reported_status: None,
         }
@@ -283,7 +288,12 @@ struct Started {
 fn start(launch: &Launch) -> Result<Started, SpawnError> {
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
-    let pid = spawn(launch, out_write.as_raw_fd(), err_write.as_raw_fd())?;
+    let pid = spawn(
+        launch,
+        out_write.as_raw_fd(),
+        err_write.as_raw_fd(),
+        Lifetime::Foreground,
+    )?;
     // Until it is reaped, the group can be killed by a cancellation (see crate::session::cancel).
     let foreground = crate::session::cancel::ForegroundGroup::register(pid);
     drop(out_write);
@@ -413,13 +423,14 @@ fn cstring(bytes: &[u8]) -> io::Result<CString> {
 /// make the shell run a file first.
 pub const UNSET: [&str; 3] = ["CDPATH", "ENV", "BASH_ENV"];
 
-/// The child's environment: ours without [`UNSET`], with [`ENV`] and `extra` replacing any
-/// same-named variable.
-fn environment(extra: &[(&str, String)]) -> io::Result<Vec<CString>> {
+/// The child's environment: ours without [`UNSET`] and `unset`, with [`ENV`] and `extra`
+/// replacing any same-named variable.
+fn environment(extra: &[(&str, String)], unset: &[String]) -> io::Result<Vec<CString>> {
     let mut env = Vec::new();
     for (key, value) in std::env::vars_os() {
         if ENV.iter().any(|(k, _)| OsStr::new(k) == key)
             || UNSET.iter().any(|k| OsStr::new(k) == key)
+            || unset.iter().any(|k| OsStr::new(k) == key)
             || extra.iter().any(|(k, _)| OsStr::new(k) == key)
         {
             continue;
@@ -461,7 +472,7 @@ impl Strings {
         }
         let mut argv: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
         argv.push(std::ptr::null_mut());
-        let env = environment(launch.env)?;
+        let env = environment(launch.env, launch.unset)?;
         let mut envp: Vec<*mut libc::c_char> = env.iter().map(|e| e.as_ptr().cast_mut()).collect();
         envp.push(std::ptr::null_mut());
         let dir = cstring(launch.cwd.as_os_str().as_bytes())?;
@@ -476,13 +487,22 @@ impl Strings {
     }
 }
 
+/// Whether a command lives only as long as the codesmith that waits for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lifetime {
+    /// Killed if codesmith dies first (with its PID namespace, everything it started).
+    Foreground,
+    /// A background task: outlives codesmith.
+    Detached,
+}
+
 /// Starts the launch with stdout and stderr onto the given descriptors: `posix_spawn` when
-/// unconfined (no copy of our page tables), a fork that enters the sandbox otherwise.
-fn spawn(launch: &Launch, stdout: RawFd, stderr: RawFd) -> Result<i32, SpawnError> {
+/// unconfined (no copy of our page tables), a clone that enters the sandbox otherwise.
+fn spawn(launch: &Launch, stdout: RawFd, stderr: RawFd, lifetime: Lifetime) -> Result<i32, SpawnError> {
     let strings = Strings::new(launch)?;
     match launch.sandbox.filter(|prepared| !prepared.is_empty()) {
         None => Ok(posix_spawn(&strings, stdout, stderr)?),
-        Some(prepared) => fork_spawn(&strings, stdout, stderr, prepared),
+        Some(prepared) => fork_spawn(&strings, stdout, stderr, prepared, lifetime),
     }
 }
 
@@ -494,11 +514,16 @@ const STEP_EXEC: u32 = 1001;
 /// enters the sandbox, changes into the directory (after the sandbox's mounts, so the cwd is
 /// the new mount) and execs. A failure before exec comes back through a close-on-exec pipe
 /// as (step, errno); a clean exec closes it empty.
+///
+/// With the PID layer the child is cloned as the first process of a new PID namespace: when
+/// it exits (or is killed), the kernel kills everything else in the namespace, so nothing the
+/// command started outlives it, whatever session or process group it moved to.
 fn fork_spawn(
     strings: &Strings,
     stdout: RawFd,
     stderr: RawFd,
     prepared: &Prepared,
+    lifetime: Lifetime,
 ) -> Result<i32, SpawnError> {
     let (status_read, status_write) = pipe()?;
     let args = ChildArgs {
@@ -507,7 +532,9 @@ fn fork_spawn(
         stderr,
         prepared,
         status: status_write.as_raw_fd(),
+        foreground: lifetime == Lifetime::Foreground,
     };
+    let (namespaces, clone_step) = prepared.clone_flags();
     // The child runs on its own stack in our address space (CLONE_VM) while we wait for its
     // exec (CLONE_VFORK), as posix_spawn does: no copy of our page tables, no copy-on-write
     // faults afterwards. Only the pages it touches are ever mapped.
@@ -520,12 +547,16 @@ fn fork_spawn(
         libc::clone(
             child_entry,
             top as *mut libc::c_void,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespaces,
             &args as *const ChildArgs as *mut libc::c_void,
         )
     };
     if pid < 0 {
-        return Err(io::Error::last_os_error().into());
+        let err = io::Error::last_os_error();
+        return Err(match (namespaces, err.raw_os_error()) {
+            (0, _) | (_, None) => err.into(),
+            (_, Some(errno)) => SpawnError::Sandbox(crate::sandbox::failure(clone_step, errno)),
+        });
     }
     drop(stack);
     drop(status_write);
@@ -568,36 +599,29 @@ struct ChildArgs<'a> {
     stderr: RawFd,
     prepared: &'a Prepared,
     status: RawFd,
+    foreground: bool,
 }
 
 extern "C" fn child_entry(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the `ChildArgs` the parent passed, alive while it waits for us.
     let args = unsafe { &*(arg as *const ChildArgs) };
     // SAFETY: in the cloned child, before exec.
-    unsafe {
-        child(
-            args.strings,
-            args.stdout,
-            args.stderr,
-            args.prepared,
-            c"/dev/null",
-            args.status,
-        )
-    }
+    unsafe { child(args, c"/dev/null") }
 }
 
 /// The cloned child: never returns.
 ///
 /// # Safety
 /// Only in the child of a fork of a single-threaded process.
-unsafe fn child(
-    strings: &Strings,
-    stdout: RawFd,
-    stderr: RawFd,
-    prepared: &Prepared,
-    dev_null: &std::ffi::CStr,
-    status: RawFd,
-) -> ! {
+unsafe fn child(args: &ChildArgs, dev_null: &std::ffi::CStr) -> ! {
+    let ChildArgs {
+        strings,
+        stdout,
+        stderr,
+        prepared,
+        status,
+        foreground,
+    } = *args;
     let fail = |step: u32, errno: i32| -> ! {
         let mut record = [0u8; 8];
         record[..4].copy_from_slice(&step.to_ne_bytes());
@@ -607,6 +631,11 @@ unsafe fn child(
     };
     let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
     libc::setsid();
+    if foreground {
+        // Should codesmith die while it waits, the command (and, as the first process of its
+        // PID namespace, everything it started) goes with it.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    }
     let mut mask: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut mask);
     libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
@@ -624,6 +653,10 @@ unsafe fn child(
     if libc::chdir(strings.dir.as_ptr()) != 0 {
         fail(STEP_CHDIR, errno());
     }
+    // Nothing but stdin, stdout and stderr reaches the command: a descriptor the harness left
+    // open (a socket, a file it writes) is closed at exec. (codesmith's own start-up marks
+    // inherited descriptors close-on-exec too; this holds for whatever was opened since.)
+    libc::close_range(3, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC as libc::c_int);
     libc::execve(
         strings.program.as_ptr(),
         strings.argv.as_ptr().cast(),

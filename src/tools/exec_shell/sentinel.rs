@@ -21,6 +21,13 @@
 //!   shell tears down its mount namespace before its parent is told it exited, and a descriptor
 //!   left open at exit is only released after that), while a descriptor closed by `exec >&-`
 //!   is released at once: once both pipes are closed and the line is there, the run is over.
+//! - Run as the first process of its own PID namespace (the sandbox's process layer), the
+//!   shell is the namespace's init: the kernel delivers it no signal it has no handler for
+//!   from inside, so `kill $$` would do nothing. The wrapper therefore traps HUP, INT and TERM
+//!   and exits as a shell killed by them reports (128+N). When it ends, everything else in the
+//!   namespace is killed: before that, the line counts the processes still there (its own
+//!   `/proc` lists only the namespace), so the model can be told a server it started with `&`
+//!   was stopped.
 //! - The marker carries a fresh 128-bit nonce from the kernel's random source per run. A line
 //!   the command itself prints (`echo __codesmith_cwd_…`, a log of an earlier run) cannot
 //!   carry this run's nonce, so it is never mistaken for the sentinel and stays in the output.
@@ -55,9 +62,12 @@ impl Sentinel {
     pub fn script(&self) -> String {
         let m = &self.marker;
         format!(
-            "__codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
+            "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n\
+             __codesmith_command=$1; shift\neval \"$__codesmith_command\"\n\
              {{ __codesmith_status=$?; set +x; }} 2>/dev/null\n\
-             command printf '\\n{m}:%s:%s:{m}\\n' \"$__codesmith_status\" \"$PWD\" >&2\n\
+             __codesmith_left=0\n\
+             [ /proc/1 -ef /proc/self ] && set -- /proc/[0-9]* && __codesmith_left=$(($# - 1))\n\
+             command printf '\\n{m}:%s/%s:%s:{m}\\n' \"$__codesmith_status\" \"$__codesmith_left\" \"$PWD\" >&2\n\
              exec >&- 2>&-\nexit $__codesmith_status\n"
         )
     }
@@ -80,8 +90,22 @@ impl Sentinel {
     /// The exit status the sentinel line carries, if the shell printed it (it did when the
     /// command ran to its end: the status is what the shell then exits with).
     pub fn status(&self, stderr: &[u8]) -> Option<i32> {
-        let (_, _, status, _) = self.locate(stderr)?;
-        std::str::from_utf8(status).ok()?.parse().ok()
+        let (status, _) = self.counts(stderr)?;
+        Some(status)
+    }
+
+    /// How many processes the command left running in its PID namespace when it ended (they
+    /// were killed with it); 0 when it had no namespace of its own or left none.
+    pub fn left_running(&self, stderr: &[u8]) -> usize {
+        self.counts(stderr).map_or(0, |(_, left)| left)
+    }
+
+    /// The line's `STATUS/LEFT` field.
+    fn counts(&self, stderr: &[u8]) -> Option<(i32, usize)> {
+        let (_, _, field, _) = self.locate(stderr)?;
+        let field = std::str::from_utf8(field).ok()?;
+        let (status, left) = field.split_once('/').unwrap_or((field, "0"));
+        Some((status.parse().ok()?, left.parse().unwrap_or(0)))
     }
 
     /// The sentinel line in `stderr`: its span, its status field and its directory field.
@@ -146,9 +170,10 @@ mod tests {
     fn extract_strips_only_the_real_sentinel() {
         let sentinel = Sentinel::new();
         let m = sentinel.marker.clone();
-        let text = format!("warn\nfake\nlast\n{m}:3:/ws/a:b:{m}\n");
+        let text = format!("warn\nfake\nlast\n{m}:3/2:/ws/a:b:{m}\n");
         let mut bytes = text.into_bytes();
         assert_eq!(sentinel.status(&bytes), Some(3));
+        assert_eq!(sentinel.left_running(&bytes), 2);
         assert_eq!(sentinel.extract(&mut bytes), Some(PathBuf::from("/ws/a:b")));
         assert_eq!(bytes, b"warn\nfake\nlast");
         let mut spoof = b"\n__codesmith_cwd_00__:0:/evil:__codesmith_cwd_00__\n".to_vec();

@@ -30,6 +30,8 @@ pub enum Stop {
     NetworkDenied(&'static str),
     /// A program killed by seccomp for a call of another architecture (32-bit `int 0x80`).
     Syscall,
+    /// A socket (or other path) in a directory the sandbox hides from commands (`/run`, …).
+    Socket(PathBuf),
 }
 
 impl Stop {
@@ -143,6 +145,52 @@ pub fn detect(stdout: &str, stderr: &str, cwd: &Path, request: &Request) -> Opti
         }
     }
     denial_without_path.then_some(Stop::UnnamedPath)
+}
+
+/// Words with which a failed connection to a unix socket reads.
+const SOCKET_FAILURES: [&str; 6] = [
+    "No such file or directory",
+    "Connection refused",
+    "Cannot connect",
+    "connect",
+    "ENOENT",
+    "socket",
+];
+
+/// A stop at a path the command failed to reach in a directory the sandbox hides (a daemon's
+/// socket, such as `unix:///var/run/docker.sock`): named by a failure message, or by the
+/// command line when a failure message names no path (Python's `FileNotFoundError: [Errno 2]
+/// No such file or directory`).
+pub fn hidden_socket(
+    command: &str,
+    stdout: &str,
+    stderr: &str,
+    cwd: &Path,
+    request: &Request,
+) -> Option<Stop> {
+    if request.masked.is_empty() {
+        return None;
+    }
+    let failures: Vec<&str> = stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter(|line| SOCKET_FAILURES.iter().any(|word| line.contains(word)))
+        .collect();
+    if failures.is_empty() {
+        return None;
+    }
+    let hidden = |text: &str| {
+        let text = text.replace("unix://", " ");
+        path_candidates(&text)
+            .into_iter()
+            .map(|candidate| resolve_lexically(cwd, &candidate))
+            .find(|path| super::confine::hidden_by(path, &request.masked).is_some())
+    };
+    failures
+        .iter()
+        .find_map(|line| hidden(line))
+        .or_else(|| hidden(command))
+        .map(Stop::Socket)
 }
 
 /// The way the output shows a refused socket or an unreachable resolver, if it does.
@@ -315,7 +363,8 @@ fn what_stopped(
             write_outside,
             format!(
                 "the sandbox kept the command from changing `{}`: codesmith's state and the \
-                 workspace's .git/config and .git/hooks are read-only to commands",
+                 workspace's git configuration and hooks (.git/config, .git/hooks, .git/modules, \
+                 .git/worktrees) are read-only to commands",
                 ctx.workspace.display(path)
             ),
             "a person can change it outside codesmith".to_string(),
@@ -342,6 +391,20 @@ fn what_stopped(
                 ),
             )
         }
+        Stop::Socket(path) => (
+            write_outside,
+            format!(
+                "the sandbox hides the sockets of daemons outside the workspace (`/run`, the \
+                 user's runtime directory, the ssh agent's) from commands, so this command could \
+                 not reach `{}`",
+                path.display()
+            ),
+            format!(
+                "or, to let every command reach it, ask the user to add `sockets = [\"{}\"]` under \
+                 [shell] in .codesmith/config.toml",
+                path.display()
+            ),
+        ),
         Stop::UnnamedPath | Stop::Syscall => (
             write_outside,
             "the command was refused a file operation, which may be the sandbox: commands write \

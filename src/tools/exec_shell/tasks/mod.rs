@@ -103,6 +103,7 @@ pub fn start(
             arguments: &arguments,
             cwd: ctx.workspace.cwd(),
             env: &env,
+            unset: &confinement.held_back,
             sandbox,
             reported_status: None,
         };
@@ -134,6 +135,9 @@ pub fn start(
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
         out.notices.push(line.trim_end().to_string());
+    }
+    if !confinement.held_back.is_empty() {
+        out = out.with("env_held_back", confinement.held_back.clone());
     }
     Ok(out
         .with("task_id", id.as_str())
@@ -183,12 +187,9 @@ fn stop_hint_of(
     stdout: &[u8],
     stderr: &[u8],
 ) -> Option<stopped::Hint> {
-    let stop = stopped::detect(
-        &String::from_utf8_lossy(stdout),
-        &String::from_utf8_lossy(stderr),
-        &record.cwd,
-        &record.request,
-    )?;
+    let (stdout, stderr) = (String::from_utf8_lossy(stdout), String::from_utf8_lossy(stderr));
+    let stop = stopped::detect(&stdout, &stderr, &record.cwd, &record.request)
+        .or_else(|| stopped::hidden_socket(command, &stdout, &stderr, &record.cwd, &record.request))?;
     Some(stopped::hint(
         ctx,
         &stop.under_policy(record.network),

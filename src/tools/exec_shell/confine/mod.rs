@@ -15,94 +15,17 @@ use crate::error::ToolError;
 use crate::net::Decision;
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
-use crate::session::config::Config;
 use crate::session::context::Context;
 
 use super::run::SpawnError;
 
-/// `[shell]`, read defensively: an unknown mode is `required` (a typo never turns the sandbox
-/// off) and a `writable` entry that is not an existing absolute directory is dropped.
-#[derive(Debug, Clone)]
-pub struct ShellSettings {
-    pub mode: Mode,
-    pub writable: Vec<PathBuf>,
-    pub problems: Vec<String>,
-}
+mod git;
+mod settings;
+mod sockets;
 
-impl ShellSettings {
-    pub fn load(config: Option<&Config>, root: &Path) -> ShellSettings {
-        let mut settings = ShellSettings {
-            mode: Mode::Auto,
-            writable: Vec::new(),
-            problems: Vec::new(),
-        };
-        let Some(shell) = config.and_then(|c| c.section("shell")) else {
-            return settings;
-        };
-        match shell.get("sandbox") {
-            None => {}
-            Some(toml::Value::String(mode)) if mode == "auto" => {}
-            Some(toml::Value::String(mode)) if mode == "required" => settings.mode = Mode::Required,
-            Some(toml::Value::String(mode)) if mode == "off" => settings.mode = Mode::Off,
-            Some(other) => {
-                settings.mode = Mode::Required;
-                settings.problems.push(format!(
-                    "[shell] sandbox = {other} is not \"auto\", \"required\" or \"off\"; it is read as \
-                     \"required\""
-                ));
-            }
-        }
-        let entries = match shell.get("writable") {
-            None => Vec::new(),
-            Some(toml::Value::Array(entries)) => entries.clone(),
-            Some(other) => {
-                settings.problems.push(format!(
-                    "[shell] writable = {other} is not a list of directories; it is ignored"
-                ));
-                Vec::new()
-            }
-        };
-        for entry in entries {
-            match writable_entry(&entry, root) {
-                Ok(dir) => settings.writable.push(dir),
-                Err(problem) => settings.problems.push(problem),
-            }
-        }
-        settings
-    }
-}
-
-/// One `[shell] writable` entry: an existing absolute directory that neither is `/` nor holds
-/// the workspace.
-fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, String> {
-    let toml::Value::String(text) = entry else {
-        return Err(format!(
-            "[shell] writable entry {entry} is not a string; it is ignored"
-        ));
-    };
-    let path = Path::new(text);
-    if !path.is_absolute() {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is not an absolute path; it is ignored"
-        ));
-    }
-    let Ok(dir) = path.canonicalize() else {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" does not exist; it is ignored"
-        ));
-    };
-    if !dir.is_dir() {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is not a directory; it is ignored"
-        ));
-    }
-    if dir.parent().is_none() || root.starts_with(&dir) {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is the filesystem root or holds the workspace; it is ignored"
-        ));
-    }
-    Ok(dir)
-}
+pub use git::{remove_planted, GIT_REDIRECTS};
+pub use settings::ShellSettings;
+pub use sockets::hidden_by;
 
 /// The two approvals that lift the sandbox for `command` run from the cwd `scope` (as the
 /// workspace displays it): the ids the classifier's questions carry too.
@@ -138,41 +61,8 @@ pub struct Confinement {
     pub watched: Vec<PathBuf>,
     /// The line saying a `.git/commondir` found before the run was removed.
     pub removed_before: Option<String>,
-}
-
-/// Files inside `.git` that would point git at a configuration and hooks elsewhere: a command
-/// could otherwise leave `.git/config` and `.git/hooks` alone and still plant a hook through
-/// them. Existing ones are kept read-only; a new one cannot be bind-mounted (it does not exist
-/// yet) and git refuses to run with an empty one, so one the command creates is removed after
-/// the run, with a line saying so.
-pub const GIT_REDIRECTS: [&str; 2] = ["commondir", "config.worktree"];
-
-/// `commondir` belongs in the git directory of a linked worktree (`.git/worktrees/NAME/`), never
-/// in a workspace's own `.git` directory: one found there was planted — by a process a command
-/// left running, which the check after that command could not see — and is removed before every
-/// command, not only after the one that made it.
-const NEVER_IN_A_WORKSPACE: &str = "commondir";
-
-/// Removes the watched redirections the command created; returns the line that says so.
-pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<String> {
-    remove_redirections(watched, root, "the command created")
-}
-
-fn remove_redirections(watched: &[PathBuf], root: &Path, how: &str) -> Option<String> {
-    let planted: Vec<String> = watched
-        .iter()
-        .filter(|path| std::fs::symlink_metadata(path).is_ok())
-        .filter(|path| std::fs::remove_file(path).is_ok() || std::fs::remove_dir_all(path).is_ok())
-        .map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string())
-        .collect();
-    (!planted.is_empty()).then(|| {
-        format!(
-            "Sandbox: {how} `{}`, which would point git at another configuration and hooks, so it \
-             was removed. Commands may not change the workspace's git configuration; ask the user \
-             to make that change.\n",
-            planted.join("`, `")
-        )
-    })
+    /// The names of the variables held back from the command's environment (credentials).
+    pub held_back: Vec<String>,
 }
 
 impl Confinement {
@@ -208,12 +98,14 @@ pub fn plan(
             filesystem,
             state: filesystem,
             block_network: on && lifted.network.is_none(),
+            contain: on,
             ..Request::default()
         },
         lifted,
         tmpdir: None,
         watched: Vec::new(),
         removed_before: None,
+        held_back: super::secrets::held_back(&settings.pass_env),
     };
     if !filesystem {
         return Ok(confinement);
@@ -238,7 +130,11 @@ pub fn plan(
         .writable
         .extend(["/dev/shm"].iter().map(PathBuf::from).filter(|p| p.is_dir()));
     request.protected.push(state_dir.to_path_buf());
-    protect_git(ctx, &mut confinement);
+    request.masked = sockets::masked(&request.writable);
+    request.sockets = sockets::kept(&settings.sockets, &request.masked);
+    let guard = git::protect(ctx.workspace.root(), request);
+    confinement.watched = guard.watched;
+    confinement.removed_before = guard.removed_before;
     let request = &mut confinement.request;
     // A task's own records (pgid, cursor, command) stay out of its reach: only its TMPDIR and
     // the directory its supervising shell writes the exit status into are reopened, and
@@ -276,34 +172,6 @@ fn lifted(ctx: &Context, command: &str, network: Decision) -> Lifted {
         _ => {}
     }
     lifted
-}
-
-/// The workspace's `.git`: pinned as a mount point, its config, hooks and redirections kept
-/// read-only, a planted `commondir` removed, and the redirections that do not exist yet watched.
-fn protect_git(ctx: &Context, confinement: &mut Confinement) {
-    let git = ctx.workspace.root().join(".git");
-    match std::fs::symlink_metadata(&git) {
-        Ok(meta) if meta.is_dir() => {
-            let commondir = git.join(NEVER_IN_A_WORKSPACE);
-            confinement.removed_before = remove_redirections(
-                std::slice::from_ref(&commondir),
-                ctx.workspace.root(),
-                "an earlier command (through a process it left running) created",
-            );
-            confinement.request.pinned.push(git.clone());
-            for inside in ["config", "hooks"].iter().chain(GIT_REDIRECTS.iter()) {
-                let path = git.join(inside);
-                if std::fs::symlink_metadata(&path).is_ok() {
-                    confinement.request.protected.push(path);
-                } else if GIT_REDIRECTS.contains(inside) {
-                    confinement.watched.push(path);
-                }
-            }
-        }
-        // A `.git` file points at the repository elsewhere: keep the pointer itself.
-        Ok(_) => confinement.request.protected.push(git),
-        Err(_) => {}
-    }
 }
 
 /// The session's memo of layers found missing here for lasting reasons (so a later call does
