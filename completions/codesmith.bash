@@ -100,6 +100,9 @@ _codesmith() {
             codesmith,task_cancel)
                 cmd="codesmith__subcmd__task_cancel"
                 ;;
+            codesmith,task_input)
+                cmd="codesmith__subcmd__task_input"
+                ;;
             codesmith,task_output)
                 cmd="codesmith__subcmd__task_output"
                 ;;
@@ -178,6 +181,9 @@ _codesmith() {
             codesmith__subcmd__help,task_cancel)
                 cmd="codesmith__subcmd__help__subcmd__task_cancel"
                 ;;
+            codesmith__subcmd__help,task_input)
+                cmd="codesmith__subcmd__help__subcmd__task_input"
+                ;;
             codesmith__subcmd__help,task_output)
                 cmd="codesmith__subcmd__help__subcmd__task_output"
                 ;;
@@ -206,7 +212,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -504,7 +510,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,6 +775,20 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__task_input)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__task_output)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1012,7 +1032,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__shell)
-            opts="-h --json --command --timeout-ms --background --help"
+            opts="-h --json --command --timeout-ms --background --interactive --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1031,6 +1051,10 @@ _codesmith() {
                     return 0
                     ;;
                 --background)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --interactive)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -1096,6 +1120,40 @@ _codesmith() {
                     ;;
                 --all)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__task_input)
+            opts="-h --json --task-id --input --close-stdin --wait-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --close-stdin)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

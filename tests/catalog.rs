@@ -87,6 +87,8 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(annotations("ask_user")["idempotentHint"], false);
     assert_eq!(annotations("web_search")["openWorldHint"], true);
     assert_eq!(annotations("web_search")["readOnlyHint"], true);
+    assert_eq!(annotations("task_input")["destructiveHint"], true);
+    assert_eq!(annotations("task_input")["openWorldHint"], true);
     for tool in mcp["tools"].as_array().unwrap() {
         assert!(
             tool["title"]

@@ -45,6 +45,7 @@ mod state_files;
 mod stray_temp_files;
 mod symbol_index;
 mod syntax_gate;
+mod task_input;
 mod tasks;
 mod trust;
 mod undo;

@@ -312,7 +312,8 @@ fn a_submodules_git_directory_stays_writable_but_not_its_config_or_hooks() {
         out.output()
     );
     assert!(
-        out.output().contains("kept the command from changing `.git/modules/lib/config`"),
+        out.output()
+            .contains("kept the command from changing `.git/modules/lib/config`"),
         "{}",
         out.output()
     );

@@ -113,11 +113,16 @@ fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>
     match ApprovalKind::parse(&pending.kind) {
         // A shell command that needs the network is approved as a command, not as a host: the
         // persisted approval id covers it.
-        Some(ApprovalKind::Network) if pending.tool.as_deref() == Some("exec_shell") => Ok(Some(
-            "The command is approved for the workspace; the [network] allow list names hosts, \
+        // (A line typed into a shell task with task_input is a command too.)
+        Some(ApprovalKind::Network)
+            if matches!(pending.tool.as_deref(), Some("exec_shell" | "task_input")) =>
+        {
+            Ok(Some(
+                "The command is approved for the workspace; the [network] allow list names hosts, \
              so it was not changed."
-                .to_string(),
-        )),
+                    .to_string(),
+            ))
+        }
         Some(ApprovalKind::Network) => crate::net::persist::allow_host(root, &pending.subject).map(Some),
         Some(ApprovalKind::Destructive) | None => Ok(None),
     }

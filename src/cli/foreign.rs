@@ -144,6 +144,17 @@ const TABLE: &[(&[&str], &str, &str)] = &[
         "the question tool",
     ),
     (
+        &[
+            "writestdin",
+            "sendinput",
+            "bashinput",
+            "shellinput",
+            "terminalinput",
+        ],
+        "task_input",
+        "the tool that types into an interactive task",
+    ),
+    (
         &["bashoutput", "shelloutput", "taskoutput", "commandoutput"],
         "task_output",
         "the background task output tool",
@@ -209,6 +220,7 @@ mod tests {
             ("WebFetch", "fetch_url"),
             ("WebSearch", "web_search"),
             ("AskUserQuestion", "ask_user"),
+            ("write_stdin", "task_input"),
             ("ask_followup_question", "ask_user"),
             ("str_replace_editor", "edit_file"),
             ("shell", "exec_shell"),

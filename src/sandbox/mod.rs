@@ -261,7 +261,10 @@ mod tests {
     #[test]
     fn the_deepest_protected_or_reopened_directory_decides() {
         let request = Request {
-            protected: vec![PathBuf::from("/ws/.git/modules"), PathBuf::from("/ws/.git/modules/a/config")],
+            protected: vec![
+                PathBuf::from("/ws/.git/modules"),
+                PathBuf::from("/ws/.git/modules/a/config"),
+            ],
             reopened: vec![PathBuf::from("/ws/.git/modules/a")],
             ..Request::default()
         };

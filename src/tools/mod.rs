@@ -91,6 +91,7 @@ pub const REGISTRY: &[ToolSpec] = &[
     list_dir::SPEC,
     exec_shell::SPEC,
     exec_shell::tasks::task_output::SPEC,
+    exec_shell::tasks::task_input::SPEC,
     exec_shell::tasks::task_wait::SPEC,
     exec_shell::tasks::task_cancel::SPEC,
     history::SPEC,

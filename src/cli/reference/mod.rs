@@ -25,6 +25,7 @@ const TOOL_NOTES: &[(&str, &str)] = &[
     ("list_dir", include_str!("notes/list_dir.md")),
     ("exec_shell", include_str!("notes/exec_shell.md")),
     ("task_output", include_str!("notes/task_output.md")),
+    ("task_input", include_str!("notes/task_input.md")),
     ("task_wait", include_str!("notes/task_wait.md")),
     ("task_cancel", include_str!("notes/task_cancel.md")),
     ("history", include_str!("notes/history.md")),

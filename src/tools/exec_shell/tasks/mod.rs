@@ -12,8 +12,10 @@
 //! creation within the workspace, so an output naming an id stays byte-stable for equal state.
 
 pub mod task_cancel;
+pub mod task_input;
 pub mod task_output;
 pub mod task_wait;
+pub mod terminal;
 
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
@@ -34,6 +36,18 @@ use crate::tools::ToolOutput;
 /// (written to a temporary name and renamed, so a reader never sees half a number).
 const SUPERVISOR: &str =
     "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// The supervising script of a task on a terminal: stdin stays the terminal. A Ctrl-C typed
+/// there reaches the whole foreground group, the shells included: both handle SIGINT (a
+/// handler, unlike an ignored signal, is reset for the programs they start), so the supervisor
+/// lives to record the status and the command's shell reports the status of its program (a
+/// REPL that caught the Ctrl-C and exited 0 later is not reported as interrupted). A script
+/// goes on with its next command after the interrupted one.
+const TERMINAL_SUPERVISOR: &str = "trap : INT; sh -c 'trap : INT; eval \"$1\"' sh \"$1\"; s=$?; \
+     printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// The terminal type an interactive task is told (TERM=dumb would turn off line editing).
+const TERMINAL_TYPE: &str = "xterm";
 
 /// New output shown per stream per call is capped like exec_shell's streams.
 fn tasks_dir(ctx: &Context) -> PathBuf {
@@ -70,14 +84,25 @@ pub fn list(ctx: &Context) -> Vec<String> {
     ids.into_iter().map(|(_, name)| name).collect()
 }
 
+/// How a task is started: its command, classification, settings, network decision, and
+/// whether it runs on a terminal.
+pub struct Start<'a> {
+    pub command: &'a str,
+    pub class: Class,
+    pub settings: &'a ShellSettings,
+    pub network: Decision,
+    pub interactive: bool,
+}
+
 /// Starts `command` detached in the session cwd, inside its sandbox, and returns at once.
-pub fn start(
-    ctx: &Context,
-    command: &str,
-    class: Class,
-    settings: &ShellSettings,
-    network: Decision,
-) -> Result<ToolOutput, ToolError> {
+pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
+    let Start {
+        command,
+        class,
+        settings,
+        network,
+        interactive,
+    } = *start;
     let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
     ctx.state.ensure_dir().map_err(fail)?;
     fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
@@ -92,14 +117,27 @@ pub fn start(
         Some(Err(notice)) => snapshot_notes.push(notice),
         None => {}
     }
-    let env = confinement.env();
+    let mut env = confinement.env();
     let status_dir = dir.join(confine::TASK_STATUS_DIR);
     fs::create_dir_all(&status_dir).map_err(fail)?;
     let exit_path = status_dir.join("exit").to_string_lossy().into_owned();
     let arguments = ["codesmith-task", command, exit_path.as_str()];
+    let pty = match interactive {
+        true => {
+            terminal::make_input(&dir).map_err(fail)?;
+            fs::write(dir.join(terminal::MARK), "").map_err(fail)?;
+            env.push(("TERM", TERMINAL_TYPE.to_string()));
+            Some(terminal::open().map_err(fail)?)
+        }
+        false => None,
+    };
     let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
         let launch = run::Launch {
-            script: SUPERVISOR,
+            script: if interactive {
+                TERMINAL_SUPERVISOR
+            } else {
+                SUPERVISOR
+            },
             arguments: &arguments,
             cwd: ctx.workspace.cwd(),
             env: &env,
@@ -107,8 +145,19 @@ pub fn start(
             sandbox,
             reported_status: None,
         };
-        run::spawn_detached(&launch, &stdout, &stderr)
+        match &pty {
+            Some((_, slave)) => run::spawn_on_terminal(&launch, slave),
+            None => run::spawn_detached(&launch, &stdout, &stderr),
+        }
     })?;
+    if let Some((master, slave)) = pty {
+        let relayed = terminal::start_relay(&master, &stdout, &dir);
+        drop(slave);
+        if let Err(err) = relayed {
+            run::kill_group(pid, libc::SIGKILL);
+            return Err(fail(err));
+        }
+    }
     let record = Confined {
         watched: confinement.watched.clone(),
         network,
@@ -126,11 +175,18 @@ pub fn start(
     let rel = format!(".codesmith/tasks/{id}");
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
-    let text = format!(
+    let mut text = format!(
         "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
          Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
          wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
     );
+    if interactive {
+        text = format!(
+            "started {id} on a terminal: {command}\nIts output (stdout and stderr together, as a \
+             terminal shows them) goes to {shown}/stdout. Type into it with task_input with \
+             task_id=\"{id}\" and input=\"...\\n\"; task_output, task_wait and task_cancel follow it.\n"
+        );
+    }
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
@@ -141,6 +197,7 @@ pub fn start(
     }
     Ok(out
         .with("task_id", id.as_str())
+        .with("interactive", interactive)
         .with("status", "running")
         .with("class", class.as_str())
         .with("stdout_path", format!("{rel}/stdout"))
@@ -406,7 +463,11 @@ pub fn report(
 ) -> Result<ToolOutput, ToolError> {
     let (new_out, new_err) = take_new_output(dir);
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
-    let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
+    let text_of = |bytes: &[u8]| match dir.join(terminal::MARK).exists() {
+        true => crate::terminal::screen_text(&String::from_utf8_lossy(bytes)),
+        false => output::clean(bytes),
+    };
+    let out = output::cap(&text_of(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
     let hint = stop_hint(ctx, dir, status.finished(), &new_out, &new_err);
     let mut text = format!("{lead}{id}: {}\n", status.describe());
