@@ -375,3 +375,43 @@ fn a_disabled_tool_is_refused_on_every_command_line_surface() {
         broken.message()
     );
 }
+
+#[test]
+fn the_question_search_and_input_tools_are_in_every_catalog_and_in_their_capability() {
+    let ws = Ws::new();
+    for format in codesmith::cli::catalog::FORMATS {
+        let text = tools(&ws, format);
+        for name in ["ask_user", "web_search", "task_input"] {
+            assert!(text.contains(name), "{format} lacks {name}");
+        }
+    }
+    let mcp: Value = serde_json::from_str(&tools(&ws, "mcp")).unwrap();
+    let titles: Vec<(&str, &str)> = mcp["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["title"].as_str().unwrap()))
+        .filter(|(name, _)| ["ask_user", "web_search", "task_input"].contains(name))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            ("task_input", "Send input to background task"),
+            ("web_search", "Search the web"),
+            ("ask_user", "Ask the user")
+        ]
+    );
+    let offered = |capability: &str| -> Vec<String> {
+        let out = ws.raw(&["--tools", capability, "tools"]);
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(offered("read_only").contains(&"ask_user".to_string()));
+    assert_eq!(offered("network"), ["fetch_url", "web_search"]);
+    assert!(offered("runs_code").contains(&"task_input".to_string()));
+    assert!(!offered("read_only").contains(&"task_input".to_string()));
+}

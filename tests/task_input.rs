@@ -116,6 +116,20 @@ fn a_finished_task_and_a_task_not_on_a_terminal_are_refused_with_the_way_out() {
         .ok();
     let plain_id = plain.data()["task_id"].as_str().unwrap().to_string();
     assert_eq!(plain.data()["interactive"], false);
+    // Both kinds start through the same sandbox.
+    let on_terminal = ws
+        .call(
+            "exec_shell",
+            json!({"command": "sleep 30", "background": true, "interactive": true}),
+        )
+        .ok();
+    let layers = |out: &Outcome| {
+        let mut sandbox = out.data()["sandbox"].clone();
+        sandbox.as_object_mut().unwrap().remove("writable");
+        sandbox
+    };
+    assert_eq!(layers(&on_terminal), layers(&plain));
+    cancel(&ws, on_terminal.data()["task_id"].as_str().unwrap());
     let out = type_in(&ws, &plain_id, "x\n", 100).err("invalid_arguments");
     assert!(
         out.message().contains("not started on a terminal")
