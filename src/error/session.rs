@@ -135,15 +135,15 @@ impl ToolError {
         ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}")).with("task_id", id)
     }
 
-    /// task_input to a task that was not started on a terminal.
+    /// task_input to a task that was not started on a terminal; `command` is its command as a
+    /// JSON string.
     pub fn task_not_interactive(id: &str, command: &str) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArguments,
             format!(
                 "{id} was not started on a terminal, so its stdin is /dev/null and takes no input. \
-                 To talk to the program, start it again with exec_shell with command={} \
-                 background=true interactive=true, then call task_input with the new task_id.",
-                crate::fs::workspace::quote_arg(command)
+                 To talk to the program, start it again with exec_shell with command={command} \
+                 background=true interactive=true, then call task_input with the new task_id."
             ),
         )
         .with("task_id", id)
@@ -163,13 +163,12 @@ impl ToolError {
         .with("status", status)
     }
 
-    /// `interactive=true` without `background=true`.
+    /// `interactive=true` without `background=true`; `command` as a JSON string.
     pub fn interactive_needs_background(command: &str) -> ToolError {
         ToolError::invalid(format!(
             "interactive=true runs a background task on a terminal, so it needs background=true. \
-             Call exec_shell with command={} background=true interactive=true, then type into it \
-             with task_input.",
-            crate::fs::workspace::quote_arg(command)
+             Call exec_shell with command={command} background=true interactive=true, then type \
+             into it with task_input."
         ))
     }
 

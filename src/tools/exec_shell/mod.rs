@@ -211,7 +211,9 @@ fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
         return Err(ToolError::nul_in_command());
     }
     if args.interactive && !args.background {
-        return Err(ToolError::interactive_needs_background(&args.command));
+        return Err(ToolError::interactive_needs_background(
+            &crate::fs::workspace::quote_arg(&args.command),
+        ));
     }
     if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
         return Err(ToolError::command_timeout_out_of_range(

@@ -124,10 +124,8 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let arguments = ["codesmith-task", command, exit_path.as_str()];
     let pty = match interactive {
         true => {
-            terminal::make_input(&dir).map_err(fail)?;
-            fs::write(dir.join(terminal::MARK), "").map_err(fail)?;
             env.push(("TERM", TERMINAL_TYPE.to_string()));
-            Some(terminal::open().map_err(fail)?)
+            Some(terminal::prepare(&dir).map_err(fail)?)
         }
         false => None,
     };
@@ -158,35 +156,14 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
             return Err(fail(err));
         }
     }
-    let record = Confined {
-        watched: confinement.watched.clone(),
-        network,
-        scope: ctx.workspace.display(ctx.workspace.cwd()),
-        cwd: ctx.workspace.cwd().to_path_buf(),
-        request: confine::held(&confinement.request, &report),
-    };
-    let _ = fs::write(
-        dir.join("sandbox.json"),
-        serde_json::to_vec(&record).unwrap_or_default(),
-    );
+    Confined::record(ctx, &dir, &confinement, network, &report);
     // The child is not waited for: it must outlive this process, and once we exit it is
     // reparented and reaped by init.
     fs::write(dir.join("pgid"), pid.to_string()).map_err(fail)?;
     let rel = format!(".codesmith/tasks/{id}");
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
-    let mut text = format!(
-        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
-         Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
-         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
-    );
-    if interactive {
-        text = format!(
-            "started {id} on a terminal: {command}\nIts output (stdout and stderr together, as a \
-             terminal shows them) goes to {shown}/stdout. Type into it with task_input with \
-             task_id=\"{id}\" and input=\"...\\n\"; task_output, task_wait and task_cancel follow it.\n"
-        );
-    }
+    let text = started_text(&id, command, &shown, interactive);
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
@@ -204,6 +181,47 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
         .with("stderr_path", format!("{rel}/stderr"))
         .with("cwd", ctx.workspace.display(ctx.workspace.cwd()))
         .with("sandbox", report.to_json()))
+}
+
+impl Confined {
+    /// Keeps what the task in `dir` runs inside beside it (best effort: without it, later
+    /// output is read without sandbox hints).
+    fn record(
+        ctx: &Context,
+        dir: &Path,
+        confinement: &confine::Confinement,
+        network: Decision,
+        report: &crate::sandbox::Report,
+    ) {
+        let record = Confined {
+            watched: confinement.watched.clone(),
+            network,
+            scope: ctx.workspace.display(ctx.workspace.cwd()),
+            cwd: ctx.workspace.cwd().to_path_buf(),
+            request: confine::held(&confinement.request, report),
+        };
+        let _ = fs::write(
+            dir.join("sandbox.json"),
+            serde_json::to_vec(&record).unwrap_or_default(),
+        );
+    }
+}
+
+/// The first lines of a started task's result: where its output goes and the calls that
+/// follow it.
+fn started_text(id: &str, command: &str, shown: &str, interactive: bool) -> String {
+    if interactive {
+        return format!(
+            "started {id} on a terminal: {command}\nIts output (stdout and stderr together, as a \
+             terminal shows them) goes to {shown}/stdout. Type into it with task_input with \
+             task_id=\"{id}\" and input=\"...\\n\"; task_output, task_wait and task_cancel follow it.\n"
+        );
+    }
+    format!(
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and {shown}/stderr. \
+         Call task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
+    )
 }
 
 /// What a task ran inside, kept beside it so its output can be read for sandbox stops later.

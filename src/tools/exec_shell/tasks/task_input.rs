@@ -70,7 +70,8 @@ pub fn run(args: TaskInputArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     let dir = super::task_dir(ctx, &args.task_id)?;
     let command = std::fs::read_to_string(dir.join("command")).unwrap_or_default();
     if !dir.join(terminal::MARK).exists() {
-        return Err(ToolError::task_not_interactive(&args.task_id, &command));
+        let quoted = crate::fs::workspace::quote_arg(&command);
+        return Err(ToolError::task_not_interactive(&args.task_id, &quoted));
     }
     let status = super::status(&dir);
     if status.finished() {

@@ -32,7 +32,7 @@ const COLUMNS: u16 = 160;
 const PENDING: usize = 64 * 1024;
 
 /// A new pseudo-terminal: (master, slave).
-pub fn open() -> io::Result<(OwnedFd, File)> {
+fn open() -> io::Result<(OwnedFd, File)> {
     let (mut master, mut slave) = (-1, -1);
     let size = libc::winsize {
         ws_row: ROWS,
@@ -62,8 +62,16 @@ pub fn open() -> io::Result<(OwnedFd, File)> {
     Ok((master, slave))
 }
 
+/// Everything a task in `dir` needs to start on a terminal: its input FIFO, the mark that
+/// says so, and the terminal (master, slave).
+pub fn prepare(dir: &Path) -> io::Result<(OwnedFd, File)> {
+    make_input(dir)?;
+    std::fs::write(dir.join(MARK), "")?;
+    open()
+}
+
 /// Makes the task's input FIFO.
-pub fn make_input(dir: &Path) -> io::Result<()> {
+fn make_input(dir: &Path) -> io::Result<()> {
     let path = CString::new(dir.join(INPUT).as_os_str().as_bytes())?;
     // SAFETY: a path we own.
     if unsafe { libc::mkfifo(path.as_ptr(), 0o600) } != 0 {
