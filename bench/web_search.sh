@@ -20,7 +20,10 @@ server=$!
 trap 'kill "$server"; rm -rf "$work"' EXIT
 printf '[network]\ndefault = "allow"\ntrusted_cidrs = ["127.0.0.1/32"]\n\n[web_search]\nprovider = "searxng"\nendpoint = "http://127.0.0.1:%s"\n' \
     "$port" >.codesmith/config.toml
-sleep 0.5
+for _ in $(seq 1 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+done
 "$BIN" web_search q >/dev/null
 compare "web_search" "$BIN web_search q" "fetch" "$BIN fetch http://127.0.0.1:$port/search?q=q\&format=json"
 verdict "$RATIO" 1.2
