@@ -16,11 +16,20 @@ _codesmith() {
             ",$1")
                 cmd="codesmith"
                 ;;
+            codesmith,answer)
+                cmd="codesmith__subcmd__answer"
+                ;;
             codesmith,apply_patch)
                 cmd="codesmith__subcmd__patch"
                 ;;
             codesmith,approve)
                 cmd="codesmith__subcmd__approve"
+                ;;
+            codesmith,ask)
+                cmd="codesmith__subcmd__ask"
+                ;;
+            codesmith,ask_user)
+                cmd="codesmith__subcmd__ask"
                 ;;
             codesmith,call)
                 cmd="codesmith__subcmd__call"
@@ -91,6 +100,9 @@ _codesmith() {
             codesmith,task_cancel)
                 cmd="codesmith__subcmd__task_cancel"
                 ;;
+            codesmith,task_input)
+                cmd="codesmith__subcmd__task_input"
+                ;;
             codesmith,task_output)
                 cmd="codesmith__subcmd__task_output"
                 ;;
@@ -106,14 +118,23 @@ _codesmith() {
             codesmith,undo)
                 cmd="codesmith__subcmd__undo"
                 ;;
+            codesmith,web_search)
+                cmd="codesmith__subcmd__web_search"
+                ;;
             codesmith,write)
                 cmd="codesmith__subcmd__write"
                 ;;
             codesmith,write_file)
                 cmd="codesmith__subcmd__write"
                 ;;
+            codesmith__subcmd__help,answer)
+                cmd="codesmith__subcmd__help__subcmd__answer"
+                ;;
             codesmith__subcmd__help,approve)
                 cmd="codesmith__subcmd__help__subcmd__approve"
+                ;;
+            codesmith__subcmd__help,ask)
+                cmd="codesmith__subcmd__help__subcmd__ask"
                 ;;
             codesmith__subcmd__help,call)
                 cmd="codesmith__subcmd__help__subcmd__call"
@@ -160,6 +181,9 @@ _codesmith() {
             codesmith__subcmd__help,task_cancel)
                 cmd="codesmith__subcmd__help__subcmd__task_cancel"
                 ;;
+            codesmith__subcmd__help,task_input)
+                cmd="codesmith__subcmd__help__subcmd__task_input"
+                ;;
             codesmith__subcmd__help,task_output)
                 cmd="codesmith__subcmd__help__subcmd__task_output"
                 ;;
@@ -175,6 +199,9 @@ _codesmith() {
             codesmith__subcmd__help,undo)
                 cmd="codesmith__subcmd__help__subcmd__undo"
                 ;;
+            codesmith__subcmd__help,web_search)
+                cmd="codesmith__subcmd__help__subcmd__web_search"
+                ;;
             codesmith__subcmd__help,write)
                 cmd="codesmith__subcmd__help__subcmd__write"
                 ;;
@@ -185,7 +212,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_wait task_cancel history undo fetch fetch_url call tools trust approve mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,10 +234,28 @@ _codesmith() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tools)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__answer)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -225,6 +270,36 @@ _codesmith() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__ask)
+            opts="-h --json --question --choices --default --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --question)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --choices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --default)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -435,7 +510,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_wait task_cancel history undo fetch call tools trust approve mcp help"
+            opts="read edit write patch grep find symbol outline ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,7 +523,35 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__answer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -672,6 +775,20 @@ _codesmith() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        codesmith__subcmd__help__subcmd__task_input)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         codesmith__subcmd__help__subcmd__task_output)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -729,6 +846,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__web_search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -901,7 +1032,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__shell)
-            opts="-h --json --command --timeout-ms --background --help"
+            opts="-h --json --command --timeout-ms --background --interactive --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -920,6 +1051,10 @@ _codesmith() {
                     return 0
                     ;;
                 --background)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --interactive)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -985,6 +1120,40 @@ _codesmith() {
                     ;;
                 --all)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__task_input)
+            opts="-h --json --task-id --input --close-stdin --wait-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --close-stdin)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1095,6 +1264,32 @@ _codesmith() {
                     ;;
                 --force)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__web_search)
+            opts="-h --json --query --max-results --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -8,6 +8,8 @@ mod call;
 mod change;
 mod file;
 mod net;
+mod question;
+mod search;
 mod session;
 mod state;
 mod tools;
@@ -15,6 +17,7 @@ mod tools;
 pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, BROKEN_ANSWER};
+pub use question::Unanswered;
 pub use session::NearMiss;
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
@@ -36,6 +39,7 @@ pub enum ErrorCode {
     SyntaxGate,
     PatchFailed,
     ApprovalRequired,
+    AnswerRequired,
     NetworkDenied,
     BlockedAddress,
     Timeout,
@@ -45,7 +49,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 23] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::NotFound,
@@ -62,6 +66,7 @@ impl ErrorCode {
         ErrorCode::SyntaxGate,
         ErrorCode::PatchFailed,
         ErrorCode::ApprovalRequired,
+        ErrorCode::AnswerRequired,
         ErrorCode::NetworkDenied,
         ErrorCode::BlockedAddress,
         ErrorCode::Timeout,
@@ -88,6 +93,7 @@ impl ErrorCode {
             ErrorCode::SyntaxGate => "syntax_gate",
             ErrorCode::PatchFailed => "patch_failed",
             ErrorCode::ApprovalRequired => "approval_required",
+            ErrorCode::AnswerRequired => "answer_required",
             ErrorCode::NetworkDenied => "network_denied",
             ErrorCode::BlockedAddress => "blocked_address",
             ErrorCode::Timeout => "timeout",
@@ -120,6 +126,9 @@ impl ErrorCode {
             ErrorCode::SyntaxGate => "the change would break a file that parsed before",
             ErrorCode::PatchFailed => "a patch did not parse or a hunk did not apply; nothing was written",
             ErrorCode::ApprovalRequired => "the action needs a person's approval; the message gives the id",
+            ErrorCode::AnswerRequired => {
+                "ask_user's question waits for a person's answer; the message gives the question id"
+            }
             ErrorCode::NetworkDenied => "the network policy denies the host",
             ErrorCode::BlockedAddress => "the address is in a restricted range",
             ErrorCode::Timeout => "the operation ran out of time",
@@ -137,7 +146,7 @@ impl ErrorCode {
     pub fn exit_status(self) -> i32 {
         match self {
             ErrorCode::InvalidArguments | ErrorCode::UnknownTool => 2,
-            ErrorCode::ApprovalRequired => 3,
+            ErrorCode::ApprovalRequired | ErrorCode::AnswerRequired => 3,
             _ => 1,
         }
     }

@@ -68,6 +68,12 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             global.text_format,
             None,
         ),
+        Invocation::Answer { global, id, text } => cli::envelope::emit(
+            "answer",
+            cli::commands::answer(&global, &id, &text),
+            global.text_format,
+            None,
+        ),
         Invocation::Print(text) => {
             cli::envelope::write_stdout(text.as_bytes());
             cli::envelope::EXIT_OK

@@ -64,9 +64,60 @@ pub fn printable(text: &str) -> String {
     out
 }
 
+/// What a terminal would show for `text`, as plain lines: escape sequences removed, `\r\n`
+/// (a terminal's line end) as `\n`, a carriage return going back to the start of its line (so
+/// a progress bar redrawn in place leaves its last state), a backspace erasing the character
+/// before it (an echoed correction), and other control characters dropped.
+pub fn screen_text(text: &str) -> String {
+    let text = strip_escapes(text);
+    let mut out = String::with_capacity(text.len());
+    for (at, line) in text.split('\n').enumerate() {
+        if at > 0 {
+            out.push('\n');
+        }
+        let mut cells: Vec<char> = Vec::new();
+        let mut column: usize = 0;
+        for c in line.chars() {
+            match c {
+                '\r' => column = 0,
+                '\u{8}' => column = column.saturating_sub(1),
+                '\t' => {
+                    column = cells.len().max(column);
+                    cells.resize(column, ' ');
+                    cells.push('\t');
+                    column += 1;
+                }
+                c if c.is_control() => {}
+                c => {
+                    if column < cells.len() {
+                        cells[column] = c;
+                    } else {
+                        cells.push(c);
+                    }
+                    column += 1;
+                }
+            }
+        }
+        // An echoed backspace erases with `\b \b`: the blank it leaves at the end is not text.
+        while cells.last() == Some(&' ') && column < cells.len() {
+            cells.pop();
+        }
+        out.extend(cells);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_output_reads_as_the_screen_shows_it() {
+        assert_eq!(screen_text(">>> 1+1\r\n2\r\n>>> "), ">>> 1+1\n2\n>>> ");
+        assert_eq!(screen_text("10%\r50%\r100%\r\ndone"), "100%\ndone");
+        assert_eq!(screen_text("ab\u{8} \u{8}c\x1b[?2004h\x07"), "ac");
+        assert_eq!(screen_text("long line\rX"), "Xong line");
+    }
 
     #[test]
     fn escapes_and_controls_are_removed() {

@@ -82,6 +82,13 @@ fn each_ecosystem_gets_its_shape() {
     assert_eq!(annotations("task_output")["idempotentHint"], false);
     assert_eq!(annotations("task_wait")["idempotentHint"], false);
     assert_eq!(annotations("task_cancel")["openWorldHint"], false);
+    // A question changes nothing, but asked again a person may answer otherwise.
+    assert_eq!(annotations("ask_user")["readOnlyHint"], true);
+    assert_eq!(annotations("ask_user")["idempotentHint"], false);
+    assert_eq!(annotations("web_search")["openWorldHint"], true);
+    assert_eq!(annotations("web_search")["readOnlyHint"], true);
+    assert_eq!(annotations("task_input")["destructiveHint"], true);
+    assert_eq!(annotations("task_input")["openWorldHint"], true);
     for tool in mcp["tools"].as_array().unwrap() {
         assert!(
             tool["title"]
@@ -279,7 +286,8 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
             "list_dir",
             "task_output",
             "task_wait",
-            "history"
+            "history",
+            "ask_user"
         ]
     );
     let openai: Value = serde_json::from_str(&run(&[
@@ -366,4 +374,44 @@ fn a_disabled_tool_is_refused_on_every_command_line_surface() {
         "{}",
         broken.message()
     );
+}
+
+#[test]
+fn the_question_search_and_input_tools_are_in_every_catalog_and_in_their_capability() {
+    let ws = Ws::new();
+    for format in codesmith::cli::catalog::FORMATS {
+        let text = tools(&ws, format);
+        for name in ["ask_user", "web_search", "task_input"] {
+            assert!(text.contains(name), "{format} lacks {name}");
+        }
+    }
+    let mcp: Value = serde_json::from_str(&tools(&ws, "mcp")).unwrap();
+    let titles: Vec<(&str, &str)> = mcp["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["title"].as_str().unwrap()))
+        .filter(|(name, _)| ["ask_user", "web_search", "task_input"].contains(name))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            ("task_input", "Send input to background task"),
+            ("web_search", "Search the web"),
+            ("ask_user", "Ask the user")
+        ]
+    );
+    let offered = |capability: &str| -> Vec<String> {
+        let out = ws.raw(&["--tools", capability, "tools"]);
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(offered("read_only").contains(&"ask_user".to_string()));
+    assert_eq!(offered("network"), ["fetch_url", "web_search"]);
+    assert!(offered("runs_code").contains(&"task_input".to_string()));
+    assert!(!offered("read_only").contains(&"task_input".to_string()));
 }

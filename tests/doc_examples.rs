@@ -150,7 +150,7 @@ fn text_matches(actual: &[&str], expected: &[String]) -> bool {
 fn exit_status_of(code: &str) -> i32 {
     match code {
         "invalid_arguments" | "unknown_tool" => 2,
-        "approval_required" => 3,
+        "approval_required" | "answer_required" => 3,
         _ => 1,
     }
 }

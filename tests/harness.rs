@@ -249,7 +249,7 @@ impl Outcome {
         );
         let expected = match code {
             "invalid_arguments" | "unknown_tool" => 2,
-            "approval_required" => 3,
+            "approval_required" | "answer_required" => 3,
             _ => 1,
         };
         assert_eq!(self.status, expected, "exit status for {code}: {}", self.stdout);

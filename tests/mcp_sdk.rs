@@ -73,3 +73,39 @@ fn the_official_python_sdk_runs_a_session_in_every_mode() {
         assert!(!outside.path().join("accepted").exists());
     }
 }
+
+#[test]
+fn the_official_python_sdk_answers_ask_user_by_elicitation_in_every_mode() {
+    let python = match sdk_python() {
+        Ok(python) => python,
+        Err(reason) => {
+            assert!(
+                std::env::var_os("CODESMITH_REQUIRE_MCP_SDK").is_none(),
+                "CODESMITH_REQUIRE_MCP_SDK is set but {reason}"
+            );
+            eprintln!("SKIPPED the MCP Python SDK ask_user test: {reason}");
+            return;
+        }
+    };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/ask_user.py");
+    for mode in ["legacy", "auto", "2026-07-28"] {
+        let ws = Ws::new();
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(BIN)
+            .arg(ws.path())
+            .arg(mode)
+            .env_remove("CODESMITH_WORKSPACE")
+            .env_remove("CODESMITH_SESSION")
+            .output()
+            .expect("run python");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "mode {mode}:\n{stdout}\n{stderr}");
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+            8,
+            "{stdout}"
+        );
+    }
+}

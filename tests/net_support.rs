@@ -150,12 +150,32 @@ pub fn redirect(status: u16, location: &str) -> Reply {
 
 type Handler = dyn Fn(&str, SocketAddr) -> Reply + Send + Sync;
 
+/// A request as the server received it: method, path (with the query), headers (names in
+/// lower case) and body.
+#[derive(Debug, Clone, Default)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
 /// A tiny HTTP/1.1 server (one thread per connection, `Connection: close`).
 pub struct Server {
     pub addr: SocketAddr,
     pub connections: Arc<AtomicUsize>,
     pub bytes_sent: Arc<AtomicUsize>,
     pub paths: Arc<Mutex<Vec<String>>>,
+    pub received: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Server {
@@ -165,13 +185,19 @@ impl Server {
         let connections = Arc::new(AtomicUsize::new(0));
         let bytes_sent = Arc::new(AtomicUsize::new(0));
         let paths = Arc::new(Mutex::new(Vec::new()));
+        let received = Arc::new(Mutex::new(Vec::new()));
         let handler: Arc<Handler> = Arc::new(handler);
-        let (c, b, p) = (connections.clone(), bytes_sent.clone(), paths.clone());
+        let (c, b, p, r) = (
+            connections.clone(),
+            bytes_sent.clone(),
+            paths.clone(),
+            received.clone(),
+        );
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 c.fetch_add(1, Ordering::SeqCst);
-                let (handler, b, p) = (handler.clone(), b.clone(), p.clone());
-                std::thread::spawn(move || serve(stream, addr, &*handler, &b, &p));
+                let (handler, b, p, r) = (handler.clone(), b.clone(), p.clone(), r.clone());
+                std::thread::spawn(move || serve(stream, addr, &*handler, &b, (&p, &r)));
             }
         });
         Server {
@@ -179,6 +205,7 @@ impl Server {
             connections,
             bytes_sent,
             paths,
+            received,
         }
     }
 
@@ -194,6 +221,11 @@ impl Server {
     pub fn connections(&self) -> usize {
         self.connections.load(Ordering::SeqCst)
     }
+
+    /// The requests received so far, in order.
+    pub fn requests(&self) -> Vec<Received> {
+        self.received.lock().expect("received").clone()
+    }
 }
 
 fn serve(
@@ -201,23 +233,43 @@ fn serve(
     addr: SocketAddr,
     handler: &Handler,
     sent: &AtomicUsize,
-    paths: &Mutex<Vec<String>>,
+    (paths, received): (&Mutex<Vec<String>>, &Mutex<Vec<Received>>),
 ) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).is_err() {
         return;
     }
+    let mut headers = Vec::new();
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) if line == "\r\n" || line == "\n" => break,
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some((name, value)) = line.split_once(':') {
+                    headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+                }
+            }
         }
     }
-    let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let length = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length.min(1 << 20)];
+    let _ = std::io::Read::read_exact(&mut reader, &mut body);
+    let mut words = request_line.split_whitespace();
+    let method = words.next().unwrap_or_default().to_string();
+    let path = words.next().unwrap_or("/").to_string();
     paths.lock().expect("paths").push(path.clone());
+    received.lock().expect("received").push(Received {
+        method,
+        path: path.clone(),
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    });
     let mut stream = stream;
     let mut write = |bytes: &[u8]| -> bool {
         match stream.write_all(bytes) {
@@ -274,6 +326,7 @@ fn reason(status: u16) -> &'static str {
         303 => "See Other",
         307 => "Temporary Redirect",
         308 => "Permanent Redirect",
+        401 => "Unauthorized",
         404 => "Not Found",
         500 => "Internal Server Error",
         _ => "Status",

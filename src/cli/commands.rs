@@ -1,4 +1,4 @@
-//! The commands for people rather than models: `trust` and `approve`.
+//! The commands for people rather than models: `trust`, `approve` and `answer`.
 
 use std::path::{Path, PathBuf};
 
@@ -113,12 +113,68 @@ fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>
     match ApprovalKind::parse(&pending.kind) {
         // A shell command that needs the network is approved as a command, not as a host: the
         // persisted approval id covers it.
-        Some(ApprovalKind::Network) if pending.tool.as_deref() == Some("exec_shell") => Ok(Some(
-            "The command is approved for the workspace; the [network] allow list names hosts, \
+        // (A line typed into a shell task with task_input is a command too.)
+        Some(ApprovalKind::Network)
+            if matches!(pending.tool.as_deref(), Some("exec_shell" | "task_input")) =>
+        {
+            Ok(Some(
+                "The command is approved for the workspace; the [network] allow list names hosts, \
              so it was not changed."
-                .to_string(),
-        )),
+                    .to_string(),
+            ))
+        }
         Some(ApprovalKind::Network) => crate::net::persist::allow_host(root, &pending.subject).map(Some),
         Some(ApprovalKind::Destructive) | None => Ok(None),
     }
+}
+
+/// `codesmith answer ID TEXT`: records a person's answer to a question ask_user asked in this
+/// session; the call repeated with `--answer ID` returns it.
+pub fn answer(global: &Global, id: &str, text: &str) -> Result<ToolOutput, ToolError> {
+    let (state, root, notices) = open_state(global)?;
+    crate::output::with_notices(answer_in(global, &state, &root, id, text), notices)
+}
+
+fn answer_in(
+    global: &Global,
+    state: &State,
+    root: &Path,
+    id: &str,
+    text: &str,
+) -> Result<ToolOutput, ToolError> {
+    let workspace = global.workspace.as_ref().map(|_| root);
+    let prefix = crate::session::question::command_prefix(workspace, &global.session);
+    let session = state.load_session();
+    let Some(pending) = session.questions.get(id) else {
+        let waiting: Vec<&str> = session
+            .questions
+            .iter()
+            .filter(|(_, q)| q.answer.is_none())
+            .map(|(id, _)| id.as_str())
+            .collect();
+        return Err(ToolError::no_pending_question(
+            id,
+            &global.session,
+            &waiting,
+            &prefix,
+        ));
+    };
+    let answer = pending
+        .question
+        .resolve(text)
+        .ok_or_else(|| ToolError::empty_answer(id, &prefix))?;
+    let question = pending.question.question.clone();
+    state.update_session(|session| {
+        if let Some(entry) = session.questions.get_mut(id) {
+            entry.answer = Some(answer.clone());
+        }
+    })?;
+    let output = format!(
+        "Recorded the answer to {id} ({question}): {answer}. The ask_user call repeated with \
+         `--answer {id}` returns it."
+    );
+    Ok(ToolOutput::new(output)
+        .with("id", id)
+        .with("question", question)
+        .with("answer", answer))
 }

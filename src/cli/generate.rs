@@ -97,7 +97,7 @@ fn commands(roff: &mut Roff) {
         );
     }
     let people = crate::cli::command();
-    for name in ["call", "tools", "trust", "approve", "mcp"] {
+    for name in ["call", "tools", "trust", "approve", "answer", "mcp"] {
         if let Some(sub) = people.find_subcommand(name) {
             let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
             item(roff, [bold(name)], &about);
@@ -143,11 +143,12 @@ fn invocation(roff: &mut Roff) {
             "codesmith tools [--format json|openai|anthropic|mcp|markdown]",
             "codesmith trust add|remove|list [PATH]",
             "codesmith approve ID [--persist]",
+            "codesmith answer ID TEXT",
         ],
     );
     para(
         roff,
-        "Global options (--workspace, --session, --format, --approve, --yolo) go before the tool name. \
+        "Global options (--workspace, --session, --format, --approve, --answer, --yolo) go before the tool name. \
          Each tool is a subcommand under its short name, with its canonical name as an alias: ",
     );
     let names: Vec<String> = REGISTRY
@@ -339,7 +340,8 @@ fn exit_status(roff: &mut Roff) {
         roff,
         [bold("3")],
         "approval_required: re-run with --approve ID after a person agreed, or have them run \
-         codesmith approve ID.",
+         codesmith approve ID. answer_required (ask_user): a person records the answer with \
+         codesmith answer ID TEXT; re-run with --answer ID.",
     );
 }
 

@@ -51,6 +51,12 @@ pub enum Invocation {
         id: String,
         persist: bool,
     },
+    /// `answer ID TEXT`: a person's answer to a question ask_user asked.
+    Answer {
+        global: Global,
+        id: String,
+        text: String,
+    },
     /// `--help`, `--version`: text for a person.
     Print(String),
     /// A usage error, reported in an envelope under `tool`.
@@ -71,6 +77,7 @@ pub fn command() -> Command {
         .subcommand(tools_command())
         .subcommand(trust_command())
         .subcommand(approve_command())
+        .subcommand(answer_command())
         .subcommand(mcp_command())
 }
 
@@ -87,7 +94,14 @@ fn command_for(invoked: Option<&str>, schema: Option<&Value>) -> Command {
 }
 
 /// The global options that take a value (the peeks below skip it).
-const GLOBALS_WITH_VALUE: [&str; 5] = ["--workspace", "--session", "--format", "--approve", "--tools"];
+const GLOBALS_WITH_VALUE: [&str; 6] = [
+    "--workspace",
+    "--session",
+    "--format",
+    "--approve",
+    "--answer",
+    "--tools",
+];
 
 /// The first argument past the global options: the subcommand clap will see. `None` when an
 /// option other than the globals comes first (`--help`, `--version`, a typo), which the full
@@ -176,6 +190,13 @@ fn base_command() -> Command {
                 .value_name("ID")
                 .action(ArgAction::Append)
                 .help("Grant the pending approval ID for this call (repeatable)"),
+        )
+        .arg(
+            Arg::new("answer")
+                .long("answer")
+                .value_name("ID")
+                .action(ArgAction::Append)
+                .help("Use the recorded answer to question ID (from answer_required) in this call"),
         )
         .arg(
             Arg::new("yolo")
@@ -275,6 +296,24 @@ fn approve_command() -> Command {
                 .long("persist")
                 .action(ArgAction::SetTrue)
                 .help("Record it for the workspace (for network: add the host to the allow list)"),
+        )
+}
+
+fn answer_command() -> Command {
+    Command::new("answer")
+        .about("Record a person's answer to a question ask_user asked (answer_required)")
+        .arg(
+            Arg::new("id")
+                .value_name("ID")
+                .required(true)
+                .help("The question id from an answer_required error (q-...)"),
+        )
+        .arg(
+            Arg::new("text")
+                .value_name("TEXT")
+                .required(true)
+                .allow_hyphen_values(true)
+                .help("The answer; empty takes the question's default"),
         )
 }
 
@@ -432,6 +471,11 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             id: sub.get_one::<String>("id").cloned().unwrap_or_default(),
             persist: sub.get_flag("persist"),
         },
+        "answer" => Invocation::Answer {
+            global,
+            id: sub.get_one::<String>("id").cloned().unwrap_or_default(),
+            text: sub.get_one::<String>("text").cloned().unwrap_or_default(),
+        },
         _ => match tools::find(name) {
             Some(spec) => match arguments::tool_arguments(spec, schema.as_ref(), sub) {
                 Ok(args) => Invocation::Tool { global, spec, args },
@@ -460,6 +504,11 @@ fn global_of(matches: &ArgMatches) -> Global {
             .map(|v| v.cloned().collect())
             .unwrap_or_default(),
         yolo: matches.get_flag("yolo"),
+        answer: matches
+            .get_many::<String>("answer")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        prompt: true,
         tools: env_value::<String>(matches, "tools").map(|list| vec![list]),
     }
 }

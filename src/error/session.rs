@@ -135,6 +135,43 @@ impl ToolError {
         ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}")).with("task_id", id)
     }
 
+    /// task_input to a task that was not started on a terminal; `command` is its command as a
+    /// JSON string.
+    pub fn task_not_interactive(id: &str, command: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "{id} was not started on a terminal, so its stdin is /dev/null and takes no input. \
+                 To talk to the program, start it again with exec_shell with command={command} \
+                 background=true interactive=true, then call task_input with the new task_id."
+            ),
+        )
+        .with("task_id", id)
+    }
+
+    /// task_input to a task that has ended: there is nothing to type into.
+    pub fn task_ended(id: &str, status: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "{id} has ended ({status}), so it takes no more input; nothing was sent. Call \
+                 task_output with task_id=\"{id}\" for what it printed last, or start it again \
+                 with exec_shell with background=true interactive=true."
+            ),
+        )
+        .with("task_id", id)
+        .with("status", status)
+    }
+
+    /// `interactive=true` without `background=true`; `command` as a JSON string.
+    pub fn interactive_needs_background(command: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "interactive=true runs a background task on a terminal, so it needs background=true. \
+             Call exec_shell with command={command} background=true interactive=true, then type \
+             into it with task_input."
+        ))
+    }
+
     /// A checkpoint names a path undo may not touch (`why`: not plain, inside .codesmith/, or
     /// reaching outside through a symlink).
     pub fn checkpoint_path_outside(path: &str, why: &str) -> ToolError {

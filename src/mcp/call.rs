@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::protocol::{self, Era, RpcError};
+use super::question::{self, Step};
 use super::Server;
 use crate::error::{ErrorCode, ToolError};
 use crate::session::context::Global;
@@ -52,10 +53,21 @@ pub(super) fn tools_call(
     let progress = params["_meta"].get("progressToken").cloned();
     let mut global = server.global.clone();
     let mut answer = if era.modern { retry_answer(params) } else { None };
+    let mut reply = if era.modern { question::retry(params) } else { None };
     for round in 0..=MAX_APPROVALS {
         let envelope = run_with_progress(&global, spec, &arguments, progress.as_ref());
         if server.cancelled() {
             return Ok(None);
+        }
+        if let Some(asked) = question::question_of(&envelope).filter(|_| round < MAX_APPROVALS) {
+            let call = (spec, &arguments, &global);
+            match question::ask(server, call, &envelope, &asked, era, &mut reply) {
+                Step::Answered(id) => global.answer.push(id),
+                Step::Input(result) => return Ok(Some(result)),
+                Step::Result(envelope) => return Ok(Some(call_result(&envelope))),
+                Step::Cancelled => return Ok(None),
+            }
+            continue;
         }
         let Some(approval) = approval_of(&envelope).filter(|_| round < MAX_APPROVALS) else {
             return Ok(Some(call_result(&envelope)));
@@ -267,13 +279,7 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Valu
     let head = message
         .find("Nothing was done.")
         .map_or(message, |at| &message[..at + "Nothing was done.".len()]);
-    let mut command = format!(
-        "codesmith --workspace {}",
-        shell_quote(&server.root.to_string_lossy())
-    );
-    if server.global.session != "default" {
-        command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
-    }
+    let command = person_command(server);
     let message = format!(
         "{head} This MCP client cannot ask the user from here (it declared no elicitation), so ask \
          the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
@@ -283,6 +289,19 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Valu
     envelope["error"]["message"] = json!(message);
     envelope["output"] = json!(message);
     envelope
+}
+
+/// `codesmith --workspace W [--session S]`: the start of a command a person runs in a terminal
+/// for this server's workspace and session (their terminal is not where the server runs).
+pub(super) fn person_command(server: &Server) -> String {
+    let mut command = format!(
+        "codesmith --workspace {}",
+        shell_quote(&server.root.to_string_lossy())
+    );
+    if server.global.session != "default" {
+        command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
+    }
+    command
 }
 
 fn shell_quote(text: &str) -> String {

@@ -12,6 +12,7 @@
 
 mod call;
 mod protocol;
+mod question;
 mod request_state;
 
 use std::collections::HashSet;
@@ -46,7 +47,9 @@ fn send(message: &Value) {
 }
 
 /// Serves until stdin closes; returns the exit status.
-pub fn serve(global: Global) -> i32 {
+pub fn serve(mut global: Global) -> i32 {
+    // stdin carries the protocol: ask_user never prompts on it.
+    global.prompt = false;
     let root = match Context::open(&global, "mcp") {
         Ok(ctx) => ctx.workspace.root().to_path_buf(),
         Err(err) => {

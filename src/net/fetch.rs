@@ -22,13 +22,35 @@ use crate::session::context::Context;
 pub const MAX_REDIRECTS: usize = 5;
 
 const USER_AGENT: &str = concat!("codesmith/", env!("CARGO_PKG_VERSION"), " (fetch_url)");
-const ACCEPT: &str = "text/html, text/markdown, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5";
+pub const ACCEPT: &str = "text/html, text/markdown, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5";
 
 pub struct Request {
     pub url: Url,
     pub max_bytes: usize,
     pub timeout: Duration,
     pub format: Format,
+    /// Headers sent to the URL asked for and never to a redirect target: a search provider's
+    /// key must not follow a redirect to another host.
+    pub headers: Vec<(&'static str, String)>,
+    /// A JSON body: the request is a POST (to the URL asked for; a redirect is followed with GET).
+    pub json_body: Option<String>,
+    /// The Accept header; [`ACCEPT`] for a page.
+    pub accept: &'static str,
+}
+
+impl Request {
+    /// A GET of `url` as fetch_url sends it.
+    pub fn get(url: Url, max_bytes: usize, timeout: Duration, format: Format) -> Request {
+        Request {
+            url,
+            max_bytes,
+            timeout,
+            format,
+            headers: Vec::new(),
+            json_body: None,
+            accept: ACCEPT,
+        }
+    }
 }
 
 pub struct Fetched {
@@ -146,7 +168,7 @@ fn connect<'c>(
     let mut attempt = 0;
     loop {
         let admitted = &candidates[attempt];
-        match send(hop.url, admitted, deadline) {
+        match send(request, hop, admitted, deadline) {
             Ok(response) => return Ok((admitted, response)),
             Err(err) => {
                 let next = attempt + 1 < candidates.len() && unreachable(&err);
@@ -336,9 +358,11 @@ fn unreachable(err: &ureq::Error) -> bool {
     }
 }
 
-/// One GET on a connection pinned to the admitted address.
+/// One request on a connection pinned to the admitted address: the request's own headers and
+/// body for the URL asked for, a plain GET for a redirect target.
 fn send(
-    url: &Url,
+    request: &Request,
+    hop: &Hop,
     admitted: &Admitted,
     deadline: Instant,
 ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
@@ -354,7 +378,7 @@ fn send(
         .proxy(None)
         .timeout_global(Some(remaining))
         .user_agent(USER_AGENT)
-        .accept(ACCEPT)
+        .accept(request.accept)
         .accept_encoding(coding::ACCEPT_ENCODING)
         .max_idle_connections(0)
         .build();
@@ -367,9 +391,29 @@ fn send(
         ureq::unversioned::transport::DefaultConnector::new(),
         resolver,
     );
-    let mut target = url.clone();
+    let mut target = hop.url.clone();
     target.set_fragment(None);
-    agent.get(target.as_str()).call()
+    if !hop.redirects.is_empty() {
+        return agent.get(target.as_str()).call();
+    }
+    match &request.json_body {
+        Some(body) => {
+            let mut post = agent
+                .post(target.as_str())
+                .header("content-type", "application/json");
+            for (name, value) in &request.headers {
+                post = post.header(*name, value.as_str());
+            }
+            post.send(body.as_bytes())
+        }
+        None => {
+            let mut get = agent.get(target.as_str());
+            for (name, value) in &request.headers {
+                get = get.header(*name, value.as_str());
+            }
+            get.call()
+        }
+    }
 }
 
 /// Reads at most `max_bytes` of the body, plus one byte to learn whether more was there. The

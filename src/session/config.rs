@@ -10,11 +10,13 @@ use std::path::Path;
 use crate::error::ToolError;
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`),
-/// `[shell]` (exec_shell's sandbox) and `[history]` (checkpoints, `history::Settings`).
-const SECTIONS: [(&str, &[&str]); 4] = [
+/// `[shell]` (exec_shell's sandbox), `[history]` (checkpoints, `history::Settings`) and
+/// `[web_search]` (its provider).
+const SECTIONS: [(&str, &[&str]); 5] = [
     ("network", &["default", "allow", "deny", "trusted_cidrs"]),
     ("shell", &["sandbox", "writable"]),
     ("history", &["max_checkpoints", "max_bytes", "shell"]),
+    ("web_search", &["provider", "endpoint"]),
     // Checked by `profile::config_problems`.
     ("tools", &[]),
 ];

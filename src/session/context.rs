@@ -18,6 +18,11 @@ pub struct Global {
     pub text_format: bool,
     pub approve: Vec<String>,
     pub yolo: bool,
+    /// `--answer ID`: the question ids whose recorded answers this call may use.
+    pub answer: Vec<String>,
+    /// Whether ask_user may ask at the terminal when stdin and stderr are one (the command
+    /// line; the MCP server owns stdin and never does).
+    pub prompt: bool,
     /// `--tools`: the tools and capabilities offered (see `tools::profile`); `None`: all.
     pub tools: Option<Vec<String>>,
 }
@@ -29,6 +34,11 @@ pub struct Context {
     pub state: State,
     approve: Vec<String>,
     yolo: bool,
+    answers: Vec<String>,
+    prompt: bool,
+    /// Whether the workspace was named (`--workspace`, `CODESMITH_WORKSPACE`), so the commands
+    /// a result prints for a person name it too.
+    workspace_given: bool,
     config: OnceCell<Config>,
     /// The session as it was read when the call opened (approvals, reminders); changes go
     /// through `State::update_session`, which reads it again under the lock.
@@ -79,6 +89,9 @@ impl Context {
             state,
             approve: global.approve.clone(),
             yolo: global.yolo,
+            answers: global.answer.clone(),
+            prompt: global.prompt,
+            workspace_given: global.workspace.is_some(),
             config: OnceCell::new(),
             opening_notices: RefCell::new(opening_notices),
             session,
@@ -155,6 +168,23 @@ impl Context {
             session.pending.insert(id, pending);
         })?;
         Err(request.error(self.tool))
+    }
+
+    /// The question ids given with `--answer`.
+    pub fn answers(&self) -> &[String] {
+        &self.answers
+    }
+
+    /// The workspace root as a printed command must name it: when it was given.
+    pub fn given_workspace(&self) -> Option<&std::path::Path> {
+        self.workspace_given.then(|| self.workspace.root())
+    }
+
+    /// Whether a question may be asked at the terminal: the command line, with stdin and
+    /// stderr both a terminal.
+    pub fn can_prompt(&self) -> bool {
+        use std::io::IsTerminal;
+        self.prompt && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
     /// Whether `request` is granted, without recording anything.

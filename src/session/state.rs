@@ -2,7 +2,7 @@
 //! and the spill directory.
 //!
 //! Layout:
-//! - `sessions/<name>.json`: cwd, approvals, pending approvals, reminder marks (small; read on
+//! - `sessions/<name>.json`: cwd, approvals, pending approvals and questions, reminder marks (small; read on
 //!   every call, rewritten under the lock with write-temp-then-rename).
 //! - `sessions/<name>.fp/`: one fingerprint file per file read (see `freshness`), so that
 //!   recording or checking one file costs the same whether the session has read 10 files or
@@ -36,6 +36,9 @@ pub struct SessionFile {
     /// Approvals asked for and not yet granted, so `codesmith approve ID` knows what ID means.
     #[serde(default)]
     pub pending: BTreeMap<String, PendingApproval>,
+    /// Questions ask_user put to a person, by id, with their answers once given.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub questions: BTreeMap<String, crate::session::question::PendingQuestion>,
     /// Marks for notices that are given once (keyed by the notice's subject).
     #[serde(default)]
     pub reminders: BTreeMap<String, Value>,

@@ -113,12 +113,12 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         FetchFormat::Text => Format::Text,
         FetchFormat::Raw => Format::Raw,
     };
-    let request = Request {
+    let request = Request::get(
         url,
-        max_bytes: max_bytes as usize,
-        timeout: std::time::Duration::from_millis(timeout_ms),
+        max_bytes as usize,
+        std::time::Duration::from_millis(timeout_ms),
         format,
-    };
+    );
     let fetched = fetch::fetch(ctx, &policy, &request)?;
     Ok(render(&args.url, &request, fetched, notices))
 }

@@ -13,6 +13,7 @@ pub use crate::output::{with_notices, ToolOutput};
 use crate::session::context::Context;
 
 pub mod apply_patch;
+pub mod ask_user;
 pub mod edit_file;
 pub mod exec_shell;
 pub mod fetch_url;
@@ -26,6 +27,7 @@ pub mod outline;
 pub mod profile;
 pub mod read_file;
 pub mod undo;
+pub mod web_search;
 pub mod write_file;
 
 /// What a tool may do to the machine. Harnesses use it to decide what to run unattended.
@@ -89,11 +91,14 @@ pub const REGISTRY: &[ToolSpec] = &[
     list_dir::SPEC,
     exec_shell::SPEC,
     exec_shell::tasks::task_output::SPEC,
+    exec_shell::tasks::task_input::SPEC,
     exec_shell::tasks::task_wait::SPEC,
     exec_shell::tasks::task_cancel::SPEC,
     history::SPEC,
     undo::SPEC,
     fetch_url::SPEC,
+    web_search::SPEC,
+    ask_user::SPEC,
 ];
 
 /// Finds a tool by canonical name or alias.

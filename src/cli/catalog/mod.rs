@@ -115,6 +115,9 @@ pub fn title(spec: &ToolSpec) -> &'static str {
         "fetch_url" => "Fetch URL",
         "find_symbol" => "Find symbol definitions",
         "outline" => "Outline definitions in a file",
+        "ask_user" => "Ask the user",
+        "web_search" => "Search the web",
+        "task_input" => "Send input to background task",
         _ => spec.name,
     }
 }
@@ -126,15 +129,18 @@ pub fn title(spec: &ToolSpec) -> &'static str {
 /// can do anything a command can, including reach the network once allowed; task_output and
 /// task_wait read a task without changing the workspace, but each call advances the task's
 /// output cursor, so a repeat returns something else; task_cancel stops processes of this
-/// machine only; fetch_url reads the web.
+/// machine only; fetch_url and web_search read the web; ask_user changes nothing, but asked
+/// twice a person may answer differently; task_input types into a running program, which can
+/// do anything a command can.
 fn annotations(spec: &ToolSpec) -> Value {
     let read_only = spec.capability == Capability::ReadOnly || spec.capability == Capability::Network;
     let (destructive, idempotent, open_world) = match spec.name {
         "write_file" => (true, true, false),
         "task_cancel" => (true, true, false),
         "task_output" | "task_wait" => (false, false, false),
-        "fetch_url" => (false, true, true),
-        "exec_shell" => (true, false, true),
+        "fetch_url" | "web_search" => (false, true, true),
+        "exec_shell" | "task_input" => (true, false, true),
+        "ask_user" => (false, false, false),
         _ if read_only => (false, true, false),
         _ => (true, false, false),
     };

@@ -22,6 +22,7 @@ pub fn fields(code: ErrorCode) -> &'static [&'static str] {
         ErrorCode::SyntaxGate => &["path", "language", "line", "column", "parser_message"],
         ErrorCode::PatchFailed => &["path", "hunk", "patch_line", "candidates (two equally good positions)"],
         ErrorCode::ApprovalRequired => &["approval ({id, kind, subject, reason})"],
+        ErrorCode::AnswerRequired => &["question ({id, question, choices, default})", "command (the `answer` command line)"],
         ErrorCode::NetworkDenied => &["host (policy)", "scheme (not http or https)"],
         ErrorCode::BlockedAddress => &["host", "address", "range", "range_label", "trusted_cidr"],
         ErrorCode::Timeout => &["timeout_ms"],
@@ -98,6 +99,11 @@ pub fn next_step(code: ErrorCode) -> &'static str {
             "Ask a person. They run `codesmith approve ID` (`--persist` for the whole workspace); \
              then repeat the call, or repeat it with `--approve ID` once they agreed. Exit status 3."
         }
+        ErrorCode::AnswerRequired => {
+            "Ask a person the question in `error.question`. They (or the harness) record the answer \
+             with the `codesmith answer q-ID \"TEXT\"` command the message gives (`error.command`); \
+             then repeat the call with `--answer q-ID`, which returns the answer. Exit status 3."
+        }
         ErrorCode::NetworkDenied => {
             "The `[network]` policy in .codesmith/config.toml denies the host, or the URL is not \
              http or https. Only a person changes the policy; read local files with read_file."
@@ -138,7 +144,7 @@ pub fn errors_md() -> String {
          | 0 | the tool succeeded (`ok: true`; a command's own non-zero exit is `data.exit_code`) |\n\
          | 1 | the tool refused or failed |\n\
          | 2 | usage: `invalid_arguments`, `unknown_tool`, malformed JSON, an unknown option |\n\
-         | 3 | `approval_required` |\n\n\
+         | 3 | `approval_required`, `answer_required` |\n\n\
          | code | exit | meaning |\n|---|---|---|\n",
     );
     for code in ErrorCode::ALL {

@@ -25,11 +25,14 @@ const TOOL_NOTES: &[(&str, &str)] = &[
     ("list_dir", include_str!("notes/list_dir.md")),
     ("exec_shell", include_str!("notes/exec_shell.md")),
     ("task_output", include_str!("notes/task_output.md")),
+    ("task_input", include_str!("notes/task_input.md")),
     ("task_wait", include_str!("notes/task_wait.md")),
     ("task_cancel", include_str!("notes/task_cancel.md")),
     ("history", include_str!("notes/history.md")),
     ("undo", include_str!("notes/undo.md")),
     ("fetch_url", include_str!("notes/fetch_url.md")),
+    ("web_search", include_str!("notes/web_search.md")),
+    ("ask_user", include_str!("notes/ask_user.md")),
 ];
 
 /// Mechanisms several tools share, with their notes: (title, markdown).

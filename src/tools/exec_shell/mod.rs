@@ -53,7 +53,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the session's working directory and get its exit code, stdout and stderr.
 Use it to build, test, run programs and use git. Do not use it to look at files: use read_file instead of cat/head/tail/sed -n, grep_files instead of grep/rg, file_search instead of find/ls -R, list_dir instead of ls, edit_file/apply_patch instead of sed -i or echo >; those tools page, cap and track freshness.
 What persists between calls: the working directory (a `cd` that stays inside the workspace is kept for the next call, if the command ran to its end). What does not: environment variables, shell variables, aliases and functions; each call is a fresh process, so set variables in the same command (`export X=1 && make`). stdin is empty and nothing may prompt (CI=true, PAGER=cat, GIT_EDITOR=true, TERM=dumb).
-A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel.
+A non-zero exit is not an error: read data.exit_code. Output over about 200 lines per stream shows its head and tail, the summary lines of the middle (test results, errors, panics) and names a file with the whole stream. timeout_ms (default 120000, max 600000) kills the command and all its children. For servers, watchers and long builds use background=true: it returns a task_id at once; follow it with task_output, task_wait and task_cancel. For a program that asks for input (a REPL, a debugger, a prompt) add interactive=true: it runs on a terminal and task_input types into it.
 Commands that need the network (curl, git fetch/pull/push/clone, cargo install, npm install, pip install, ...) follow the workspace's network policy, and destructive ones (deleting, overwriting, moving or re-permissioning files outside the workspace with rm, find -delete, chmod, mv, cp, sed -i or a > redirection; git push --force, mkfs, piping into a shell, eval) need the user's approval: the error gives the id to approve. To fetch a web page use fetch_url.
 Commands run in a sandbox: they read everywhere but write only inside the workspace, trusted directories and their own $TMPDIR (use it instead of /tmp; mktemp and tempfile do), cannot change .codesmith/ or the git config and hooks, hold no root privilege, see no credentials in their environment, reach no daemon's socket, and open no network connection unless the workspace's network policy allows it. Everything a command starts ends with it (even `server &` or nohup): use background=true for servers. A command the sandbox stopped still returns its output, starting with a `Sandbox:` line that names what was stopped and data.approval: ask the user to approve that id instead of working around the sandbox.
 Examples:
@@ -83,6 +83,9 @@ pub struct ExecShellArgs {
     /// Run detached, return a task_id at once; follow with task_output/task_wait/task_cancel.
     #[serde(default)]
     pub background: bool,
+    /// With background: run on a pseudo-terminal (the program sees a tty) and take input with task_input.
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 /// Runs the command in the foreground, confined as planned, through the sentinel's script
@@ -123,7 +126,14 @@ pub fn run(args: ExecShellArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let network = policy.default_decision();
     if args.background {
-        let started = tasks::start(ctx, &args.command, classification.class, &settings, network);
+        let start = tasks::Start {
+            command: &args.command,
+            class: classification.class,
+            settings: &settings,
+            network,
+            interactive: args.interactive,
+        };
+        let started = tasks::start(ctx, &start);
         return crate::tools::with_notices(started, policy_notes);
     }
     let confinement = confine::plan(ctx, &settings, &args.command, network, None)?;
@@ -199,6 +209,11 @@ fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
     }
     if args.command.contains('\0') {
         return Err(ToolError::nul_in_command());
+    }
+    if args.interactive && !args.background {
+        return Err(ToolError::interactive_needs_background(
+            &crate::fs::workspace::quote_arg(&args.command),
+        ));
     }
     if args.timeout_ms == 0 || args.timeout_ms > MAX_TIMEOUT_MS {
         return Err(ToolError::command_timeout_out_of_range(

@@ -93,6 +93,25 @@ pub fn spawn_detached(
     spawn(launch, stdout.as_raw_fd(), stderr.as_raw_fd(), Lifetime::Detached)
 }
 
+/// Starts a detached command on a terminal: `terminal` (a pseudo-terminal's slave) becomes its
+/// stdin, stdout and stderr and the controlling terminal of its new session, so programs see a
+/// tty and a Ctrl-C typed there interrupts the job in its foreground. The terminal is made
+/// controlling before the sandbox is entered; without a sandbox the same clone runs with no
+/// layers (posix_spawn cannot make a controlling terminal).
+pub fn spawn_on_terminal(launch: &Launch, terminal: &std::fs::File) -> Result<i32, SpawnError> {
+    let strings = Strings::new(launch)?;
+    let unconfined;
+    let prepared = match launch.sandbox {
+        Some(prepared) => prepared,
+        None => {
+            unconfined = Prepared::new(&crate::sandbox::Request::default(), &[]);
+            &unconfined
+        }
+    };
+    let fd = terminal.as_raw_fd();
+    fork_spawn(&strings, (Some(fd), fd, fd), prepared, Lifetime::Detached)
+}
+
 /// Kills every process in the group `pgid`.
 pub fn kill_group(pgid: i32, signal: i32) -> bool {
     // SAFETY: plain syscall; a negative pid addresses the process group.
@@ -440,7 +459,8 @@ fn environment(extra: &[(&str, String)], unset: &[String]) -> io::Result<Vec<CSt
         entry.extend_from_slice(value.as_bytes());
         env.push(cstring(&entry)?);
     }
-    for (key, value) in ENV {
+    // A launch's own value wins (an interactive task's TERM).
+    for (key, value) in ENV.iter().filter(|(k, _)| !extra.iter().any(|(e, _)| e == k)) {
         env.push(cstring(format!("{key}={value}").as_bytes())?);
     }
     for (key, value) in extra {
@@ -502,7 +522,7 @@ fn spawn(launch: &Launch, stdout: RawFd, stderr: RawFd, lifetime: Lifetime) -> R
     let strings = Strings::new(launch)?;
     match launch.sandbox.filter(|prepared| !prepared.is_empty()) {
         None => Ok(posix_spawn(&strings, stdout, stderr)?),
-        Some(prepared) => fork_spawn(&strings, stdout, stderr, prepared, lifetime),
+        Some(prepared) => fork_spawn(&strings, (None, stdout, stderr), prepared, lifetime),
     }
 }
 
@@ -520,14 +540,14 @@ const STEP_EXEC: u32 = 1001;
 /// command started outlives it, whatever session or process group it moved to.
 fn fork_spawn(
     strings: &Strings,
-    stdout: RawFd,
-    stderr: RawFd,
+    (terminal, stdout, stderr): (Option<RawFd>, RawFd, RawFd),
     prepared: &Prepared,
     lifetime: Lifetime,
 ) -> Result<i32, SpawnError> {
     let (status_read, status_write) = pipe()?;
     let args = ChildArgs {
         strings,
+        terminal,
         stdout,
         stderr,
         prepared,
@@ -595,6 +615,8 @@ const CHILD_STACK: usize = 256 * 1024;
 
 struct ChildArgs<'a> {
     strings: &'a Strings,
+    /// A terminal for stdin that also becomes the controlling one; `/dev/null` when `None`.
+    terminal: Option<RawFd>,
     stdout: RawFd,
     stderr: RawFd,
     prepared: &'a Prepared,
@@ -616,6 +638,7 @@ extern "C" fn child_entry(arg: *mut libc::c_void) -> libc::c_int {
 unsafe fn child(args: &ChildArgs, dev_null: &std::ffi::CStr) -> ! {
     let ChildArgs {
         strings,
+        terminal,
         stdout,
         stderr,
         prepared,
@@ -640,12 +663,20 @@ unsafe fn child(args: &ChildArgs, dev_null: &std::ffi::CStr) -> ! {
     libc::sigemptyset(&mut mask);
     libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
     libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    let null = libc::open(dev_null.as_ptr(), libc::O_RDONLY);
+    let null = match terminal {
+        Some(fd) => fd,
+        None => libc::open(dev_null.as_ptr(), libc::O_RDONLY),
+    };
     if null < 0 || libc::dup2(null, 0) < 0 || libc::dup2(stdout, 1) < 0 || libc::dup2(stderr, 2) < 0 {
         fail(STEP_EXEC, errno());
     }
     if null > 2 {
         libc::close(null);
+    }
+    // The new session's controlling terminal: its line discipline turns a typed Ctrl-C into
+    // SIGINT for the foreground job.
+    if terminal.is_some() && libc::ioctl(0, libc::TIOCSCTTY, 0) != 0 {
+        fail(STEP_EXEC, errno());
     }
     if let Err((step, errno)) = prepared.enter() {
         fail(step as u32, errno);

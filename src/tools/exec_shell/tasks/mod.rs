@@ -15,8 +15,10 @@
 pub mod capture;
 mod spool;
 pub mod task_cancel;
+pub mod task_input;
 pub mod task_output;
 pub mod task_wait;
+pub mod terminal;
 
 use std::fs;
 use std::io::Read;
@@ -37,6 +39,18 @@ use crate::tools::ToolOutput;
 /// (written to a temporary name and renamed, so a reader never sees half a number).
 const SUPERVISOR: &str =
     "sh -c \"$1\" </dev/null; s=$?; printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// The supervising script of a task on a terminal: stdin stays the terminal. A Ctrl-C typed
+/// there reaches the whole foreground group, the shells included: both handle SIGINT (a
+/// handler, unlike an ignored signal, is reset for the programs they start), so the supervisor
+/// lives to record the status and the command's shell reports the status of its program (a
+/// REPL that caught the Ctrl-C and exited 0 later is not reported as interrupted). A script
+/// goes on with its next command after the interrupted one.
+const TERMINAL_SUPERVISOR: &str = "trap : INT; sh -c 'trap : INT; eval \"$1\"' sh \"$1\"; s=$?; \
+     printf '%s\\n' \"$s\" > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+
+/// The terminal type an interactive task is told (TERM=dumb would turn off line editing).
+const TERMINAL_TYPE: &str = "xterm";
 
 /// New output shown per stream per call is capped like exec_shell's streams.
 fn tasks_dir(ctx: &Context) -> PathBuf {
@@ -73,14 +87,25 @@ pub fn list(ctx: &Context) -> Vec<String> {
     ids.into_iter().map(|(_, name)| name).collect()
 }
 
+/// How a task is started: its command, classification, settings, network decision, and
+/// whether it runs on a terminal.
+pub struct Start<'a> {
+    pub command: &'a str,
+    pub class: Class,
+    pub settings: &'a ShellSettings,
+    pub network: Decision,
+    pub interactive: bool,
+}
+
 /// Starts `command` detached in the session cwd, inside its sandbox, and returns at once.
-pub fn start(
-    ctx: &Context,
-    command: &str,
-    class: Class,
-    settings: &ShellSettings,
-    network: Decision,
-) -> Result<ToolOutput, ToolError> {
+pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
+    let Start {
+        command,
+        class,
+        settings,
+        network,
+        interactive,
+    } = *start;
     let fail = |err: std::io::Error| ToolError::io(".codesmith/tasks", "create a task in", &err);
     ctx.state.ensure_dir().map_err(fail)?;
     fs::create_dir_all(tasks_dir(ctx)).map_err(fail)?;
@@ -93,16 +118,29 @@ pub fn start(
         Some(Err(notice)) => snapshot_notes.push(notice),
         None => {}
     }
-    let env = confinement.env();
+    let mut env = confinement.env();
     let status_dir = dir.join(confine::TASK_STATUS_DIR);
     fs::create_dir_all(&status_dir).map_err(fail)?;
     let exit_path = status_dir.join("exit").to_string_lossy().into_owned();
     let arguments = ["codesmith-task", command, exit_path.as_str()];
+    // A terminal task's relay writes what the terminal shows into the capturing process's
+    // stdout pipe, so its output is kept within the same cap.
     let cap = capture::cap_from_env();
     let (stdout, stderr) = capture::start(&dir, cap).map_err(fail)?;
+    let pty = match interactive {
+        true => {
+            env.push(("TERM", TERMINAL_TYPE.to_string()));
+            Some(terminal::prepare(&dir).map_err(fail)?)
+        }
+        false => None,
+    };
     let (pid, report) = confine::launch(ctx, &confinement, |sandbox| {
         let launch = run::Launch {
-            script: SUPERVISOR,
+            script: if interactive {
+                TERMINAL_SUPERVISOR
+            } else {
+                SUPERVISOR
+            },
             arguments: &arguments,
             cwd: ctx.workspace.cwd(),
             env: &env,
@@ -110,32 +148,27 @@ pub fn start(
             sandbox,
             reported_status: None,
         };
-        run::spawn_detached(&launch, &stdout, &stderr)
+        match &pty {
+            Some((_, slave)) => run::spawn_on_terminal(&launch, slave),
+            None => run::spawn_detached(&launch, &stdout, &stderr),
+        }
     })?;
-    let record = Confined {
-        watched: confinement.watched.clone(),
-        network,
-        scope: ctx.workspace.display(ctx.workspace.cwd()),
-        cwd: ctx.workspace.cwd().to_path_buf(),
-        request: confine::held(&confinement.request, &report),
-    };
-    let _ = fs::write(
-        dir.join("sandbox.json"),
-        serde_json::to_vec(&record).unwrap_or_default(),
-    );
+    if let Some((master, slave)) = pty {
+        let relayed = terminal::start_relay(&master, &stdout, &dir);
+        drop(slave);
+        if let Err(err) = relayed {
+            run::kill_group(pid, libc::SIGKILL);
+            return Err(fail(err));
+        }
+    }
+    Confined::record(ctx, &dir, &confinement, network, &report);
     // The child is not waited for: it must outlive this process, and once we exit it is
     // reparented and reaped by init.
     fs::write(dir.join("pgid"), pid.to_string()).map_err(fail)?;
     let rel = format!(".codesmith/tasks/{id}");
     // Named from the session cwd, so a read_file or `cat` of it works as written.
     let shown = ctx.workspace.call_path_of(&rel);
-    let text = format!(
-        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and \
-         {shown}/stderr (at most {kept} of each is kept: the first half and the last half). Call \
-         task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
-         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n",
-        kept = mebibytes(cap)
-    );
+    let text = started_text(&id, command, &shown, interactive, &mebibytes(cap));
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
@@ -146,12 +179,56 @@ pub fn start(
     }
     Ok(out
         .with("task_id", id.as_str())
+        .with("interactive", interactive)
         .with("status", "running")
         .with("class", class.as_str())
         .with("stdout_path", format!("{rel}/stdout"))
         .with("stderr_path", format!("{rel}/stderr"))
         .with("cwd", ctx.workspace.display(ctx.workspace.cwd()))
         .with("sandbox", report.to_json()))
+}
+
+impl Confined {
+    /// Keeps what the task in `dir` runs inside beside it (best effort: without it, later
+    /// output is read without sandbox hints).
+    fn record(
+        ctx: &Context,
+        dir: &Path,
+        confinement: &confine::Confinement,
+        network: Decision,
+        report: &crate::sandbox::Report,
+    ) {
+        let record = Confined {
+            watched: confinement.watched.clone(),
+            network,
+            scope: ctx.workspace.display(ctx.workspace.cwd()),
+            cwd: ctx.workspace.cwd().to_path_buf(),
+            request: confine::held(&confinement.request, report),
+        };
+        let _ = fs::write(
+            dir.join("sandbox.json"),
+            serde_json::to_vec(&record).unwrap_or_default(),
+        );
+    }
+}
+
+/// The first lines of a started task's result: where its output goes and the calls that
+/// follow it.
+fn started_text(id: &str, command: &str, shown: &str, interactive: bool, kept: &str) -> String {
+    if interactive {
+        return format!(
+            "started {id} on a terminal: {command}\nIts output (stdout and stderr together, as a \
+             terminal shows them) goes to {shown}/stdout (at most {kept} is kept: the first half and \
+             the last half). Type into it with task_input with task_id=\"{id}\" and input=\"...\\n\"; \
+             task_output, task_wait and task_cancel follow it.\n"
+        );
+    }
+    format!(
+        "started {id} in the background: {command}\nIts output goes to {shown}/stdout and \
+         {shown}/stderr (at most {kept} of each is kept: the first half and the last half). Call \
+         task_output with task_id=\"{id}\" to see new output, task_wait with task_id=\"{id}\" to \
+         wait for it to end, task_cancel with task_id=\"{id}\" to stop it.\n"
+    )
 }
 
 /// What a task ran inside, kept beside it so its output can be read for sandbox stops later.
@@ -450,7 +527,11 @@ pub fn report(
     let dropped_bytes = new.each_ref().map(spool::NewOutput::dropped_bytes);
     let [new_out, new_err] = new.map(|stream| stream.bytes);
     let spill = |stream: &'static str| move |text: &str| ctx.spill_for_call(&format!("task-{stream}"), text);
-    let out = output::cap(&output::clean(&new_out), "new stdout", spill("stdout"));
+    let text_of = |bytes: &[u8]| match dir.join(terminal::MARK).exists() {
+        true => crate::terminal::screen_text(&String::from_utf8_lossy(bytes)),
+        false => output::clean(bytes),
+    };
+    let out = output::cap(&text_of(&new_out), "new stdout", spill("stdout"));
     let err = output::cap(&output::clean(&new_err), "new stderr", spill("stderr"));
     let hint = stop_hint(ctx, dir, status.finished(), &new_out, &new_err);
     let mut text = format!("{lead}{id}: {}\n", status.describe());

@@ -1,0 +1,83 @@
+//! web_search's refusals and failures: its `[web_search]` settings, a missing key, and a
+//! provider's answer that is an error or not a result list. The transport failures are
+//! fetch_url's (`net`), since the request goes through the same gates.
+
+use super::{ErrorCode, ToolError};
+
+impl ToolError {
+    /// A `[web_search]` setting that cannot be used (`what`); nothing was sent.
+    pub fn web_search_setting(what: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!(
+                "web_search cannot run: {what}. Nothing was sent. Ask the user to fix `[web_search]` in \
+                 .codesmith/config.toml (provider = \"duckduckgo\" | \"brave\" | \"searxng\" | \"tavily\"; \
+                 endpoint = \"https://...\"), or to remove the section to use DuckDuckGo."
+            ),
+        )
+        .with("path", ".codesmith/config.toml")
+    }
+
+    /// The provider needs a key from the environment variable `var`, which is not set.
+    pub fn web_search_key_missing(provider: &str, var: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!(
+                "web_search's provider `{provider}` needs an API key in the environment variable {var}, \
+                 which is not set for codesmith. Nothing was sent. Ask the user to export {var} where \
+                 codesmith runs (keys are never read from config.toml), or to set provider = \
+                 \"duckduckgo\" in [web_search], which needs none."
+            ),
+        )
+        .with("provider", provider)
+        .with("variable", var)
+    }
+
+    /// The provider answered with an error status; `excerpt` is the start of its body.
+    pub fn web_search_failed(
+        provider: &str,
+        status: u16,
+        reason: &str,
+        excerpt: &str,
+        var: Option<&str>,
+    ) -> ToolError {
+        let way_out = match (status, var) {
+            (401 | 403, Some(var)) => format!(
+                "The provider refused the key: ask the user to check {var} (its value is never shown)."
+            ),
+            (401 | 403, None) => {
+                "The provider refused the request; it may block automated searches. Ask the user to \
+                 configure another provider in [web_search]."
+                    .to_string()
+            }
+            (429, _) => "The provider is rate-limiting; wait a minute before searching again.".to_string(),
+            _ => {
+                "Try again later; for a page whose address you know, call fetch_url with its url.".to_string()
+            }
+        };
+        let excerpt = if excerpt.trim().is_empty() {
+            String::new()
+        } else {
+            format!(" It said: {}", excerpt.trim())
+        };
+        ToolError::new(
+            ErrorCode::IoError,
+            format!("web_search via `{provider}` failed: the provider answered {status} {reason}.{excerpt} {way_out}"),
+        )
+        .with("provider", provider)
+        .with("status", status)
+    }
+
+    /// The provider answered 2xx with something that is not its result format.
+    pub fn web_search_unreadable(provider: &str, what: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::IoError,
+            format!(
+                "web_search via `{provider}` got an answer it cannot read ({what}). Retrying will most \
+                 likely give the same; check the endpoint in [web_search], or call fetch_url on a page \
+                 whose address you know."
+            ),
+        )
+        .with("provider", provider)
+    }
+}
