@@ -177,7 +177,7 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l json -d '
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l name -d 'The name to find: `parse_config`, or qualified as `Config::new` or `config.load`.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l kind -d 'Only definitions (and references) of this kind: function, method, struct, class,' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l path -d 'The directory (searched recursively) or file to look in, relative to the session cwd.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r -f -a "true\t''
+complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l include-references -d 'Also list every use of the name as an identifier (calls, imports, type uses, fields,' -r -f -a "true\t''
 false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -l max-results -d 'How many definitions and references to show, 1 to 500 (values outside are clamped);' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand symbol" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -185,7 +185,7 @@ complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l json
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l name -d 'The name to find: `parse_config`, or qualified as `Config::new` or `config.load`.' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l kind -d 'Only definitions (and references) of this kind: function, method, struct, class,' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l path -d 'The directory (searched recursively) or file to look in, relative to the session cwd.' -r
-complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l include-references -d 'Also list references (calls, imports, type uses) that the language\'s tags know.' -r -f -a "true\t''
+complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l include-references -d 'Also list every use of the name as an identifier (calls, imports, type uses, fields,' -r -f -a "true\t''
 false\t''"
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -l max-results -d 'How many definitions and references to show, 1 to 500 (values outside are clamped);' -r
 complete -c codesmith -n "__fish_codesmith_using_subcommand find_symbol" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -36,6 +36,7 @@ mod mcp_sdk;
 mod mcp_support;
 mod outline;
 mod read_file;
+mod references;
 mod sandbox;
 mod session_cwd;
 mod state;
