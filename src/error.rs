@@ -8,6 +8,7 @@ mod call;
 mod change;
 mod file;
 mod net;
+mod search;
 mod session;
 mod state;
 mod tools;

@@ -38,6 +38,7 @@ mod outline;
 mod read_file;
 mod references;
 mod sandbox;
+mod search_code;
 mod session_cwd;
 mod state;
 mod state_files;

@@ -6,6 +6,7 @@ pub mod identifiers;
 pub mod index;
 pub mod languages;
 pub mod record;
+pub mod search;
 
 use std::collections::HashSet;
 

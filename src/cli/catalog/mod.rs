@@ -115,6 +115,7 @@ pub fn title(spec: &ToolSpec) -> &'static str {
         "fetch_url" => "Fetch URL",
         "find_symbol" => "Find symbol definitions",
         "outline" => "Outline definitions in a file",
+        "search_code" => "Search code by description",
         _ => spec.name,
     }
 }
