@@ -36,8 +36,18 @@ pub fn parse(language: &tree_sitter::Language, source: &[u8]) -> Option<Tree> {
 pub fn uses(tree: &Tree, source: &[u8], skip: &std::collections::HashSet<(usize, usize)>) -> Vec<Use> {
     let mut found = Vec::new();
     let mut cursor = tree.walk();
+    // The depth of the import construct the walk is inside, tracked on the way down: asking
+    // each identifier for its ancestors costs a walk from the root per parent in tree-sitter.
+    let mut import_at: Option<u32> = None;
     loop {
         let node = cursor.node();
+        let depth = cursor.depth();
+        if import_at.is_some_and(|at| depth <= at) {
+            import_at = None;
+        }
+        if import_at.is_none() && is_import(node) {
+            import_at = Some(depth);
+        }
         let mut descend = true;
         if node.kind() == "preproc_arg" {
             words_of(node, source, &mut found);
@@ -53,7 +63,11 @@ pub fn uses(tree: &Tree, source: &[u8], skip: &std::collections::HashSet<(usize,
                 found.push(Use {
                     name: name.to_string(),
                     line: line_of(node),
-                    kind: classify(node),
+                    kind: if import_at.is_some() {
+                        "import"
+                    } else {
+                        classify(node)
+                    },
                 });
             }
         }
@@ -144,16 +158,13 @@ fn called_in_tokens(node: Node) -> bool {
         })
 }
 
+fn is_import(node: Node) -> bool {
+    IMPORTS.contains(&node.kind())
+        || (node.kind() == "export_statement" && node.child_by_field_name("source").is_some())
+}
+
+/// The label of an identifier outside imports.
 fn classify(node: Node) -> &'static str {
-    let mut ancestor = node.parent();
-    while let Some(a) = ancestor {
-        if IMPORTS.contains(&a.kind())
-            || (a.kind() == "export_statement" && a.child_by_field_name("source").is_some())
-        {
-            return "import";
-        }
-        ancestor = a.parent();
-    }
     let mut callee = node;
     while let Some(parent) = callee.parent() {
         match tail_field(parent.kind()) {
