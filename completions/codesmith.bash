@@ -91,6 +91,12 @@ _codesmith() {
             codesmith,read_file)
                 cmd="codesmith__subcmd__read"
                 ;;
+            codesmith,search)
+                cmd="codesmith__subcmd__search"
+                ;;
+            codesmith,search_code)
+                cmd="codesmith__subcmd__search"
+                ;;
             codesmith,shell)
                 cmd="codesmith__subcmd__shell"
                 ;;
@@ -172,6 +178,9 @@ _codesmith() {
             codesmith__subcmd__help,read)
                 cmd="codesmith__subcmd__help__subcmd__read"
                 ;;
+            codesmith__subcmd__help,search)
+                cmd="codesmith__subcmd__help__subcmd__search"
+                ;;
             codesmith__subcmd__help,shell)
                 cmd="codesmith__subcmd__help__subcmd__shell"
                 ;;
@@ -212,7 +221,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline search search_code ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -510,7 +519,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
+            opts="read edit write patch grep find symbol outline search ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,6 +729,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1021,6 +1044,40 @@ _codesmith() {
                     return 0
                     ;;
                 --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__search)
+            opts="-h --json --query --path --glob --max-results --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

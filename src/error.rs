@@ -10,6 +10,7 @@ mod file;
 mod net;
 mod question;
 mod search;
+mod search_code;
 mod session;
 mod state;
 mod tools;

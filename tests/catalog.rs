@@ -283,6 +283,7 @@ fn profiles_shape_every_catalog_and_the_prompt_says_what_is_missing() {
             "file_search",
             "find_symbol",
             "outline",
+            "search_code",
             "list_dir",
             "task_output",
             "task_wait",

@@ -149,12 +149,12 @@ fn references_are_marked_as_calls_imports_and_other_uses() {
         .ok();
     assert_eq!(
         hits(implemented.data(), "references"),
-        vec!["shapes.ts:11 implementation"]
+        vec!["geo.hpp:11 type", "shapes.ts:11 type"]
     );
     let extended = ws
         .call("find_symbol", json!({"name": "Base", "include_references": true}))
         .ok();
-    assert_eq!(hits(extended.data(), "references"), vec!["app.tsx:5 class"]);
+    assert_eq!(hits(extended.data(), "references"), vec!["app.tsx:5 type"]);
 }
 
 #[test]

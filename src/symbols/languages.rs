@@ -4,8 +4,9 @@
 //! grammar crate) and a few patterns of ours placed before it. tree-sitter-tags keeps one tag
 //! per name node, from the earliest pattern that matched, so a pattern here refines the
 //! grammar's: a more precise kind (`struct` where the grammar says `class`), the whole
-//! definition as the range (a C function's body, not only its declarator), imports as
-//! references, and `impl` blocks as containers. Adding a language is one row.
+//! definition as the range (a C function's body, not only its declarator), and `impl` blocks
+//! as containers. Only the definitions are taken from the tags; references are the
+//! identifier uses of the parse tree (see [`super::identifiers`]). Adding a language is one row.
 
 use std::sync::OnceLock;
 
@@ -40,35 +41,20 @@ const RUST_EXTRA: &str = r#"
 (impl_item type: (type_identifier) @name) @definition.impl
 (impl_item type: (generic_type type: (type_identifier) @name)) @definition.impl
 (impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @definition.impl
-(use_declaration argument: (identifier) @name) @reference.import
-(use_declaration argument: (scoped_identifier name: (identifier) @name)) @reference.import
-(use_list (identifier) @name) @reference.import
-(use_list (scoped_identifier name: (identifier) @name)) @reference.import
-(use_as_clause path: (scoped_identifier name: (identifier) @name)) @reference.import
-(use_as_clause path: (identifier) @name) @reference.import
 "#;
 
 const PYTHON_EXTRA: &str = r#"
 (class_definition body: (block (function_definition name: (identifier) @name) @definition.method))
 (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @name) @definition.method)))
-(import_from_statement name: (dotted_name (identifier) @name .)) @reference.import
-(import_from_statement name: (aliased_import name: (dotted_name (identifier) @name .))) @reference.import
-(import_statement name: (dotted_name (identifier) @name .)) @reference.import
 "#;
 
 const JAVASCRIPT_EXTRA: &str = r#"
-(import_specifier name: (identifier) @name) @reference.import
-(import_clause (identifier) @name) @reference.import
 "#;
 
 const TYPESCRIPT_EXTRA: &str = r#"
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (interface_declaration name: (type_identifier) @name) @definition.interface
-(implements_clause (type_identifier) @name) @reference.implementation
-(extends_clause value: (identifier) @name) @reference.class
-(import_specifier name: (identifier) @name) @reference.import
-(import_clause (identifier) @name) @reference.import
 "#;
 
 const GO_EXTRA: &str = r#"
@@ -82,7 +68,6 @@ const JAVA_EXTRA: &str = r#"
 (enum_declaration name: (identifier) @name) @definition.enum
 (record_declaration name: (identifier) @name) @definition.record
 (constructor_declaration name: (identifier) @name) @definition.constructor
-(import_declaration (scoped_identifier name: (identifier) @name)) @reference.import
 "#;
 
 const C_EXTRA: &str = r#"
@@ -94,7 +79,6 @@ const C_EXTRA: &str = r#"
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
-(call_expression function: (identifier) @name) @reference.call
 "#;
 
 const CPP_EXTRA: &str = r#"
@@ -111,9 +95,6 @@ const CPP_EXTRA: &str = r#"
 (namespace_definition name: (namespace_identifier) @name) @definition.namespace
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
-(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
 "#;
 
 pub static LANGUAGES: &[LanguageSpec] = &[
@@ -235,12 +216,13 @@ pub fn fingerprint() -> u64 {
     xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }
 
-/// Every kind the tags queries can give (definitions and references), sorted.
+/// Every kind a definition (from the tags queries) or a reference can have, sorted.
 pub fn kinds() -> Vec<String> {
-    let mut kinds = std::collections::BTreeSet::new();
+    let mut kinds: std::collections::BTreeSet<String> =
+        super::identifiers::KINDS.iter().map(|k| k.to_string()).collect();
     for lang in LANGUAGES {
         for query in std::iter::once(lang.extra_tags).chain((lang.tags)()) {
-            for marker in ["@definition.", "@reference."] {
+            for marker in ["@definition."] {
                 for (at, _) in query.match_indices(marker) {
                     let rest = &query[at + marker.len()..];
                     let end = rest

@@ -1,9 +1,14 @@
-//! Symbols: definitions and references found by tree-sitter tags queries, the record they are
-//! stored as, and the incremental index over a workspace (see [`index`]).
+//! Symbols: definitions found by tree-sitter tags queries, references found as identifier uses
+//! (see [`identifiers`]), the record they are stored as, and the incremental index over a
+//! workspace (see [`index`]).
 
+pub mod identifiers;
 pub mod index;
 pub mod languages;
 pub mod record;
+pub mod search;
+
+use std::collections::HashSet;
 
 use tree_sitter_tags::TagsContext;
 
@@ -53,13 +58,61 @@ impl Lines {
     }
 }
 
-/// Finds the definitions and references in `source`, in order of position, definitions
-/// annotated with their nesting.
+/// A file's definitions and identifier uses.
+pub struct Extracted {
+    /// Definitions, then references, each in order of position.
+    pub symbols: Vec<Symbol>,
+    /// The parse met text it could not read: uses inside it may be missing.
+    pub syntax_errors: bool,
+}
+
+/// Finds the definitions in `source`, in order of position, annotated with their nesting.
 pub fn extract(
     lang: &'static LanguageSpec,
     source: &[u8],
     context: &mut TagsContext,
 ) -> Result<Vec<Symbol>, String> {
+    Ok(definitions(lang, source, context)?.0)
+}
+
+/// Finds the definitions and every identifier use in `source` (see [`identifiers`]).
+pub fn extract_all(
+    lang: &'static LanguageSpec,
+    source: &[u8],
+    context: &mut TagsContext,
+) -> Result<Extracted, String> {
+    let (mut symbols, names) = definitions(lang, source, context)?;
+    let tree = identifiers::parse(&(lang.grammar)(), source)
+        .ok_or_else(|| format!("tree-sitter could not parse the {} file", lang.name))?;
+    for found in identifiers::uses(&tree, source, &names) {
+        symbols.push(Symbol {
+            name: found.name,
+            kind: found.kind.to_string(),
+            definition: false,
+            line: found.line,
+            start_line: found.line,
+            end_line: found.line,
+            depth: 0,
+            container: String::new(),
+            scope: String::new(),
+            text: String::new(),
+        });
+    }
+    Ok(Extracted {
+        symbols,
+        syntax_errors: tree.root_node().has_error(),
+    })
+}
+
+/// The byte ranges of definitions' names (not uses of them).
+type NameRanges = HashSet<(usize, usize)>;
+
+/// The definitions the tags queries find, and the byte ranges of their names.
+fn definitions(
+    lang: &'static LanguageSpec,
+    source: &[u8],
+    context: &mut TagsContext,
+) -> Result<(Vec<Symbol>, NameRanges), String> {
     let config = lang.config()?;
     let lines = Lines::new(source);
     let (tags, _has_error) = context
@@ -67,16 +120,21 @@ pub fn extract(
         .map_err(|err| format!("tree-sitter could not tag the file: {err}"))?;
     let mut symbols = Vec::new();
     let mut ranges = Vec::new();
+    let mut names = HashSet::new();
     for tag in tags.flatten() {
+        if !tag.is_definition {
+            continue;
+        }
         let name = clean(&String::from_utf8_lossy(&source[tag.name_range.clone()]));
         if name.is_empty() {
             continue;
         }
+        names.insert((tag.name_range.start, tag.name_range.end));
         let end_byte = tag.range.end.saturating_sub(1).max(tag.range.start);
         symbols.push(Symbol {
             name,
             kind: config.syntax_type_name(tag.syntax_type_id).to_string(),
-            definition: tag.is_definition,
+            definition: true,
             line: u32::try_from(tag.span.start.row + 1).unwrap_or(u32::MAX),
             start_line: lines.line_of(tag.range.start),
             end_line: lines.line_of(end_byte),
@@ -88,7 +146,7 @@ pub fn extract(
         ranges.push(tag.range.clone());
     }
     nest(&mut symbols, &ranges);
-    Ok(symbols)
+    Ok((symbols, names))
 }
 
 /// Sets depth, container and scope of each definition from the byte ranges: a definition
@@ -147,7 +205,9 @@ mod tests {
 
     fn symbols(ext: &str, source: &str) -> Vec<Symbol> {
         let lang = languages::for_path(std::path::Path::new(&format!("x.{ext}"))).expect("language");
-        extract(lang, source.as_bytes(), &mut TagsContext::new()).expect("tags")
+        extract_all(lang, source.as_bytes(), &mut TagsContext::new())
+            .expect("tags")
+            .symbols
     }
 
     fn defs(ext: &str, source: &str) -> Vec<(String, String, u32, String)> {

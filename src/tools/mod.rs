@@ -26,6 +26,7 @@ pub mod list_dir;
 pub mod outline;
 pub mod profile;
 pub mod read_file;
+pub mod search_code;
 pub mod undo;
 pub mod web_search;
 pub mod write_file;
@@ -88,6 +89,7 @@ pub const REGISTRY: &[ToolSpec] = &[
     file_search::SPEC,
     find_symbol::SPEC,
     outline::SPEC,
+    search_code::SPEC,
     list_dir::SPEC,
     exec_shell::SPEC,
     exec_shell::tasks::task_output::SPEC,

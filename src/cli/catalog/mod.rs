@@ -118,6 +118,7 @@ pub fn title(spec: &ToolSpec) -> &'static str {
         "ask_user" => "Ask the user",
         "web_search" => "Search the web",
         "task_input" => "Send input to background task",
+        "search_code" => "Search code by description",
         _ => spec.name,
     }
 }

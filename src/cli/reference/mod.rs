@@ -22,6 +22,7 @@ const TOOL_NOTES: &[(&str, &str)] = &[
     ("file_search", include_str!("notes/file_search.md")),
     ("find_symbol", include_str!("notes/find_symbol.md")),
     ("outline", include_str!("notes/outline.md")),
+    ("search_code", include_str!("notes/search_code.md")),
     ("list_dir", include_str!("notes/list_dir.md")),
     ("exec_shell", include_str!("notes/exec_shell.md")),
     ("task_output", include_str!("notes/task_output.md")),

@@ -34,7 +34,8 @@ use std::sync::Mutex;
 use ignore::WalkState;
 use tree_sitter_tags::TagsContext;
 
-use super::{languages, record, LanguageSpec, Symbol};
+use super::record::Record;
+use super::{languages, record, Extracted, LanguageSpec};
 use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::session::state::Lock;
 use manifest::{Entry, Manifest, Stat};
@@ -458,42 +459,46 @@ impl Index {
                 postings: Vec::new(),
             });
         }
-        if let Some((_, symbols)) = self.load_record(hash) {
+        if let Some(record) = self.load_record(hash) {
             return Some(Hashed {
                 hash,
                 parsed: false,
-                postings: postings::of_symbols(hash, &symbols),
+                postings: postings::of_symbols(hash, &record.symbols),
             });
         }
         let _one_large_file_at_a_time = (bytes.len() > LARGE_FILE_BYTES).then(|| large.lock());
         // A file tree-sitter cannot tag is indexed with no symbols rather than retried forever.
-        let symbols = super::extract(file.language, &bytes, context).unwrap_or_default();
+        let extracted = super::extract_all(file.language, &bytes, context).unwrap_or(Extracted {
+            symbols: Vec::new(),
+            syntax_errors: true,
+        });
         let _ = self.write(
             &self.record_path(hash),
-            &record::encode(file.language.name, &symbols),
+            &record::encode(file.language.name, &extracted),
         );
         Some(Hashed {
             hash,
             parsed: true,
-            postings: postings::of_symbols(hash, &symbols),
+            postings: postings::of_symbols(hash, &extracted.symbols),
         })
     }
 
-    /// A record's language and symbols, if it exists and decodes.
-    pub fn load_record(&self, hash: u64) -> Option<(String, Vec<Symbol>)> {
+    /// A record, if it exists and decodes.
+    pub fn load_record(&self, hash: u64) -> Option<Record> {
         record::decode(&fs::read_to_string(self.record_path(hash)).ok()?)
     }
 
     /// Tags `file` again and rewrites its record (one found missing or torn at query time).
-    pub fn repair_record(&self, file: &Path, hash: u64) -> Option<Vec<Symbol>> {
+    pub fn repair_record(&self, file: &Path, hash: u64) -> Option<Record> {
         let language = languages::for_path(file)?;
         let bytes = fs::read(file).ok()?;
         if xxhash_rust::xxh3::xxh3_64(&bytes) != hash {
             return None;
         }
-        let symbols = super::extract(language, &bytes, &mut TagsContext::new()).ok()?;
-        let _ = self.write(&self.record_path(hash), &record::encode(language.name, &symbols));
-        Some(symbols)
+        let extracted = super::extract_all(language, &bytes, &mut TagsContext::new()).ok()?;
+        let text = record::encode(language.name, &extracted);
+        let _ = self.write(&self.record_path(hash), &text);
+        record::decode(&text)
     }
 
     /// Folds `delta` into the name shards, dropping postings of hashes no file points to.

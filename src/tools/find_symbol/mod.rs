@@ -27,7 +27,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 
 const DESCRIPTION: &str = "Find where a function, method, type, class, trait, constant or macro is defined, across the workspace; optionally where it is called, imported or otherwise referenced.
 Use this instead of grep_files when you look for a definition: grep_files finds every mention of a name and cannot tell the definition on line 42 from the call on line 189; find_symbol lists the definitions first, each with its kind (function, method, struct, class, interface, ...), its container (`impl Config`, `class Parser`) and its line range, so the next call can be read_file on exactly those lines.
-The name is matched exactly; when nothing matches exactly, case-insensitively. Qualified forms narrow the search: `Config::new` or `Config.new` finds `new` defined inside `Config` (an impl, class or namespace), with `Config` as the receiver (`func (c *Config) new`), or in a file or directory named `config`. kind keeps one kind (\"function\", \"method\", \"struct\", \"class\", ...). include_references=true adds the references that the language's tags know, each marked as a call, an import, a type use, etc.; for every textual mention use grep_files.
+The name is matched exactly; when nothing matches exactly, case-insensitively. Qualified forms narrow the search: `Config::new` or `Config.new` finds `new` defined inside `Config` (an impl, class or namespace), with `Config` as the receiver (`func (c *Config) new`), or in a file or directory named `config`. kind keeps one kind (\"function\", \"method\", \"struct\", \"class\", ...). include_references=true adds every use of the name as an identifier in code (calls, qualified paths such as `Compiler::compile(...)`, method calls, imports, type uses, macro arguments), one per line, each marked `call`, `import`, `type`, `field` or `other`; comments and strings are left out, so the list is what a rename must change. Uses are matched by name, not resolved: a same-named local in another scope is listed too. A file that does not parse cleanly is named in the output (its references may be incomplete); for every textual mention use grep_files.
 Languages: Rust (.rs), Python (.py, .pyi), JavaScript (.js, .jsx, .mjs, .cjs), TypeScript (.ts, .mts, .cts), TSX (.tsx), Go (.go), Java (.java), C (.c, .h) and C++ (.cc, .cpp, .cxx, .hh, .hpp, .hxx, ...). Files are walked as grep_files walks them (.gitignore respected; .git, node_modules, target, dist, build, __pycache__, .venv, venv, .codesmith, *.min.js, *.min.css skipped; files over 10 MB skipped).
 The index lives in .codesmith/index/ and is brought up to date by each call: only files whose content changed are parsed again, so the first call on a large tree takes longer (seconds) and later calls are fast. Counts come first; at most max_results (default 50, at most 500) definitions and references are shown. With no match, similar defined names are suggested.
 Examples:
@@ -60,7 +60,8 @@ pub struct FindSymbolArgs {
     /// The directory (searched recursively) or file to look in, relative to the session cwd.
     #[serde(default = "default_path")]
     pub path: String,
-    /// Also list references (calls, imports, type uses) that the language's tags know.
+    /// Also list every use of the name as an identifier (calls, imports, type uses, fields,
+    /// other), comments and strings left out.
     #[serde(default)]
     pub include_references: bool,
     /// How many definitions and references to show, 1 to 500 (values outside are clamped);
@@ -251,6 +252,9 @@ pub struct Found {
     pub definitions: Vec<Hit>,
     pub references: Vec<Hit>,
     pub case_insensitive: bool,
+    /// Files that hold the name but did not parse cleanly: uses in their broken parts are
+    /// not seen. Sorted.
+    pub partial: Vec<String>,
 }
 
 fn collect(
@@ -277,18 +281,23 @@ fn collect(
         definitions: Vec::new(),
         references: Vec::new(),
         case_insensitive: !exact,
+        partial: Vec::new(),
     };
     for (hash, files) in paths {
-        let symbols = match index.load_record(hash) {
-            Some((_, symbols)) => symbols,
+        let record = match index.load_record(hash) {
+            Some(record) => record,
             None => {
                 let abs = view_abs(index, files[0]);
                 match abs.and_then(|abs| index.repair_record(&abs, hash)) {
-                    Some(symbols) => symbols,
+                    Some(record) => record,
                     None => continue,
                 }
             }
         };
+        let symbols = record.symbols;
+        if record.syntax_errors && include_references {
+            found.partial.extend(files.iter().map(|p| p.to_string()));
+        }
         for path in files {
             for symbol in &symbols {
                 if !symbol.definition && !include_references {
@@ -308,6 +317,7 @@ fn collect(
             }
         }
     }
+    found.partial.sort();
     for list in [&mut found.definitions, &mut found.references] {
         list.sort_by(|a, b| (&a.path, a.symbol.line).cmp(&(&b.path, b.symbol.line)));
     }

@@ -88,6 +88,7 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
     let shown_refs = refs.min(search.max_results - shown_defs);
     let mut text = summary(search, found);
     text.push_str(&hit_lines(search, found, shown_defs, shown_refs));
+    text.push_str(&partial_note(search, found));
     let truncated = shown_defs < defs || shown_refs < refs;
     if truncated {
         text.push_str(&format!(
@@ -145,7 +146,28 @@ pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[Stri
     if defs == 0 && refs == 0 {
         out = out.with("suggestions", suggestions.to_vec());
     }
+    if search.args.include_references {
+        out = out.with("references_partial", found.partial.clone());
+    }
     out
+}
+
+/// Says which files' references may be incomplete (they did not parse cleanly) and how to
+/// see every mention.
+fn partial_note(search: &Search, found: &Found) -> String {
+    const SHOWN: usize = 10;
+    if found.partial.is_empty() {
+        return String::new();
+    }
+    let mut names = found.partial[..found.partial.len().min(SHOWN)].join(", ");
+    if found.partial.len() > SHOWN {
+        names.push_str(&format!(" and {} more", found.partial.len() - SHOWN));
+    }
+    format!(
+        "\n\nReferences may be incomplete in {} that did not parse cleanly: {names}. grep_files with pattern={} finds every mention.",
+        plural(found.partial.len(), "file", "files"),
+        quote_arg(&format!("\\b{}\\b", search.wanted.base))
+    )
 }
 
 fn summary(search: &Search, found: &Found) -> String {

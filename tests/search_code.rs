@@ -1,0 +1,260 @@
+//! search_code through the binary: ranking by description, the lexical notice, the incremental
+//! index after an edit, path and glob, text files without a grammar, errors, and every surface.
+
+use serde_json::{json, Value};
+
+use crate::harness::Ws;
+use crate::mcp_support::McpSession;
+
+fn project() -> Ws {
+    let ws = Ws::new();
+    ws.write(
+        "src/auth.rs",
+        "use std::collections::HashMap;\n\n/// Verifies a user's identity against the stored password hash.\npub fn check_credentials(user: &str, password: &str) -> bool {\n    let stored = lookup(user);\n    stored == hash(password)\n}\n\nfn lookup(user: &str) -> String {\n    user.to_string()\n}\n\nfn hash(text: &str) -> String {\n    text.chars().rev().collect()\n}\n",
+    );
+    ws.write(
+        "src/config.py",
+        "import json\n\n\nclass Settings:\n    \"\"\"Settings read from disk.\"\"\"\n\n    def load_file(self, path):\n        \"\"\"Parse the configuration file at path.\"\"\"\n        with open(path) as handle:\n            return json.load(handle)\n",
+    );
+    ws.write(
+        "web/retry.ts",
+        "// Retries a failed request with exponential backoff.\nexport async function withBackoff(run: () => Promise<Response>, attempts = 3) {\n  for (let i = 0; i < attempts; i++) {\n    try { return await run(); } catch { await sleep(2 ** i * 100); }\n  }\n  throw new Error('gave up');\n}\n",
+    );
+    ws.write(
+        "docs/deploy.md",
+        "# Deploying\n\nBuild the release binary, then copy it to the server.\nRestart the service afterwards.\n",
+    );
+    for rel in ["src/auth.rs", "src/config.py", "web/retry.ts", "docs/deploy.md"] {
+        age(&ws, rel);
+    }
+    ws
+}
+
+/// Moves a file's mtime an hour back, past the window in which the index hashes a file again
+/// because a same-size rewrite could hide in one timestamp tick.
+fn age(ws: &Ws, rel: &str) {
+    let file = std::fs::File::options()
+        .write(true)
+        .open(ws.join(rel))
+        .expect("open");
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .expect("set mtime");
+}
+
+/// `path:start-end kind name` of each result.
+fn results(out: &Value) -> Vec<String> {
+    out["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}-{} {} {}",
+                r["path"].as_str().expect("path"),
+                r["start_line"],
+                r["end_line"],
+                r["kind"].as_str().expect("kind"),
+                r["name"].as_str().expect("name")
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect()
+}
+
+fn first(ws: &Ws, query: &str) -> String {
+    let out = ws.call("search_code", json!({ "query": query })).ok();
+    results(out.data()).into_iter().next().unwrap_or_default()
+}
+
+#[test]
+fn a_description_in_words_finds_the_definition_with_its_doc_comment() {
+    let ws = project();
+    assert_eq!(
+        first(&ws, "verify the user identity"),
+        "src/auth.rs:3-7 function check_credentials"
+    );
+    assert_eq!(
+        first(&ws, "parsing a configuration file"),
+        "src/config.py:7-10 method load_file"
+    );
+    assert_eq!(
+        first(&ws, "retry failed requests with backoff"),
+        "web/retry.ts:1-7 function withBackoff"
+    );
+    assert_eq!(
+        first(&ws, "restart the server after deploying"),
+        "docs/deploy.md:1-4 lines"
+    );
+    let out = ws
+        .call(
+            "search_code",
+            json!({"query": "checkCredentials", "max_results": 1}),
+        )
+        .ok();
+    assert_eq!(
+        results(out.data()),
+        ["src/auth.rs:3-7 function check_credentials"]
+    );
+    assert_eq!(out.data()["ranking"], "lexical");
+    assert_eq!(out.data()["truncated"], false);
+    let score = out.data()["results"][0]["score"].as_f64().expect("score");
+    assert!(score > 0.0);
+    assert_eq!(
+        out.output(),
+        format!(
+            "1 of 1 matching regions for \"checkCredentials\" (4 files, 7 regions searched; ranked lexically (BM25 over code tokens); no embedding model is configured, so words are matched, not meanings):\n\n\
+             1. src/auth.rs:3-7  function check_credentials  (score {score:.2})\n     3│ /// Verifies a user's identity against the stored password hash.\n     4│ pub fn check_credentials(user: &str, password: &str) -> bool {{\n     5│     let stored = lookup(user);\n     6│     stored == hash(password)\n   read_file with path=\"src/auth.rs\" start_line=3 max_lines=5"
+        )
+    );
+}
+
+#[test]
+fn an_edit_reindexes_only_that_file() {
+    let ws = project();
+    let cold = ws.call("search_code", json!({"query": "password"})).ok();
+    assert_eq!(cold.data()["index"]["chunked"], 4);
+    assert_eq!(cold.data()["index"]["rebuilt"], true);
+    let warm = ws.call("search_code", json!({"query": "password"})).ok();
+    assert_eq!(
+        warm.data()["index"],
+        json!({"files": 4, "hashed": 0, "chunked": 0, "removed": 0, "rebuilt": false})
+    );
+    assert_eq!(results(warm.data()), results(cold.data()));
+    ws.write(
+        "src/auth.rs",
+        "/// Rotates the signing keys every night.\npub fn rotate_keys() {}\n",
+    );
+    let edited = ws
+        .call("search_code", json!({"query": "rotate signing keys"}))
+        .ok();
+    assert_eq!(edited.data()["index"]["hashed"], 1);
+    assert_eq!(edited.data()["index"]["chunked"], 1);
+    assert_eq!(results(edited.data()), ["src/auth.rs:1-2 function rotate_keys"]);
+    ws.write(
+        "src/copy.rs",
+        "/// Rotates the signing keys every night.\npub fn rotate_keys() {}\n",
+    );
+    let copied = ws
+        .call("search_code", json!({"query": "rotate signing keys"}))
+        .ok();
+    assert_eq!(
+        copied.data()["index"]["chunked"],
+        0,
+        "identical files share their chunks"
+    );
+    assert_eq!(
+        results(copied.data()),
+        [
+            "src/auth.rs:1-2 function rotate_keys",
+            "src/copy.rs:1-2 function rotate_keys"
+        ]
+    );
+    let gone = ws.call("search_code", json!({"query": "password"})).ok();
+    assert!(results(gone.data()).iter().all(|r| !r.starts_with("src/auth.rs")));
+    std::fs::remove_file(ws.join("src/copy.rs")).expect("remove");
+    let removed = ws
+        .call("search_code", json!({"query": "rotate signing keys"}))
+        .ok();
+    assert_eq!(removed.data()["index"]["removed"], 1);
+    assert_eq!(results(removed.data()), ["src/auth.rs:1-2 function rotate_keys"]);
+}
+
+#[test]
+fn a_missing_chunk_file_is_made_again_and_a_torn_manifest_starts_over() {
+    let ws = project();
+    let before = results(
+        ws.call("search_code", json!({"query": "password hash"}))
+            .ok()
+            .data(),
+    );
+    let chunks = ws.join(".codesmith/index/chunks");
+    for dir in std::fs::read_dir(&chunks).expect("chunks") {
+        std::fs::remove_dir_all(dir.expect("dir").path()).expect("remove");
+    }
+    let again = ws.call("search_code", json!({"query": "password hash"})).ok();
+    assert_eq!(results(again.data()), before);
+    std::fs::write(ws.join(".codesmith/index/search-manifest"), "garbage").expect("write");
+    let rebuilt = ws.call("search_code", json!({"query": "password hash"})).ok();
+    assert_eq!(rebuilt.data()["index"]["rebuilt"], true);
+    assert_eq!(results(rebuilt.data()), before);
+}
+
+#[test]
+fn path_and_glob_narrow_the_search() {
+    let ws = project();
+    let by_path = ws
+        .call("search_code", json!({"query": "file", "path": "src"}))
+        .ok();
+    assert!(results(by_path.data()).iter().all(|r| r.starts_with("src/")));
+    assert_eq!(by_path.data()["files_searched"], 2);
+    let by_glob = ws
+        .call(
+            "search_code",
+            json!({"query": "file path password", "glob": "*.py"}),
+        )
+        .ok();
+    assert_eq!(results(by_glob.data()), ["src/config.py:7-10 method load_file"]);
+    let none = ws
+        .call("search_code", json!({"query": "kubernetes helm chart"}))
+        .ok();
+    assert_eq!(none.data()["results"], json!([]));
+    assert!(none
+        .output()
+        .starts_with("No code region matches \"kubernetes helm chart\" under `.`"));
+    assert!(none
+        .output()
+        .ends_with("grep_files with pattern=\"kubernetes|helm|chart\"."));
+}
+
+#[test]
+fn bad_queries_paths_and_globs_are_refused_with_the_next_call() {
+    let ws = project();
+    let empty = ws
+        .call("search_code", json!({"query": "the of ?"}))
+        .err("invalid_arguments");
+    assert!(empty
+        .message()
+        .contains("holds no word to search for. Describe the code in words or name it, e.g. call search_code with query=\"parse the config file\""));
+    let missing = ws
+        .call("search_code", json!({"query": "password", "path": "nowhere"}))
+        .err("not_found");
+    assert!(missing.message().contains("nowhere"));
+    ws.call("search_code", json!({"query": "password", "glob": "[z-a]"}))
+        .err("invalid_arguments")
+        .contains("glob");
+    ws.call("search_code", json!({"query": "password", "path": ".codesmith"}))
+        .err("invalid_arguments");
+    let clamped = ws
+        .call("search_code", json!({"query": "password", "max_results": 500}))
+        .ok();
+    assert!(!clamped.notices().is_empty());
+}
+
+#[test]
+fn every_surface_runs_it() {
+    let ws = project();
+    let by_alias = ws
+        .run(&["search", "verify user identity", "--max-results", "1"])
+        .ok();
+    assert_eq!(
+        by_alias.output(),
+        ws.run(&["search_code", "verify user identity", "--max-results", "1"])
+            .ok()
+            .output()
+    );
+    let by_call = ws
+        .run_stdin(
+            &["call"],
+            r#"{"name": "search_code", "arguments": "{\"query\": \"backoff\"}"}"#,
+        )
+        .ok();
+    assert_eq!(results(by_call.data()), ["web/retry.ts:1-7 function withBackoff"]);
+    let catalog = ws.raw(&["--tools", "read_only", "tools", "--format", "json"]);
+    assert!(String::from_utf8_lossy(&catalog.stdout).contains("\"search_code\""));
+    let mut mcp = McpSession::initialized(&ws, &[], "2025-06-18", json!({}));
+    let result = mcp.call("search_code", json!({"query": "backoff"}));
+    assert_eq!(result["isError"], false);
+    assert_eq!(result["structuredContent"]["results"][0]["name"], "withBackoff");
+    mcp.close();
+}
