@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_approvals;
 mod mcp_readme;
 mod mcp_sdk;
+mod mcp_sessions;
 mod mcp_support;
 mod outline;
 mod read_file;

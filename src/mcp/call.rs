@@ -285,7 +285,7 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Valu
     envelope
 }
 
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c);
     if !text.is_empty() && text.chars().all(plain) {
         text.to_string()

@@ -6,6 +6,8 @@
 //! main thread, which runs them one at a time through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
+//! A connection without `--session` gets a session of its own (see [`serve`]).
+//!
 //! Cancelling the request in progress kills its foreground process group (see [`crate::session::cancel`])
 //! and drops its response; a request still queued is dropped unanswered. When stdin closes, the
 //! running call is cancelled the same way, the queue is dropped and the server exits.
@@ -45,8 +47,18 @@ fn send(message: &Value) {
     crate::cli::envelope::write_stdout(line.as_bytes());
 }
 
-/// Serves until stdin closes; returns the exit status.
-pub fn serve(global: Global) -> i32 {
+/// Serves until stdin closes; returns the exit status. Without `session_given` the connection
+/// gets a session of its own, so approvals and reads never cross connections by accident.
+pub fn serve(mut global: Global, session_given: bool) -> i32 {
+    if !session_given {
+        match own_session() {
+            Some(name) => global.session = name,
+            None => {
+                eprintln!("codesmith mcp: no randomness for the connection's session name");
+                return 1;
+            }
+        }
+    }
     let root = match Context::open(&global, "mcp") {
         Ok(ctx) => ctx.workspace.root().to_path_buf(),
         Err(err) => {
@@ -80,6 +92,18 @@ pub fn serve(global: Global) -> i32 {
     };
     server.run(&queue);
     0
+}
+
+/// A fresh session name for one connection: `mcp-` and 12 random hex digits.
+fn own_session() -> Option<String> {
+    use ring::rand::SecureRandom;
+    let mut bytes = [0u8; 6];
+    ring::rand::SystemRandom::new().fill(&mut bytes).ok()?;
+    Some(
+        bytes
+            .iter()
+            .fold("mcp-".to_string(), |name, b| format!("{name}{b:02x}")),
+    )
 }
 
 /// What the `initialize` handshake settled, for requests without a per-request version.
@@ -198,8 +222,20 @@ impl Server {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": protocol::server_info(),
-            "instructions": protocol::INSTRUCTIONS,
+            "instructions": self.instructions(),
         })
+    }
+
+    /// The instructions, naming this connection's session (for a person's `approve`, `undo`).
+    fn instructions(&self) -> String {
+        format!(
+            "{} This connection's session is `{}`: run `codesmith --workspace {} --session {} ...` \
+             to act in it from a terminal.",
+            protocol::INSTRUCTIONS,
+            self.global.session,
+            call::shell_quote(&self.root.to_string_lossy()),
+            call::shell_quote(&self.global.session),
+        )
     }
 
     fn discover(&self, params: &Value) -> Result<Value, RpcError> {
@@ -213,9 +249,10 @@ impl Server {
         Ok(json!({
             "supportedVersions": protocol::supported_versions(),
             "capabilities": {"tools": {}},
-            "instructions": protocol::INSTRUCTIONS,
+            "instructions": self.instructions(),
             "ttlMs": 3_600_000,
-            "cacheScope": "public",
+            // The instructions name this connection's session.
+            "cacheScope": "private",
         }))
     }
 
