@@ -30,9 +30,9 @@ impl Data {
         match offset {
             0 => self.nr,
             4 => self.arch,
-            16..=63 if offset % 4 == 0 => {
+            16..=63 if offset.is_multiple_of(4) => {
                 let value = arg((offset - 16) / 8);
-                if offset % 8 == 0 {
+                if offset.is_multiple_of(8) {
                     value as u32
                 } else {
                     (value >> 32) as u32
