@@ -34,6 +34,7 @@ mod mcp_approvals;
 mod mcp_readme;
 mod mcp_sdk;
 mod mcp_sessions;
+mod mcp_shutdown;
 mod mcp_support;
 mod outline;
 mod read_file;

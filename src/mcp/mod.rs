@@ -10,7 +10,10 @@
 //!
 //! Cancelling the request in progress kills its foreground process group (see [`crate::session::cancel`])
 //! and drops its response; a request still queued is dropped unanswered. When stdin closes, the
-//! running call is cancelled the same way, the queue is dropped and the server exits.
+//! requests already read are still answered: read-only ones run, a call that would change files
+//! or run a command is answered as cancelled (a running one is stopped as above), never run after
+//! the client left; then the server exits. A panic in a request becomes that request's error
+//! response and a line on stderr; the server goes on.
 
 mod call;
 mod protocol;
@@ -32,6 +35,10 @@ struct Inflight {
     pending: HashSet<String>,
     running: Option<String>,
     cancelled: HashSet<String>,
+    /// Stdin closed: what is still queued is answered without running anything that changes.
+    closed: bool,
+    /// Whether the running request changes files or runs commands.
+    running_changes: bool,
 }
 
 type Shared = Arc<Mutex<Inflight>>;
@@ -128,17 +135,24 @@ impl Server {
         for request in queue {
             let id = request["id"].clone();
             let key = id.to_string();
+            let changes = changes_anything(&request);
             {
                 let mut inflight = lock(&self.shared);
                 if inflight.cancelled.remove(&key) {
                     inflight.pending.remove(&key);
                     continue;
                 }
+                if inflight.closed && changes {
+                    inflight.pending.remove(&key);
+                    send(&protocol::error_response(&id, client_left()));
+                    continue;
+                }
                 // Under the lock the reader cancels with, so a cancellation is never lost.
                 crate::session::cancel::reset();
                 inflight.running = Some(key.clone());
+                inflight.running_changes = changes;
             }
-            let response = match self.handle(&request) {
+            let response = match self.handle_guarded(&request) {
                 Ok(Some(result)) => Some(protocol::result_response(&id, result)),
                 Ok(None) => None,
                 Err(error) => Some(protocol::error_response(&id, error)),
@@ -146,12 +160,37 @@ impl Server {
             let mut inflight = lock(&self.shared);
             inflight.running = None;
             inflight.pending.remove(&key);
-            if !inflight.cancelled.remove(&key) {
-                if let Some(response) = response {
-                    send(&response);
-                }
+            if inflight.cancelled.remove(&key) {
+                continue;
+            }
+            match response {
+                Some(response) => send(&response),
+                // Stopped because the client left, not because it asked: it still gets an answer.
+                None if inflight.closed => send(&protocol::error_response(&id, client_left())),
+                None => {}
             }
         }
+    }
+
+    /// [`Self::handle`], with a panic turned into this request's error response.
+    fn handle_guarded(&mut self, request: &Value) -> Result<Option<Value>, RpcError> {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(request)));
+        outcome.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            eprintln!("codesmith mcp: request {} panicked: {why}", request["id"]);
+            Err(RpcError::new(
+                protocol::INTERNAL_ERROR,
+                format!(
+                    "Internal error: codesmith failed while handling this request ({why}); the server \
+                     goes on. What the call had done before is kept; check with read_file or \
+                     list_dir before repeating it, and report the failure."
+                ),
+            ))
+        })
     }
 
     /// Whether the client cancelled the request in progress (or went away).
@@ -167,6 +206,7 @@ impl Server {
             return Err(RpcError::invalid_params("params must be an object"));
         }
         let era = self.era_of(&params)?;
+        panic_for_tests(method, &params);
         let result = match (method, era.modern) {
             ("initialize", false) => self.initialize(&params),
             ("server/discover", _) => self.discover(&params)?,
@@ -306,11 +346,43 @@ fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared)
             }
         }
     }
-    // The client is gone: stop the running call and drop the queued ones.
+    // The client is gone: what is queued is still answered (see `Server::run`); a running call
+    // that changes something is stopped.
     let mut inflight = lock(shared);
-    let pending: Vec<String> = inflight.pending.iter().cloned().collect();
-    inflight.cancelled.extend(pending);
-    crate::session::cancel::cancel();
+    inflight.closed = true;
+    if inflight.running.is_some() && inflight.running_changes {
+        crate::session::cancel::cancel();
+    }
+}
+
+/// Whether a request would change files or run commands: a `tools/call` of a tool that is not
+/// read-only (see [`crate::cli::catalog::read_only`]).
+fn changes_anything(request: &Value) -> bool {
+    request["method"] == "tools/call"
+        && request["params"]["name"]
+            .as_str()
+            .and_then(crate::tools::find)
+            .is_some_and(|spec| !crate::cli::catalog::read_only(spec))
+}
+
+/// The answer to a call that would change something, when the client left before it ran.
+fn client_left() -> RpcError {
+    RpcError::new(
+        protocol::REQUEST_CANCELLED,
+        "Request cancelled: stdin closed before this call finished, so nothing more of it ran. \
+         Send it again on a new connection if it is still wanted.",
+    )
+}
+
+/// For tests only: with `CODESMITH_TEST_PANIC` set to a tool name, a `tools/call` of that tool
+/// panics, to show that a panic stays inside its request. Nothing sets it outside the tests.
+fn panic_for_tests(method: &str, params: &Value) {
+    let Some(name) = std::env::var_os("CODESMITH_TEST_PANIC") else {
+        return;
+    };
+    if method == "tools/call" && params["name"].as_str().is_some_and(|n| name == n) {
+        panic!("CODESMITH_TEST_PANIC is set for {}", params["name"]);
+    }
 }
 
 /// One line from the client.

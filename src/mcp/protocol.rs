@@ -18,6 +18,8 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// A request the server will not run (the client left first); the number LSP uses.
+pub const REQUEST_CANCELLED: i64 = -32800;
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Every version served, oldest first.
