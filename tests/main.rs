@@ -31,6 +31,7 @@ mod list_dir;
 mod malformed_json;
 mod mcp;
 mod mcp_approvals;
+mod mcp_concurrency;
 mod mcp_readme;
 mod mcp_sdk;
 mod mcp_sessions;

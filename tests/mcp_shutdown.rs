@@ -87,21 +87,26 @@ fn piped_requests_are_all_answered_every_time() {
     );
 }
 
+/// Read-only calls run on threads of their own, the others on the main thread: both survive.
 #[test]
 fn a_panic_is_that_requests_error_and_the_server_goes_on() {
-    let ws = Ws::new();
-    ws.write("a.txt", "hello\n");
-    let mut session = McpSession::start_with_env(&ws, &[], &[("CODESMITH_TEST_PANIC", "list_dir")]);
-    let failed = session.request("tools/call", json!({"name": "list_dir", "arguments": {}}));
-    assert_eq!(failed["error"]["code"], -32603, "{failed}");
-    let message = failed["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("the server goes on") && message.contains("check with read_file"),
-        "{message}"
-    );
-    let read = session.call("read_file", json!({"path": "a.txt"}));
-    assert_eq!(read["isError"], false, "{read}");
-    let (status, stderr) = session.close();
-    assert!(status.success(), "{stderr}");
-    assert!(stderr.contains("panicked"), "{stderr}");
+    for tool in ["list_dir", "write_file"] {
+        let ws = Ws::new();
+        ws.write("a.txt", "hello\n");
+        let mut session = McpSession::start_with_env(&ws, &[], &[("CODESMITH_TEST_PANIC", tool)]);
+        let arguments = json!({"path": "b.txt", "content": "x"});
+        let failed = session.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert_eq!(failed["error"]["code"], -32603, "{failed}");
+        let message = failed["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the server goes on") && message.contains("check with read_file"),
+            "{message}"
+        );
+        assert!(!ws.path().join("b.txt").exists());
+        let read = session.call("read_file", json!({"path": "a.txt"}));
+        assert_eq!(read["isError"], false, "{read}");
+        let (status, stderr) = session.close();
+        assert!(status.success(), "{stderr}");
+        assert!(stderr.contains("panicked"), "{stderr}");
+    }
 }

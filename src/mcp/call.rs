@@ -97,6 +97,60 @@ pub(super) fn tools_call(
     Ok(None)
 }
 
+/// Starts a read-only `tools/call` on a thread of its own, so it does not wait behind the call
+/// in progress; `false` for any other request, which the main thread runs in order. A call that
+/// turns out to need an approval did nothing and goes to the queue, to be asked about in order.
+/// Its response is dropped when the client cancelled it.
+pub(super) fn alongside(
+    global: &Global,
+    shared: &super::Shared,
+    queue: &mpsc::Sender<Value>,
+    request: &Value,
+) -> bool {
+    let params = &request["params"];
+    let Some(spec) = params["name"].as_str().and_then(crate::tools::find) else {
+        return false;
+    };
+    if request["method"] != "tools/call" || !crate::cli::catalog::read_only(spec) {
+        return false;
+    }
+    // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
+    let Ok(version) = protocol::request_version(params) else {
+        return false;
+    };
+    let era = Era {
+        modern: version.is_some(),
+        can_elicit: false,
+        version: version.unwrap_or_default(),
+    };
+    let (global, shared, queue, request) = (global.clone(), shared.clone(), queue.clone(), request.clone());
+    let worker = move || {
+        let arguments = request["params"].get("arguments").cloned().unwrap_or(Value::Null);
+        let run = || {
+            super::panic_for_tests("tools/call", &request["params"]);
+            crate::cli::dispatch::call_tool(&global, spec, arguments).0
+        };
+        let response = match std::panic::catch_unwind(run) {
+            Ok(envelope) if approval_of(&envelope).is_some() => {
+                let _ = queue.send(request);
+                return;
+            }
+            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(&envelope))),
+            Err(panic) => protocol::error_response(&request["id"], super::panicked(&request, &*panic)),
+        };
+        let key = request["id"].to_string();
+        let mut inflight = super::lock(&shared);
+        inflight.pending.remove(&key);
+        if !inflight.cancelled.remove(&key) {
+            super::send(&response);
+        }
+    };
+    std::thread::Builder::new()
+        .name("mcp-read".into())
+        .spawn(worker)
+        .is_ok()
+}
+
 /// The envelope as a `CallToolResult`.
 fn call_result(envelope: &Value) -> Value {
     let ok = envelope["ok"] == true;

@@ -1,9 +1,10 @@
 //! `codesmith mcp`: the tools over the Model Context Protocol on stdio.
 //!
-//! Two threads and no async runtime. The reader thread owns stdin: it parses each line, answers
+//! Threads and no async runtime. The reader thread owns stdin: it parses each line, answers
 //! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
-//! and a client's answers to the server's own requests), and queues the other requests for the
-//! main thread, which runs them one at a time through the same dispatch as the command line.
+//! and a client's answers to the server's own requests), starts each read-only `tools/call` on a
+//! thread of its own, and queues the other requests for the main thread, which runs them one at
+//! a time, in order, through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
 //! A connection without `--session` gets a session of its own (see [`serve`]).
@@ -81,9 +82,10 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
     let (requests, queue) = mpsc::channel();
     let (answers, answer_queue) = mpsc::channel();
     let reader_shared = shared.clone();
+    let reader_global = global.clone();
     let reader = std::thread::Builder::new()
         .name("mcp-reader".into())
-        .spawn(move || read_loop(&requests, &answers, &reader_shared));
+        .spawn(move || read_loop(&reader_global, &requests, &answers, &reader_shared));
     if reader.is_err() {
         eprintln!("codesmith mcp: could not start the reader thread");
         return 1;
@@ -132,6 +134,7 @@ pub(crate) struct Server {
 
 impl Server {
     fn run(&mut self, queue: &Receiver<Value>) {
+        // Read-only calls never come here first: the reader starts them (see `call::alongside`).
         for request in queue {
             let id = request["id"].clone();
             let key = id.to_string();
@@ -175,22 +178,7 @@ impl Server {
     /// [`Self::handle`], with a panic turned into this request's error response.
     fn handle_guarded(&mut self, request: &Value) -> Result<Option<Value>, RpcError> {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(request)));
-        outcome.unwrap_or_else(|panic| {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            eprintln!("codesmith mcp: request {} panicked: {why}", request["id"]);
-            Err(RpcError::new(
-                protocol::INTERNAL_ERROR,
-                format!(
-                    "Internal error: codesmith failed while handling this request ({why}); the server \
-                     goes on. What the call had done before is kept; check with read_file or \
-                     list_dir before repeating it, and report the failure."
-                ),
-            ))
-        })
+        outcome.unwrap_or_else(|panic| Err(panicked(request, &*panic)))
     }
 
     /// Whether the client cancelled the request in progress (or went away).
@@ -331,14 +319,14 @@ impl Server {
 }
 
 /// The reader thread: one message per line until stdin closes.
-fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
     loop {
         line.clear();
         match stdin.read_until(b'\n', &mut line) {
             Ok(0) => break,
-            Ok(_) => route(&line, requests, answers, shared),
+            Ok(_) => route(global, &line, requests, answers, shared),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) => {
                 eprintln!("codesmith mcp: reading stdin failed: {err}");
@@ -353,6 +341,24 @@ fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared)
     if inflight.running.is_some() && inflight.running_changes {
         crate::session::cancel::cancel();
     }
+}
+
+/// The error response for a request whose handling panicked; logs it on stderr.
+fn panicked(request: &Value, panic: &(dyn std::any::Any + Send)) -> RpcError {
+    let why = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    eprintln!("codesmith mcp: request {} panicked: {why}", request["id"]);
+    RpcError::new(
+        protocol::INTERNAL_ERROR,
+        format!(
+            "Internal error: codesmith failed while handling this request ({why}); the server \
+             goes on. What the call had done before is kept; check with read_file or list_dir \
+             before repeating it, and report the failure."
+        ),
+    )
 }
 
 /// Whether a request would change files or run commands: a `tools/call` of a tool that is not
@@ -386,7 +392,7 @@ fn panic_for_tests(method: &str, params: &Value) {
 }
 
 /// One line from the client.
-fn route(line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
@@ -433,7 +439,9 @@ fn route(line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared:
         return send(&protocol::result_response(&id, json!({})));
     }
     lock(shared).pending.insert(id.to_string());
-    let _ = requests.send(message);
+    if !call::alongside(global, shared, requests, &message) {
+        let _ = requests.send(message);
+    }
 }
 
 /// `notifications/cancelled`: a queued request is dropped, the running one stopped.
