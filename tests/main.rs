@@ -32,6 +32,7 @@ mod malformed_json;
 mod mcp;
 mod mcp_approvals;
 mod mcp_concurrency;
+mod mcp_elicitation;
 mod mcp_readme;
 mod mcp_sdk;
 mod mcp_sessions;

@@ -13,7 +13,8 @@
 //! as `codesmith approve` records it (for the session, or the workspace with persist), so the CLI
 //! sees it too.
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -29,7 +30,7 @@ use crate::tools::ToolSpec;
 const MAX_APPROVALS: usize = 4;
 
 /// How often a call with a `progressToken` reports that it is still running.
-const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// The key of the one input request an approval makes.
 const APPROVAL_INPUT: &str = "approval";
@@ -49,7 +50,13 @@ pub(super) fn tools_call(
         let (envelope, _) = crate::cli::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
         return Ok(Some(call_result(&envelope)));
     };
-    let progress = params["_meta"].get("progressToken").cloned();
+    let progress = params["_meta"]
+        .get("progressToken")
+        .cloned()
+        .map(|token| Progress {
+            token,
+            sent: Arc::new(AtomicU64::new(0)),
+        });
     let mut global = server.global.clone();
     let mut answer = if era.modern { retry_answer(params) } else { None };
     for round in 0..=MAX_APPROVALS {
@@ -61,7 +68,12 @@ pub(super) fn tools_call(
             return Ok(Some(call_result(&envelope)));
         };
         if !era.can_elicit {
-            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))));
+            let why = if era.url_only {
+                "it declared elicitation in url mode only, and an approval needs a form"
+            } else {
+                "it declared no elicitation"
+            };
+            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, why))));
         }
         let decision = if era.modern {
             let verified = answer.take().filter(|(state, _)| {
@@ -74,10 +86,18 @@ pub(super) fn tools_call(
                 None => return Ok(Some(input_required(server, spec, &arguments, &approval, era))),
             }
         } else {
-            match server.ask("elicitation/create", elicitation(spec, &approval, era)) {
+            match server.ask(
+                "elicitation/create",
+                elicitation(spec, &approval, era),
+                progress.as_ref(),
+            ) {
                 None => return Ok(None),
                 Some(reply) if reply.get("error").is_some() => {
-                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))))
+                    let why = format!(
+                        "its elicitation/create request failed: {}",
+                        reply["error"]["message"].as_str().unwrap_or("no message")
+                    );
+                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, &why))));
                 }
                 Some(reply) => decision_of(&reply["result"]),
             }
@@ -121,6 +141,7 @@ pub(super) fn alongside(
     let era = Era {
         modern: version.is_some(),
         can_elicit: false,
+        url_only: false,
         version: version.unwrap_or_default(),
     };
     let (global, shared, queue, request) = (global.clone(), shared.clone(), queue.clone(), request.clone());
@@ -163,34 +184,47 @@ fn call_result(envelope: &Value) -> Value {
     json!({"content": content, "structuredContent": structured, "isError": !ok})
 }
 
+/// A call's progress token and how many notifications it has had (the count only grows, across
+/// the tool's runs and the approval forms between them).
+pub(super) struct Progress {
+    token: Value,
+    sent: Arc<AtomicU64>,
+}
+
+impl Progress {
+    /// Sends the next `notifications/progress` with `message`.
+    pub(super) fn tick(&self, message: &str) {
+        let progress = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
+        super::send(&protocol::notification(
+            "notifications/progress",
+            json!({"progressToken": self.token, "progress": progress, "message": message}),
+        ));
+    }
+}
+
 /// Runs the tool; with a progress token, a ticker reports every second that it still runs.
 fn run_with_progress(
     global: &Global,
     spec: &'static ToolSpec,
     arguments: &Value,
-    token: Option<&Value>,
+    progress: Option<&Progress>,
 ) -> Value {
-    let Some(token) = token.cloned() else {
+    let Some(progress) = progress else {
         return crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
+    };
+    let progress = Progress {
+        token: progress.token.clone(),
+        sent: progress.sent.clone(),
     };
     let (stop, stopped) = mpsc::channel::<()>();
     let ticker = std::thread::spawn(move || {
         let start = Instant::now();
-        let mut ticks = 0u64;
         while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(PROGRESS_EVERY) {
             if crate::session::cancel::requested() {
                 break;
             }
-            ticks += 1;
-            let message = format!(
-                "{} still running after {} s",
-                spec.name,
-                start.elapsed().as_secs()
-            );
-            super::send(&protocol::notification(
-                "notifications/progress",
-                json!({"progressToken": token, "progress": ticks, "message": message}),
-            ));
+            let seconds = start.elapsed().as_secs();
+            progress.tick(&format!("{} still running after {seconds} s", spec.name));
         }
     });
     let envelope = crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
@@ -316,7 +350,7 @@ fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
 
 /// An `approval_required` envelope reworded for a client that cannot ask its user: the
 /// command a person runs in a terminal to grant it.
-fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Value {
+fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval, why: &str) -> Value {
     let message = envelope["error"]["message"].as_str().unwrap_or_default();
     let head = message
         .find("Nothing was done.")
@@ -329,8 +363,7 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Valu
         command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
     }
     let message = format!(
-        "{head} This MCP client cannot ask the user from here (it declared no elicitation), so ask \
-         the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
+        "{head} This MCP client cannot ask the user from here ({why}), so ask the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
          workspace), then repeat this exact call.",
         approval.id
     );

@@ -119,6 +119,7 @@ fn own_session() -> Option<String> {
 struct Handshake {
     version: String,
     can_elicit: bool,
+    url_only: bool,
 }
 
 pub(crate) struct Server {
@@ -223,6 +224,7 @@ impl Server {
             return Ok(Era {
                 modern: true,
                 can_elicit: protocol::can_elicit_form(capabilities),
+                url_only: protocol::elicits_url_only(capabilities),
                 version,
             });
         }
@@ -230,11 +232,13 @@ impl Server {
             Some(handshake) => Era {
                 modern: false,
                 can_elicit: handshake.can_elicit,
+                url_only: handshake.url_only,
                 version: handshake.version.clone(),
             },
             None => Era {
                 modern: false,
                 can_elicit: false,
+                url_only: false,
                 version: protocol::negotiate(None).to_string(),
             },
         })
@@ -245,6 +249,7 @@ impl Server {
         self.handshake = Some(Handshake {
             version: version.to_string(),
             can_elicit: protocol::can_elicit_form(&params["capabilities"]),
+            url_only: protocol::elicits_url_only(&params["capabilities"]),
         });
         json!({
             "protocolVersion": version,
@@ -303,16 +308,27 @@ impl Server {
 
     /// Sends the client a request of the server's own and waits for its answer; `None` when the
     /// call was cancelled or the client went away first.
-    fn ask(&mut self, method: &str, params: Value) -> Option<Value> {
+    /// With `progress`, the call goes on reporting progress while it waits (a client drops a
+    /// request that has been silent too long, a form left open included).
+    fn ask(&mut self, method: &str, params: Value, progress: Option<&call::Progress>) -> Option<Value> {
         self.next_request += 1;
         let id = format!("codesmith-{}", self.next_request);
         send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let start = std::time::Instant::now();
+        let mut last_tick = start;
         loop {
             match self.answers.recv_timeout(std::time::Duration::from_millis(50)) {
                 Ok(answer) if answer["id"] == id.as_str() => return Some(answer),
                 Ok(other) => eprintln!("codesmith mcp: ignored an answer to no open request: {other}"),
                 Err(mpsc::RecvTimeoutError::Timeout) if !self.cancelled() => {}
                 Err(_) => return None,
+            }
+            if let Some(progress) = progress.filter(|_| last_tick.elapsed() >= call::PROGRESS_EVERY) {
+                last_tick = std::time::Instant::now();
+                let seconds = start.elapsed().as_secs();
+                progress.tick(&format!(
+                    "waiting {seconds} s for the user to answer the approval form"
+                ));
             }
         }
     }

@@ -89,6 +89,8 @@ pub struct Era {
     pub modern: bool,
     /// The client can ask its user (`elicitation` among its capabilities, form mode).
     pub can_elicit: bool,
+    /// The client elicits in `url` mode only, so it cannot show an approval form.
+    pub url_only: bool,
     /// The version in force (the negotiated one, or the request's own).
     pub version: String,
 }
@@ -112,6 +114,14 @@ impl Era {
 pub fn can_elicit_form(capabilities: &Value) -> bool {
     match capabilities.get("elicitation") {
         Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
+        _ => false,
+    }
+}
+
+/// Whether the client declared elicitation in `url` mode alone (no form).
+pub fn elicits_url_only(capabilities: &Value) -> bool {
+    match capabilities.get("elicitation") {
+        Some(Value::Object(modes)) => modes.contains_key("url") && !modes.contains_key("form"),
         _ => false,
     }
 }
