@@ -55,7 +55,10 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             }
             Err(err) => cli::envelope::emit("tools", Err(err), global.text_format, None),
         },
-        Invocation::Mcp { global } => mcp::serve(global),
+        Invocation::Mcp {
+            global,
+            session_given,
+        } => mcp::serve(global, session_given),
         Invocation::Trust { global, action, path } => cli::envelope::emit(
             "trust",
             cli::commands::trust(&global, &action, path),

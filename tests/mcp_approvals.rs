@@ -13,24 +13,24 @@ use crate::harness::Ws;
 use crate::mcp_support::{eventually, modern_meta, process_gone, texts, McpSession};
 
 /// A directory outside the workspace, and the command that deletes it.
-struct Victim {
+pub struct Victim {
     _dir: tempfile::TempDir,
     path: PathBuf,
 }
 
 impl Victim {
-    fn new() -> Victim {
+    pub fn new() -> Victim {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().canonicalize().expect("canonical").join("victim");
         std::fs::create_dir(&path).expect("mkdir");
         Victim { _dir: dir, path }
     }
 
-    fn arguments(&self) -> Value {
+    pub fn arguments(&self) -> Value {
         json!({"command": format!("rm -rf {}", self.path.display())})
     }
 
-    fn exists(&self) -> bool {
+    pub fn exists(&self) -> bool {
         self.path.exists()
     }
 }

@@ -27,7 +27,13 @@ pub struct McpSession {
 impl McpSession {
     /// `codesmith --workspace WS [GLOBAL...] mcp`.
     pub fn start(ws: &Ws, global: &[&str]) -> McpSession {
+        McpSession::start_with_env(ws, global, &[])
+    }
+
+    /// [`McpSession::start`] with extra environment variables.
+    pub fn start_with_env(ws: &Ws, global: &[&str], env: &[(&str, &str)]) -> McpSession {
         let mut cmd = Command::new(BIN);
+        cmd.envs(env.iter().copied());
         cmd.arg("--workspace")
             .arg(ws.path())
             .args(global)

@@ -40,6 +40,8 @@ pub enum Invocation {
     /// `mcp`: serve the tools over the Model Context Protocol on stdio.
     Mcp {
         global: Global,
+        /// Whether `--session` (or `CODESMITH_SESSION`) named the session: shared on purpose.
+        session_given: bool,
     },
     Trust {
         global: Global,
@@ -453,7 +455,11 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
     };
     match name {
         "call" => call::parse_call(global, sub),
-        "mcp" => Invocation::Mcp { global },
+        "mcp" => Invocation::Mcp {
+            session_given: env_value::<String>(&matches, "session").is_some()
+                && matches.value_source("session") != Some(clap::parser::ValueSource::DefaultValue),
+            global,
+        },
         "tools" => Invocation::Tools {
             global,
             format: sub

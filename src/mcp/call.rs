@@ -13,7 +13,8 @@
 //! as `codesmith approve` records it (for the session, or the workspace with persist), so the CLI
 //! sees it too.
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -30,7 +31,7 @@ use crate::tools::ToolSpec;
 const MAX_APPROVALS: usize = 4;
 
 /// How often a call with a `progressToken` reports that it is still running.
-const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// The key of the one input request an approval makes.
 const APPROVAL_INPUT: &str = "approval";
@@ -50,7 +51,13 @@ pub(super) fn tools_call(
         let (envelope, _) = crate::cli::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
         return Ok(Some(call_result(&envelope)));
     };
-    let progress = params["_meta"].get("progressToken").cloned();
+    let progress = params["_meta"]
+        .get("progressToken")
+        .cloned()
+        .map(|token| Progress {
+            token,
+            sent: Arc::new(AtomicU64::new(0)),
+        });
     let mut global = server.global.clone();
     let mut answer = if era.modern { retry_answer(params) } else { None };
     let mut reply = if era.modern { question::retry(params) } else { None };
@@ -73,7 +80,12 @@ pub(super) fn tools_call(
             return Ok(Some(call_result(&envelope)));
         };
         if !era.can_elicit {
-            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))));
+            let why = if era.url_only {
+                "it declared elicitation in url mode only, and an approval needs a form"
+            } else {
+                "it declared no elicitation"
+            };
+            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, why))));
         }
         let decision = if era.modern {
             let verified = answer.take().filter(|(state, _)| {
@@ -86,10 +98,18 @@ pub(super) fn tools_call(
                 None => return Ok(Some(input_required(server, spec, &arguments, &approval, era))),
             }
         } else {
-            match server.ask("elicitation/create", elicitation(spec, &approval, era)) {
+            match server.ask(
+                "elicitation/create",
+                elicitation(spec, &approval, era),
+                progress.as_ref(),
+            ) {
                 None => return Ok(None),
                 Some(reply) if reply.get("error").is_some() => {
-                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval))))
+                    let why = format!(
+                        "its elicitation/create request failed: {}",
+                        reply["error"]["message"].as_str().unwrap_or("no message")
+                    );
+                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, &why))));
                 }
                 Some(reply) => decision_of(&reply["result"]),
             }
@@ -109,6 +129,67 @@ pub(super) fn tools_call(
     Ok(None)
 }
 
+/// Starts a read-only `tools/call` on a thread of its own, so it does not wait behind the call
+/// in progress; `false` for any other request, which the main thread runs in order. A call that
+/// turns out to need an approval (or an answer) did nothing and goes to the queue, to be asked
+/// about in order.
+/// Its response is dropped when the client cancelled it.
+pub(super) fn alongside(
+    global: &Global,
+    shared: &super::Shared,
+    queue: &mpsc::Sender<Value>,
+    request: &Value,
+) -> bool {
+    let params = &request["params"];
+    let Some(spec) = params["name"].as_str().and_then(crate::tools::find) else {
+        return false;
+    };
+    if request["method"] != "tools/call" || !crate::cli::catalog::read_only(spec) {
+        return false;
+    }
+    // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
+    let Ok(version) = protocol::request_version(params) else {
+        return false;
+    };
+    let era = Era {
+        modern: version.is_some(),
+        can_elicit: false,
+        url_only: false,
+        version: version.unwrap_or_default(),
+    };
+    let (global, shared, queue, request) = (global.clone(), shared.clone(), queue.clone(), request.clone());
+    let worker = move || {
+        let arguments = request["params"].get("arguments").cloned().unwrap_or(Value::Null);
+        let run = || {
+            super::panic_for_tests("tools/call", &request["params"]);
+            crate::cli::dispatch::call_tool(&global, spec, arguments).0
+        };
+        let response = match std::panic::catch_unwind(run) {
+            // A call that needs a person (an approval, or ask_user's answer) did nothing: it is
+            // asked about in order.
+            Ok(envelope)
+                if approval_of(&envelope).is_some()
+                    || envelope["error"]["code"] == ErrorCode::AnswerRequired.as_str() =>
+            {
+                let _ = queue.send(request);
+                return;
+            }
+            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(&envelope))),
+            Err(panic) => protocol::error_response(&request["id"], super::panicked(&request, &*panic)),
+        };
+        let key = request["id"].to_string();
+        let mut inflight = super::lock(&shared);
+        inflight.pending.remove(&key);
+        if !inflight.cancelled.remove(&key) {
+            super::send(&response);
+        }
+    };
+    std::thread::Builder::new()
+        .name("mcp-read".into())
+        .spawn(worker)
+        .is_ok()
+}
+
 /// The envelope as a `CallToolResult`.
 fn call_result(envelope: &Value) -> Value {
     let ok = envelope["ok"] == true;
@@ -121,34 +202,47 @@ fn call_result(envelope: &Value) -> Value {
     json!({"content": content, "structuredContent": structured, "isError": !ok})
 }
 
+/// A call's progress token and how many notifications it has had (the count only grows, across
+/// the tool's runs and the approval forms between them).
+pub(super) struct Progress {
+    token: Value,
+    sent: Arc<AtomicU64>,
+}
+
+impl Progress {
+    /// Sends the next `notifications/progress` with `message`.
+    pub(super) fn tick(&self, message: &str) {
+        let progress = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
+        super::send(&protocol::notification(
+            "notifications/progress",
+            json!({"progressToken": self.token, "progress": progress, "message": message}),
+        ));
+    }
+}
+
 /// Runs the tool; with a progress token, a ticker reports every second that it still runs.
 fn run_with_progress(
     global: &Global,
     spec: &'static ToolSpec,
     arguments: &Value,
-    token: Option<&Value>,
+    progress: Option<&Progress>,
 ) -> Value {
-    let Some(token) = token.cloned() else {
+    let Some(progress) = progress else {
         return crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
+    };
+    let progress = Progress {
+        token: progress.token.clone(),
+        sent: progress.sent.clone(),
     };
     let (stop, stopped) = mpsc::channel::<()>();
     let ticker = std::thread::spawn(move || {
         let start = Instant::now();
-        let mut ticks = 0u64;
         while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(PROGRESS_EVERY) {
             if crate::session::cancel::requested() {
                 break;
             }
-            ticks += 1;
-            let message = format!(
-                "{} still running after {} s",
-                spec.name,
-                start.elapsed().as_secs()
-            );
-            super::send(&protocol::notification(
-                "notifications/progress",
-                json!({"progressToken": token, "progress": ticks, "message": message}),
-            ));
+            let seconds = start.elapsed().as_secs();
+            progress.tick(&format!("{} still running after {seconds} s", spec.name));
         }
     });
     let envelope = crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
@@ -274,15 +368,14 @@ fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
 
 /// An `approval_required` envelope reworded for a client that cannot ask its user: the
 /// command a person runs in a terminal to grant it.
-fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval) -> Value {
+fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval, why: &str) -> Value {
     let message = envelope["error"]["message"].as_str().unwrap_or_default();
     let head = message
         .find("Nothing was done.")
         .map_or(message, |at| &message[..at + "Nothing was done.".len()]);
     let command = person_command(server);
     let message = format!(
-        "{head} This MCP client cannot ask the user from here (it declared no elicitation), so ask \
-         the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
+        "{head} This MCP client cannot ask the user from here ({why}), so ask the user to run `{command} approve {}` in a terminal (add --persist to allow it for the \
          workspace), then repeat this exact call.",
         approval.id
     );
@@ -304,7 +397,7 @@ pub(super) fn person_command(server: &Server) -> String {
     command
 }
 
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c);
     if !text.is_empty() && text.chars().all(plain) {
         text.to_string()

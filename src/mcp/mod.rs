@@ -1,14 +1,20 @@
 //! `codesmith mcp`: the tools over the Model Context Protocol on stdio.
 //!
-//! Two threads and no async runtime. The reader thread owns stdin: it parses each line, answers
+//! Threads and no async runtime. The reader thread owns stdin: it parses each line, answers
 //! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
-//! and a client's answers to the server's own requests), and queues the other requests for the
-//! main thread, which runs them one at a time through the same dispatch as the command line.
+//! and a client's answers to the server's own requests), starts each read-only `tools/call` on a
+//! thread of its own, and queues the other requests for the main thread, which runs them one at
+//! a time, in order, through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
+//!
+//! A connection without `--session` gets a session of its own (see [`serve`]).
 //!
 //! Cancelling the request in progress kills its foreground process group (see [`crate::session::cancel`])
 //! and drops its response; a request still queued is dropped unanswered. When stdin closes, the
-//! running call is cancelled the same way, the queue is dropped and the server exits.
+//! requests already read are still answered: read-only ones run, a call that would change files
+//! or run a command is answered as cancelled (a running one is stopped as above), never run after
+//! the client left; then the server exits. A panic in a request becomes that request's error
+//! response and a line on stderr; the server goes on.
 
 mod call;
 mod protocol;
@@ -31,6 +37,10 @@ struct Inflight {
     pending: HashSet<String>,
     running: Option<String>,
     cancelled: HashSet<String>,
+    /// Stdin closed: what is still queued is answered without running anything that changes.
+    closed: bool,
+    /// Whether the running request changes files or runs commands.
+    running_changes: bool,
 }
 
 type Shared = Arc<Mutex<Inflight>>;
@@ -46,10 +56,20 @@ fn send(message: &Value) {
     crate::cli::envelope::write_stdout(line.as_bytes());
 }
 
-/// Serves until stdin closes; returns the exit status.
-pub fn serve(mut global: Global) -> i32 {
+/// Serves until stdin closes; returns the exit status. Without `session_given` the connection
+/// gets a session of its own, so approvals and reads never cross connections by accident.
+pub fn serve(mut global: Global, session_given: bool) -> i32 {
     // stdin carries the protocol: ask_user never prompts on it.
     global.prompt = false;
+    if !session_given {
+        match own_session() {
+            Some(name) => global.session = name,
+            None => {
+                eprintln!("codesmith mcp: no randomness for the connection's session name");
+                return 1;
+            }
+        }
+    }
     let root = match Context::open(&global, "mcp") {
         Ok(ctx) => ctx.workspace.root().to_path_buf(),
         Err(err) => {
@@ -65,9 +85,10 @@ pub fn serve(mut global: Global) -> i32 {
     let (requests, queue) = mpsc::channel();
     let (answers, answer_queue) = mpsc::channel();
     let reader_shared = shared.clone();
+    let reader_global = global.clone();
     let reader = std::thread::Builder::new()
         .name("mcp-reader".into())
-        .spawn(move || read_loop(&requests, &answers, &reader_shared));
+        .spawn(move || read_loop(&reader_global, &requests, &answers, &reader_shared));
     if reader.is_err() {
         eprintln!("codesmith mcp: could not start the reader thread");
         return 1;
@@ -85,10 +106,23 @@ pub fn serve(mut global: Global) -> i32 {
     0
 }
 
+/// A fresh session name for one connection: `mcp-` and 12 random hex digits.
+fn own_session() -> Option<String> {
+    use ring::rand::SecureRandom;
+    let mut bytes = [0u8; 6];
+    ring::rand::SystemRandom::new().fill(&mut bytes).ok()?;
+    Some(
+        bytes
+            .iter()
+            .fold("mcp-".to_string(), |name, b| format!("{name}{b:02x}")),
+    )
+}
+
 /// What the `initialize` handshake settled, for requests without a per-request version.
 struct Handshake {
     version: String,
     can_elicit: bool,
+    url_only: bool,
 }
 
 pub(crate) struct Server {
@@ -104,20 +138,28 @@ pub(crate) struct Server {
 
 impl Server {
     fn run(&mut self, queue: &Receiver<Value>) {
+        // Read-only calls never come here first: the reader starts them (see `call::alongside`).
         for request in queue {
             let id = request["id"].clone();
             let key = id.to_string();
+            let changes = changes_anything(&request);
             {
                 let mut inflight = lock(&self.shared);
                 if inflight.cancelled.remove(&key) {
                     inflight.pending.remove(&key);
                     continue;
                 }
+                if inflight.closed && changes {
+                    inflight.pending.remove(&key);
+                    send(&protocol::error_response(&id, client_left()));
+                    continue;
+                }
                 // Under the lock the reader cancels with, so a cancellation is never lost.
                 crate::session::cancel::reset();
                 inflight.running = Some(key.clone());
+                inflight.running_changes = changes;
             }
-            let response = match self.handle(&request) {
+            let response = match self.handle_guarded(&request) {
                 Ok(Some(result)) => Some(protocol::result_response(&id, result)),
                 Ok(None) => None,
                 Err(error) => Some(protocol::error_response(&id, error)),
@@ -125,12 +167,22 @@ impl Server {
             let mut inflight = lock(&self.shared);
             inflight.running = None;
             inflight.pending.remove(&key);
-            if !inflight.cancelled.remove(&key) {
-                if let Some(response) = response {
-                    send(&response);
-                }
+            if inflight.cancelled.remove(&key) {
+                continue;
+            }
+            match response {
+                Some(response) => send(&response),
+                // Stopped because the client left, not because it asked: it still gets an answer.
+                None if inflight.closed => send(&protocol::error_response(&id, client_left())),
+                None => {}
             }
         }
+    }
+
+    /// [`Self::handle`], with a panic turned into this request's error response.
+    fn handle_guarded(&mut self, request: &Value) -> Result<Option<Value>, RpcError> {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(request)));
+        outcome.unwrap_or_else(|panic| Err(panicked(request, &*panic)))
     }
 
     /// Whether the client cancelled the request in progress (or went away).
@@ -146,6 +198,7 @@ impl Server {
             return Err(RpcError::invalid_params("params must be an object"));
         }
         let era = self.era_of(&params)?;
+        panic_for_tests(method, &params);
         let result = match (method, era.modern) {
             ("initialize", false) => self.initialize(&params),
             ("server/discover", _) => self.discover(&params)?,
@@ -174,6 +227,7 @@ impl Server {
             return Ok(Era {
                 modern: true,
                 can_elicit: protocol::can_elicit_form(capabilities),
+                url_only: protocol::elicits_url_only(capabilities),
                 version,
             });
         }
@@ -181,11 +235,13 @@ impl Server {
             Some(handshake) => Era {
                 modern: false,
                 can_elicit: handshake.can_elicit,
+                url_only: handshake.url_only,
                 version: handshake.version.clone(),
             },
             None => Era {
                 modern: false,
                 can_elicit: false,
+                url_only: false,
                 version: protocol::negotiate(None).to_string(),
             },
         })
@@ -196,13 +252,26 @@ impl Server {
         self.handshake = Some(Handshake {
             version: version.to_string(),
             can_elicit: protocol::can_elicit_form(&params["capabilities"]),
+            url_only: protocol::elicits_url_only(&params["capabilities"]),
         });
         json!({
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": protocol::server_info(),
-            "instructions": protocol::INSTRUCTIONS,
+            "instructions": self.instructions(),
         })
+    }
+
+    /// The instructions, naming this connection's session (for a person's `approve`, `undo`).
+    fn instructions(&self) -> String {
+        format!(
+            "{} This connection's session is `{}`: run `codesmith --workspace {} --session {} ...` \
+             to act in it from a terminal.",
+            protocol::INSTRUCTIONS,
+            self.global.session,
+            call::shell_quote(&self.root.to_string_lossy()),
+            call::shell_quote(&self.global.session),
+        )
     }
 
     fn discover(&self, params: &Value) -> Result<Value, RpcError> {
@@ -216,9 +285,10 @@ impl Server {
         Ok(json!({
             "supportedVersions": protocol::supported_versions(),
             "capabilities": {"tools": {}},
-            "instructions": protocol::INSTRUCTIONS,
+            "instructions": self.instructions(),
             "ttlMs": 3_600_000,
-            "cacheScope": "public",
+            // The instructions name this connection's session.
+            "cacheScope": "private",
         }))
     }
 
@@ -241,10 +311,14 @@ impl Server {
 
     /// Sends the client a request of the server's own and waits for its answer; `None` when the
     /// call was cancelled or the client went away first.
-    fn ask(&mut self, method: &str, params: Value) -> Option<Value> {
+    /// With `progress`, the call goes on reporting progress while it waits (a client drops a
+    /// request that has been silent too long, a form left open included).
+    fn ask(&mut self, method: &str, params: Value, progress: Option<&call::Progress>) -> Option<Value> {
         self.next_request += 1;
         let id = format!("codesmith-{}", self.next_request);
         send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let start = std::time::Instant::now();
+        let mut last_tick = start;
         loop {
             match self.answers.recv_timeout(std::time::Duration::from_millis(50)) {
                 Ok(answer) if answer["id"] == id.as_str() => return Some(answer),
@@ -252,19 +326,26 @@ impl Server {
                 Err(mpsc::RecvTimeoutError::Timeout) if !self.cancelled() => {}
                 Err(_) => return None,
             }
+            if let Some(progress) = progress.filter(|_| last_tick.elapsed() >= call::PROGRESS_EVERY) {
+                last_tick = std::time::Instant::now();
+                let seconds = start.elapsed().as_secs();
+                progress.tick(&format!(
+                    "waiting {seconds} s for the user to answer the approval form"
+                ));
+            }
         }
     }
 }
 
 /// The reader thread: one message per line until stdin closes.
-fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
     loop {
         line.clear();
         match stdin.read_until(b'\n', &mut line) {
             Ok(0) => break,
-            Ok(_) => route(&line, requests, answers, shared),
+            Ok(_) => route(global, &line, requests, answers, shared),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) => {
                 eprintln!("codesmith mcp: reading stdin failed: {err}");
@@ -272,15 +353,65 @@ fn read_loop(requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared)
             }
         }
     }
-    // The client is gone: stop the running call and drop the queued ones.
+    // The client is gone: what is queued is still answered (see `Server::run`); a running call
+    // that changes something is stopped.
     let mut inflight = lock(shared);
-    let pending: Vec<String> = inflight.pending.iter().cloned().collect();
-    inflight.cancelled.extend(pending);
-    crate::session::cancel::cancel();
+    inflight.closed = true;
+    if inflight.running.is_some() && inflight.running_changes {
+        crate::session::cancel::cancel();
+    }
+}
+
+/// The error response for a request whose handling panicked; logs it on stderr.
+fn panicked(request: &Value, panic: &(dyn std::any::Any + Send)) -> RpcError {
+    let why = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    eprintln!("codesmith mcp: request {} panicked: {why}", request["id"]);
+    RpcError::new(
+        protocol::INTERNAL_ERROR,
+        format!(
+            "Internal error: codesmith failed while handling this request ({why}); the server \
+             goes on. What the call had done before is kept; check with read_file or list_dir \
+             before repeating it, and report the failure."
+        ),
+    )
+}
+
+/// Whether a request would change files or run commands: a `tools/call` of a tool that is not
+/// read-only (see [`crate::cli::catalog::read_only`]).
+fn changes_anything(request: &Value) -> bool {
+    request["method"] == "tools/call"
+        && request["params"]["name"]
+            .as_str()
+            .and_then(crate::tools::find)
+            .is_some_and(|spec| !crate::cli::catalog::read_only(spec))
+}
+
+/// The answer to a call that would change something, when the client left before it ran.
+fn client_left() -> RpcError {
+    RpcError::new(
+        protocol::REQUEST_CANCELLED,
+        "Request cancelled: stdin closed before this call finished, so nothing more of it ran. \
+         Send it again on a new connection if it is still wanted.",
+    )
+}
+
+/// For tests only: with `CODESMITH_TEST_PANIC` set to a tool name, a `tools/call` of that tool
+/// panics, to show that a panic stays inside its request. Nothing sets it outside the tests.
+fn panic_for_tests(method: &str, params: &Value) {
+    let Some(name) = std::env::var_os("CODESMITH_TEST_PANIC") else {
+        return;
+    };
+    if method == "tools/call" && params["name"].as_str().is_some_and(|n| name == n) {
+        panic!("CODESMITH_TEST_PANIC is set for {}", params["name"]);
+    }
 }
 
 /// One line from the client.
-fn route(line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
@@ -327,7 +458,9 @@ fn route(line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared:
         return send(&protocol::result_response(&id, json!({})));
     }
     lock(shared).pending.insert(id.to_string());
-    let _ = requests.send(message);
+    if !call::alongside(global, shared, requests, &message) {
+        let _ = requests.send(message);
+    }
 }
 
 /// `notifications/cancelled`: a queued request is dropped, the running one stopped.

@@ -18,6 +18,8 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// A request the server will not run (the client left first); the number LSP uses.
+pub const REQUEST_CANCELLED: i64 = -32800;
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Every version served, oldest first.
@@ -87,6 +89,8 @@ pub struct Era {
     pub modern: bool,
     /// The client can ask its user (`elicitation` among its capabilities, form mode).
     pub can_elicit: bool,
+    /// The client elicits in `url` mode only, so it cannot show an approval form.
+    pub url_only: bool,
     /// The version in force (the negotiated one, or the request's own).
     pub version: String,
 }
@@ -110,6 +114,14 @@ impl Era {
 pub fn can_elicit_form(capabilities: &Value) -> bool {
     match capabilities.get("elicitation") {
         Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
+        _ => false,
+    }
+}
+
+/// Whether the client declared elicitation in `url` mode alone (no form).
+pub fn elicits_url_only(capabilities: &Value) -> bool {
+    match capabilities.get("elicitation") {
+        Some(Value::Object(modes)) => modes.contains_key("url") && !modes.contains_key("form"),
         _ => false,
     }
 }

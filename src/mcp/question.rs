@@ -83,7 +83,7 @@ pub(super) fn ask(
             }
         }
     } else {
-        match server.ask("elicitation/create", elicitation(question, era)) {
+        match server.ask("elicitation/create", elicitation(question, era), None) {
             None => return Step::Cancelled,
             Some(reply) if reply.get("error").is_some() => {
                 return Step::Result(cannot_ask(server, envelope, &id))

@@ -123,6 +123,11 @@ pub fn title(spec: &ToolSpec) -> &'static str {
     }
 }
 
+/// Whether a tool changes nothing here (MCP's `readOnlyHint`): it reads files or the web.
+pub fn read_only(spec: &ToolSpec) -> bool {
+    spec.capability == Capability::ReadOnly || spec.capability == Capability::Network
+}
+
 /// MCP's hints, said outright for every tool (the spec's defaults assume the worst).
 ///
 /// Read-only tools change nothing; the file tools change files (an edit or patch applied twice
@@ -134,7 +139,7 @@ pub fn title(spec: &ToolSpec) -> &'static str {
 /// twice a person may answer differently; task_input types into a running program, which can
 /// do anything a command can.
 fn annotations(spec: &ToolSpec) -> Value {
-    let read_only = spec.capability == Capability::ReadOnly || spec.capability == Capability::Network;
+    let read_only = read_only(spec);
     let (destructive, idempotent, open_world) = match spec.name {
         "write_file" => (true, true, false),
         "task_cancel" => (true, true, false),
