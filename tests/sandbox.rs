@@ -15,11 +15,15 @@ use crate::harness::{Outcome, Ws};
 /// Whether this machine gives commands the whole sandbox. When it does not, the test says so
 /// and passes, unless CODESMITH_REQUIRE_SANDBOX=1 (as CI sets) makes that a failure.
 pub fn sandbox_here(ws: &Ws) -> bool {
+    protections_here(ws, &["filesystem", "network", "state"])
+}
+
+/// Whether each of `protections` (keys of `data.sandbox`) holds for a command here; the same
+/// skip, or failure under CODESMITH_REQUIRE_SANDBOX=1, when one does not.
+pub fn protections_here(ws: &Ws, protections: &[&str]) -> bool {
     let out = ws.call("exec_shell", json!({"command": "true"})).ok();
     let sandbox = &out.data()["sandbox"];
-    let whole = ["filesystem", "network", "state"]
-        .iter()
-        .all(|layer| sandbox[layer]["active"] == true);
+    let whole = protections.iter().all(|layer| sandbox[layer]["active"] == true);
     if !whole {
         assert!(
             std::env::var("CODESMITH_REQUIRE_SANDBOX").as_deref() != Ok("1"),

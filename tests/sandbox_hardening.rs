@@ -12,26 +12,11 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::harness::{Outcome, Ws};
-use crate::sandbox::{approval_id, git_init, sandbox_here, scratch, shell};
+use crate::sandbox::{approval_id, git_init, protections_here, sandbox_here, scratch, shell};
 
 /// The sandbox is whole here, including the layers this file is about.
 fn hardened_here(ws: &Ws) -> bool {
-    if !sandbox_here(ws) {
-        return false;
-    }
-    let out = shell(ws, "true").ok();
-    let sandbox = &out.data()["sandbox"];
-    let whole = ["privileges", "processes"]
-        .iter()
-        .all(|layer| sandbox[layer]["active"] == true);
-    if !whole {
-        assert!(
-            std::env::var("CODESMITH_REQUIRE_SANDBOX").as_deref() != Ok("1"),
-            "the sandbox is not whole here: {sandbox}"
-        );
-        eprintln!("skipped: capabilities or PID namespace not available here: {sandbox}");
-    }
-    whole
+    protections_here(ws, &["filesystem", "network", "state", "privileges", "processes"])
 }
 
 #[test]
