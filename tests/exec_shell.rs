@@ -213,7 +213,9 @@ fn a_daemon_holding_the_pipes_does_not_hang_the_call() {
         // The daemon was stopped with the command (its PID namespace ended), and the model is
         // told so: nothing is left to kill.
         assert_gone(&mark);
-        assert_eq!(out.data()["background_stopped"], 1, "{}", out.output());
+        // The daemon's shell, and its `sleep` once it has forked it.
+        let stopped = out.data()["background_stopped"].as_u64().unwrap_or(0);
+        assert!((1..=2).contains(&stopped), "{}", out.output());
     } else {
         kill_all(&mark);
         assert_eq!(out.data()["background_holds_output"], true);

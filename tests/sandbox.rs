@@ -661,7 +661,9 @@ fn a_git_redirection_planted_by_a_lingering_process_is_removed_by_the_next_comma
         // The lingering process ended with the command that started it: nothing is planted.
         std::thread::sleep(std::time::Duration::from_millis(1500));
         assert!(!ws.exists(".git/commondir"));
-        assert_eq!(first.data()["background_stopped"], 1, "{}", first.output());
+        // The subshell, and its `sleep` once it has forked it.
+        let stopped = first.data()["background_stopped"].as_u64().unwrap_or(0);
+        assert!((1..=2).contains(&stopped), "{}", first.output());
         return;
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
