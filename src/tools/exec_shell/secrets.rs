@@ -22,9 +22,18 @@ pub const MARKERS: [&str; 8] = [
 pub const SUFFIXES: [&str; 2] = ["_PAT", "_AUTH"];
 
 /// Whether a variable named `name` looks like a credential.
+///
+/// Every command pays this for every variable, so it compares bytes in place (no upper-cased
+/// copy, no substring searcher to set up for each marker).
 pub fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    MARKERS.iter().any(|marker| upper.contains(marker)) || SUFFIXES.iter().any(|end| upper.ends_with(end))
+    let name = name.as_bytes();
+    let at = |i: usize, word: &str| {
+        name.len() >= i + word.len() && name[i..i + word.len()].eq_ignore_ascii_case(word.as_bytes())
+    };
+    (0..name.len()).any(|i| MARKERS.iter().any(|marker| at(i, marker)))
+        || SUFFIXES
+            .iter()
+            .any(|end| name.len() >= end.len() && at(name.len() - end.len(), end))
 }
 
 /// The names in codesmith's environment that a command does not get, sorted: those that look
