@@ -9,34 +9,14 @@
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{namespaces_available, run_inside_namespace, INNER_ENV};
+use crate::net_support::run_suite_in_namespace;
 
 /// How many tests `netns` holds; the outer test checks they all ran.
 const NETNS_TESTS: usize = 30;
 
 #[test]
 fn network_tests_in_a_private_namespace() {
-    if std::env::var_os(INNER_ENV).is_some() {
-        return;
-    }
-    if let Err(reason) = namespaces_available() {
-        // CODESMITH_REQUIRE_NETNS=1 makes a machine that should run them fail instead of skipping.
-        assert!(
-            std::env::var_os("CODESMITH_REQUIRE_NETNS").is_none(),
-            "CODESMITH_REQUIRE_NETNS is set but {reason}"
-        );
-        eprintln!("SKIPPED the fetch_url network tests: {reason}");
-        return;
-    }
-    let (ok, text) = run_inside_namespace("fetch_url::netns::");
-    assert!(ok, "fetch_url network tests failed inside the namespace:\n{text}");
-    let passed = text
-        .lines()
-        .find_map(|line| line.strip_prefix("test result: ok. "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(0);
-    assert_eq!(passed, NETNS_TESTS, "not every namespace test ran:\n{text}");
+    run_suite_in_namespace("fetch_url", "fetch_url::netns::", NETNS_TESTS);
 }
 
 #[test]

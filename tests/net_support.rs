@@ -388,3 +388,30 @@ pub fn audit_lines(root: &Path) -> Vec<serde_json::Value> {
         .map(|line| serde_json::from_str(line).expect("audit line is JSON"))
         .collect()
 }
+
+/// The outer test of a suite of namespace tests: runs the tests under `filter` inside a private
+/// network namespace and requires all `expected` of them to pass. Where namespaces cannot be
+/// made it says so and passes, unless CODESMITH_REQUIRE_NETNS makes that a failure; inside the
+/// namespace it does nothing (the inner run is the real one).
+pub fn run_suite_in_namespace(what: &str, filter: &str, expected: usize) {
+    if std::env::var_os(INNER_ENV).is_some() {
+        return;
+    }
+    if let Err(reason) = namespaces_available() {
+        assert!(
+            std::env::var_os("CODESMITH_REQUIRE_NETNS").is_none(),
+            "CODESMITH_REQUIRE_NETNS is set but {reason}"
+        );
+        eprintln!("SKIPPED the {what} network tests: {reason}");
+        return;
+    }
+    let (ok, text) = run_inside_namespace(filter);
+    assert!(ok, "{what} network tests failed inside the namespace:\n{text}");
+    let passed = text
+        .lines()
+        .find_map(|line| line.strip_prefix("test result: ok. "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    assert_eq!(passed, expected, "not every namespace test ran:\n{text}");
+}

@@ -11,36 +11,14 @@ mod netns;
 use serde_json::json;
 
 use crate::harness::Ws;
-use crate::net_support::{config, namespaces_available, run_inside_namespace, INNER_ENV};
+use crate::net_support::{config, run_suite_in_namespace};
 
 /// How many tests `netns` holds; the outer test checks they all ran.
 const NETNS_TESTS: usize = 8;
 
 #[test]
 fn web_search_network_tests_in_a_private_namespace() {
-    if std::env::var_os(INNER_ENV).is_some() {
-        return;
-    }
-    if let Err(reason) = namespaces_available() {
-        assert!(
-            std::env::var_os("CODESMITH_REQUIRE_NETNS").is_none(),
-            "CODESMITH_REQUIRE_NETNS is set but {reason}"
-        );
-        eprintln!("SKIPPED the web_search network tests: {reason}");
-        return;
-    }
-    let (ok, text) = run_inside_namespace("web_search::netns::");
-    assert!(
-        ok,
-        "web_search network tests failed inside the namespace:\n{text}"
-    );
-    let passed = text
-        .lines()
-        .find_map(|line| line.strip_prefix("test result: ok. "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(0);
-    assert_eq!(passed, NETNS_TESTS, "not every namespace test ran:\n{text}");
+    run_suite_in_namespace("web_search", "web_search::netns::", NETNS_TESTS);
 }
 
 #[test]

@@ -31,11 +31,7 @@ struct CapData {
 /// # Safety
 /// System calls only; meant for the child between clone and exec.
 pub unsafe fn drop_all() -> Result<(), i32> {
-    let errno = || {
-        std::io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO)
-    };
+    use super::errno;
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
         return Err(errno());
     }
