@@ -1,5 +1,7 @@
-# Shared by the bench scripts: build, alternate two commands over several hyperfine rounds,
+# Shared by the bench scripts: build, alternate two commands over several rounds,
 # report the median of the per-round median ratios. Sourced, not run.
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Builds the release binary and sets BIN. CODESMITH_BIN names another binary (e.g. an older
 # build to compare against) and skips the build. DYNAMIC=1 builds the dynamically linked
@@ -43,41 +45,33 @@ enter_scratch() {
     fi
 }
 
-# compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS hyperfine rounds (the order
-# alternates each round, so drift on a shared machine hits both alike), prints each round's
-# medians and sets RATIO to the median over rounds of median(A) / median(B).
-# PREPARE_A / PREPARE_B, when set, run (untimed) before each run of A / B.
+# compare NAME_A CMD_A NAME_B CMD_B: runs both commands in ROUNDS rounds of RUNS runs each, in
+# alternation within a round (A, B, A, B, ...; alternate.py says why), A first in odd rounds and
+# B first in even ones; prints each round's medians and sets RATIO to the median over rounds of
+# median(A) / median(B). PREPARE_A / PREPARE_B, when set, run (untimed) before each run of A / B.
 compare() {
     local name_a=$1 cmd_a=$2 name_b=$3 cmd_b=$4
-    local rounds=${ROUNDS:-5} runs=${RUNS:-300} csv ratios=() round a b prep_a=() prep_b=()
-    if [[ -n ${PREPARE_A:-} ]]; then
-        prep_a=(--prepare "$PREPARE_A")
-        prep_b=(--prepare "$PREPARE_B")
-    fi
-    csv=$(mktemp)
+    local rounds=${ROUNDS:-5} runs=${RUNS:-300} ratios=() round a b medians
     for round in $(seq 1 "$rounds"); do
         if ((round % 2)); then
-            hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
-                "${prep_a[@]}" "${prep_b[@]}" \
-                -n "$name_a" "$cmd_a" -n "$name_b" "$cmd_b" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
+            medians=$(python3 "$BENCH_DIR/alternate.py" "$runs" "${WARMUP:-30}" "$cmd_a" "$cmd_b" \
+                "${PREPARE_A:-}" "${PREPARE_B:-}") || fail "$cmd_a" "$cmd_b"
+            read -r a b <<<"$medians"
         else
-            hyperfine -N --warmup "${WARMUP:-30}" --runs "$runs" --style none --export-csv "$csv" \
-                "${prep_b[@]}" "${prep_a[@]}" \
-                -n "$name_b" "$cmd_b" -n "$name_a" "$cmd_a" >/dev/null 2>&1 || fail "$cmd_a" "$cmd_b"
+            medians=$(python3 "$BENCH_DIR/alternate.py" "$runs" "${WARMUP:-30}" "$cmd_b" "$cmd_a" \
+                "${PREPARE_B:-}" "${PREPARE_A:-}") || fail "$cmd_a" "$cmd_b"
+            read -r b a <<<"$medians"
         fi
-        a=$(awk -F, -v n="$name_a" '$1 == n { print $4 }' "$csv")
-        b=$(awk -F, -v n="$name_b" '$1 == n { print $4 }' "$csv")
         ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')")
         printf 'round %d: %s %.3f ms, %s %.3f ms, ratio %s\n' "$round" "$name_a" \
             "$(awk -v x="$a" 'BEGIN { print x * 1000 }')" "$name_b" \
             "$(awk -v x="$b" 'BEGIN { print x * 1000 }')" "${ratios[-1]}"
     done
-    rm -f "$csv"
     RATIO=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 }
 
 fail() {
-    echo "hyperfine failed; run the commands by hand to see why: $1 | $2" >&2
+    echo "a timed command failed; run the commands by hand to see why: $1 | $2" >&2
     exit 1
 }
 
