@@ -206,3 +206,67 @@ fn entries(dir: &Path) -> Vec<String> {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
 }
+
+/// The searches against the same race: grep_files, file_search and find_symbol walk the tree by
+/// name, so a walk may list the directory while it is the link out. Nothing of what is outside
+/// (a file's name, its content, a definition in it) may come back.
+#[test]
+fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outside() {
+    let parent = tempfile::tempdir().unwrap();
+    let base = parent.path().canonicalize().unwrap();
+    let (root, outside) = (base.join("ws"), base.join("outside"));
+    std::fs::create_dir_all(root.join("d")).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "outside marker\n").unwrap();
+    std::fs::write(outside.join("secret.rs"), "fn outside_secret() {}\n").unwrap();
+    let ws = Ws::at(&root);
+    ws.write("d/inside.txt", "inside marker\n");
+    ws.write("d/inside.rs", "fn inside_fn() {}\n");
+    symlink(&outside, root.join("link"));
+    let Some(swapper) = Swapper::start(&root.join("d"), &root.join("link")) else {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED the search race: python3 with renameat2 is not available\n",
+        );
+        return;
+    };
+    let searches = [
+        ("grep_files", json!({"pattern": "marker"})),
+        ("file_search", json!({"pattern": "**/secret*"})),
+        ("find_symbol", json!({"name": "outside_secret"})),
+    ];
+    let started = Instant::now();
+    let mut calls = 0;
+    while calls < MAX_CALLS && started.elapsed() < BUDGET {
+        let (tool, args) = &searches[calls % searches.len()];
+        if *tool == "find_symbol" {
+            // A fresh index, so each call reads the files again.
+            let _ = std::fs::remove_dir_all(root.join(".codesmith/index"));
+        }
+        let outcome = ws.call(tool, args.clone());
+        // file_search repeats its pattern, which names the outside file: leave it out.
+        let shown = outcome.stdout.replace("**/secret*", "");
+        let definitions = outcome
+            .envelope
+            .data
+            .as_ref()
+            .and_then(|data| data.get("total_definitions"))
+            .and_then(serde_json::Value::as_u64);
+        assert!(
+            !shown.contains("secret.") && definitions.unwrap_or(0) == 0,
+            "call {calls} ({tool}) showed what is outside: {}",
+            outcome.stdout
+        );
+        assert!(
+            !outcome.stdout.contains("outside marker"),
+            "call {calls} ({tool}) read a file outside: {}",
+            outcome.stdout
+        );
+        calls += 1;
+    }
+    drop(swapper);
+    assert!(
+        calls >= MIN_CALLS,
+        "the race made {calls} calls: too few to mean anything"
+    );
+}

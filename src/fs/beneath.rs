@@ -82,6 +82,58 @@ impl From<File> for Dir {
     }
 }
 
+/// Opens files for reading beneath the roots, from descriptors of the roots opened once; see
+/// [`Roots::reader`]. A walk lists a directory by name, and a directory swapped for a symlink
+/// meanwhile would lead it out: the files it finds are opened through a reader, so their bytes
+/// are never read from outside.
+pub struct Reader<'a> {
+    roots: &'a Roots,
+    fds: std::sync::OnceLock<Vec<Option<OwnedFd>>>,
+}
+
+impl Reader<'_> {
+    /// Opens `abs` read-only, as [`Roots::open`] does.
+    pub fn open(&self, abs: &Path) -> Result<File, Refusal> {
+        let fds = self
+            .fds
+            .get_or_init(|| self.roots.0.iter().map(|root| sys::open_dir(root).ok()).collect());
+        let flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOCTTY;
+        let found = self.roots.0.iter().zip(fds).find_map(|(root, fd)| {
+            let rel = abs.strip_prefix(root).ok()?;
+            Some((rel, fd.as_ref()?))
+        });
+        if let Some((rel, fd)) = found {
+            if !rel.as_os_str().is_empty() && !rel.components().any(|c| c == std::path::Component::ParentDir)
+            {
+                match sys::openat2_beneath(fd, rel.as_os_str(), flags) {
+                    Ok(fd) => return Ok(File::from(fd)),
+                    Err(err) if !sys::walk_instead(&err) => return Err(err.into()),
+                    Err(_) => {}
+                }
+            }
+        }
+        self.roots.open(abs, libc::O_RDONLY)
+    }
+
+    /// Whether an entry named like the last component of `abs` (a symlink itself, not
+    /// followed) is in its parent directory as reached beneath the roots. A walk that listed a
+    /// directory swapped for a symlink out would have found names outside: they fail this.
+    pub fn holds(&self, abs: &Path) -> bool {
+        let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
+            return false;
+        };
+        self.open(parent)
+            .is_ok_and(|dir| sys::fstatat(&OwnedFd::from(dir), name).is_ok())
+    }
+
+    /// Reads the whole file at `abs`.
+    pub fn read(&self, abs: &Path) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut self.open(abs)?, &mut bytes)?;
+        Ok(bytes)
+    }
+}
+
 /// Where a path lands: the directory that holds it, opened beneath a root, and its name there.
 #[derive(Debug)]
 pub struct Slot {
@@ -153,6 +205,15 @@ impl Roots {
                 }
                 Err(err) => return Err(err.into()),
             }
+        }
+    }
+
+    /// A reader for many files under these roots (a search's walk): it keeps each root's
+    /// descriptor, so a file costs one `openat2` rather than an open of its root as well.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            roots: self,
+            fds: std::sync::OnceLock::new(),
         }
     }
 

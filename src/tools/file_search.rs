@@ -179,9 +179,13 @@ pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             hits.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.rel.cmp(&b.rel)))
         }
     }
+    // The walk lists directories by name: a name it found through a directory swapped for a
+    // symlink out meanwhile is not shown.
+    let reader = ctx.workspace.roots().reader();
     let total = hits.len();
     let shown: Vec<String> = hits
         .iter()
+        .filter(|hit| reader.holds(&root.abs.join(&hit.rel)))
         .take(max_results)
         .map(|hit| {
             let display = ctx.workspace.display(&root.abs.join(&hit.rel));
@@ -382,8 +386,10 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
     });
     let mut scored = scored.into_inner().unwrap_or_default();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let reader = ctx.workspace.roots().reader();
     scored
         .into_iter()
+        .filter(|(_, rel, _)| reader.holds(&root.join(rel)))
         .take(MAX_SUGGESTIONS)
         .map(|(_, rel, is_dir)| {
             let display = ctx.workspace.display(&root.join(rel));

@@ -418,18 +418,24 @@ impl Index {
     ) {
         let next = AtomicUsize::new(0);
         let large = Mutex::new(());
+        // Each file is read beneath the workspace root: a directory the walk listed may have
+        // been swapped for a symlink out since.
+        let roots = crate::fs::beneath::Roots::new(
+            self.workspace_root().map(Path::to_path_buf).into_iter().collect(),
+        );
+        let reader = roots.reader();
         let threads = crate::fs::walk::threads().min(files.len().max(1));
         let (sender, receiver) = std::sync::mpsc::sync_channel::<(usize, Option<Hashed>)>(256);
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let sender = sender.clone();
-                let (next, large) = (&next, &large);
+                let (next, large, reader) = (&next, &large, &reader);
                 scope.spawn(move || {
                     let mut context = TagsContext::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(file) = files.get(i) else { break };
-                        let hashed = self.hash_one(file, known, large, &mut context);
+                        let hashed = self.hash_one(file, reader, known, large, &mut context);
                         if sender.send((i, hashed)).is_err() {
                             break;
                         }
@@ -446,11 +452,12 @@ impl Index {
     fn hash_one(
         &self,
         file: &SourceFile,
+        reader: &crate::fs::beneath::Reader,
         known: &HashSet<u64>,
         large: &Mutex<()>,
         context: &mut TagsContext,
     ) -> Option<Hashed> {
-        let bytes = fs::read(&file.abs).ok()?;
+        let bytes = reader.read(&file.abs).ok()?;
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
         if known.contains(&hash) {
             return Some(Hashed {

@@ -254,7 +254,8 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
         mode: args.output_mode,
         max_results: max_results as usize,
     };
-    let found = search::run(&root.abs, rules, &include, &exclude, &query);
+    let reader = ctx.workspace.roots().reader();
+    let found = search::run(&root.abs, &reader, rules, &include, &exclude, &query);
     let hidden_by_rules = if found.total_matches == 0 && rules == Rules::Respect {
         search::count_files(&root.abs, Rules::IncludeIgnored, &include, &exclude)
             .saturating_sub(found.files_seen)

@@ -7,7 +7,6 @@
 //! counted without keeping their lines.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -20,6 +19,7 @@ use grep_searcher::{
 use ignore::WalkState;
 
 use super::{GrepFilesArgs, OutputMode};
+use crate::fs::beneath::Reader;
 use crate::fs::walk::{self, GlobFilter, Rules};
 
 /// What to search for and how much to keep.
@@ -146,6 +146,7 @@ pub const MAX_BUFFER_BYTES: usize = 64 << 20;
 /// Searches every file under `root` the walker offers.
 pub fn run(
     root: &Path,
+    reader: &Reader,
     rules: Rules,
     include: &Option<GlobFilter>,
     exclude: &Option<GlobFilter>,
@@ -159,6 +160,7 @@ pub fn run(
     let searcher_builder = searcher_for(query);
     let job = Job {
         root,
+        reader,
         include,
         query,
         counters: &counters,
@@ -219,6 +221,9 @@ fn searcher_for(query: &Query) -> SearcherBuilder {
 /// What every walker thread shares: the query, the filters and where results go.
 struct Job<'a> {
     root: &'a Path,
+    /// Opens each file beneath the roots: a directory the walk listed may have been swapped
+    /// for a symlink out since.
+    reader: &'a Reader<'a>,
     include: &'a Option<GlobFilter>,
     query: &'a Query,
     counters: &'a Counters,
@@ -236,7 +241,7 @@ impl Job<'_> {
             return;
         }
         bump(&counters.files_seen, 1);
-        let Ok(file) = File::open(entry.path()) else {
+        let Ok(file) = self.reader.open(entry.path()) else {
             bump(&counters.errors, 1);
             return;
         };
