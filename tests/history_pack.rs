@@ -68,14 +68,16 @@ fn recording_creates_no_file_after_the_first() {
 fn a_content_is_stored_once_however_many_checkpoints_use_it() {
     let ws = ws_with_a();
     edit(&ws, "one", "two").ok();
-    edit(&ws, "two", "three").ok();
-    // "two\n" is the after of the first edit and the before of the second: three blobs and
-    // two records, and the pack holds each blob's bytes once.
+    edit(&ws, "two", "one").ok();
+    edit(&ws, "one", "two").ok();
+    // "one\n" is the "before" of the first and the third edit: two blobs and three records,
+    // and the pack holds each blob's bytes once. An "after" is recorded by its hash only.
     assert_eq!(len(&ws, "index-0"), 5 * ENTRY);
     let pack = std::fs::read(ws.join(".codesmith/history/pack-0")).expect("pack");
     let text = String::from_utf8_lossy(&pack);
+    assert_eq!(text.matches("one\n").count(), 1, "{text}");
     assert_eq!(text.matches("two\n").count(), 1, "{text}");
-    assert!(text.starts_with("one\ntwo\n"), "{text}");
+    assert!(text.starts_with("one\n{"), "{text}");
     ws.run(&["undo", "--to", "1"]).ok();
     assert_eq!(ws.read("a.txt"), b"one\n");
 }
@@ -145,7 +147,8 @@ fn bytes_left_by_a_writer_killed_midway_are_skipped() {
     append("index-0", &[2u8; 40]);
     edit(&ws, "two", "three").ok();
     assert_eq!(ids(&ws), [2, 1]);
-    assert_eq!(len(&ws, "index-0"), 5 * ENTRY);
+    // Two "before" blobs and two records; the stray entry is gone.
+    assert_eq!(len(&ws, "index-0"), 4 * ENTRY);
     ws.run(&["undo", "--to", "1"]).ok();
     assert_eq!(ws.read("a.txt"), b"one\n");
 }
@@ -190,9 +193,8 @@ fn pruning_keeps_the_blobs_kept_checkpoints_share_with_pruned_ones() {
     assert_eq!(ids(&ws), [6, 5, 4]);
     // Pruned in place: the index names only what the kept checkpoints need.
     assert_eq!(history_files(&ws), ["index-0", "pack-0", "state"]);
-    // Three records, and the blobs "four" to "seven".
-    assert_eq!(len(&ws, "index-0"), 7 * ENTRY);
-    // The "before" of checkpoint 4 was also the "after" of the pruned checkpoint 3.
+    // Three records, and their "before" blobs "four" to "six".
+    assert_eq!(len(&ws, "index-0"), 6 * ENTRY);
     ws.run(&["undo", "--to", "4"]).ok();
     assert_eq!(ws.read("a.txt"), b"four\n");
 }
@@ -203,21 +205,19 @@ fn pruning_gives_the_bytes_of_pruned_checkpoints_back() {
     let ws = Ws::new();
     ws.write(".codesmith/config.toml", "[history]\nmax_checkpoints = 3\n");
     let size = 100_000;
+    let content = |i: u8| char::from(b'a' + i).to_string().repeat(size);
+    // Each write replaces the one before: its "before" is stored, eleven blobs in all.
     for i in 0..12u8 {
-        let content = char::from(b'a' + i).to_string().repeat(size);
-        ws.call(
-            "write_file",
-            json!({"path": format!("f{i}.txt"), "content": content}),
-        )
-        .ok();
+        ws.call("write_file", json!({"path": "f.txt", "content": content(i)}))
+            .ok();
     }
     assert_eq!(ids(&ws), [12, 11, 10]);
     let meta = std::fs::metadata(ws.join(".codesmith/history/pack-0")).expect("pack");
-    // Twelve blobs were written; the disk holds little more than the three kept.
-    assert!(meta.len() >= 12 * size as u64, "{}", meta.len());
+    // Eleven blobs were written; the disk holds little more than the three kept.
+    assert!(meta.len() >= 11 * size as u64, "{}", meta.len());
     assert!(meta.blocks() * 512 < 5 * size as u64, "{} blocks", meta.blocks());
     ws.run(&["undo", "--to", "10"]).ok();
-    assert!(!ws.exists("f9.txt") && !ws.exists("f11.txt") && ws.exists("f8.txt"));
+    assert_eq!(ws.read("f.txt"), content(8).as_bytes());
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn without_hole_punching_pruning_copies_into_the_next_generation() {
     );
     let generation = names[0].trim_start_matches("index-");
     assert_eq!(names[1], format!("pack-{generation}"));
-    assert_eq!(len(&ws, &names[0]), 7 * ENTRY);
+    assert_eq!(len(&ws, &names[0]), 6 * ENTRY);
     ws.run(&["undo", "--to", "4"]).ok();
     assert_eq!(ws.read("a.txt"), b"four\n");
 }

@@ -300,8 +300,9 @@ fn retention_prunes_the_oldest_checkpoints() {
     let kept = ids(&ws);
     assert!(kept.len() <= 3, "{kept:?}");
     assert_eq!(kept[0], 8);
-    // One generation is left, holding the kept checkpoints and their blobs only (each of
-    // these writes has one blob, its "after"; an index entry is 64 bytes).
+    // One generation is left, holding the kept checkpoints only (these writes create files:
+    // nothing before them to store, and an "after" is kept as its hash; an index entry is 64
+    // bytes).
     let names = history_files(&ws);
     let index: Vec<&String> = names.iter().filter(|n| n.starts_with("index-")).collect();
     let packs = names.iter().filter(|n| n.starts_with("pack-")).count();
@@ -309,7 +310,7 @@ fn retention_prunes_the_oldest_checkpoints() {
     let index_len = std::fs::metadata(ws.join(".codesmith/history").join(index[0]))
         .expect("index")
         .len();
-    assert_eq!(index_len, 64 * 2 * kept.len() as u64);
+    assert_eq!(index_len, 64 * kept.len() as u64);
     let out = ws.run(&["undo", "1"]).err("not_found");
     assert!(out.message().contains("pruned"), "{}", out.message());
 }
@@ -318,13 +319,11 @@ fn retention_prunes_the_oldest_checkpoints() {
 fn retention_by_bytes() {
     let ws = Ws::new();
     ws.write(".codesmith/config.toml", "[history]\nmax_bytes = 20000\n");
+    // Each write replaces the file: five "before" contents of 6,000 bytes are stored.
     for i in 0..6 {
         let content = format!("{i}{}\n", "x".repeat(6000));
-        ws.call(
-            "write_file",
-            json!({"path": format!("f{i}.txt"), "content": content}),
-        )
-        .ok();
+        ws.call("write_file", json!({"path": "f.txt", "content": content}))
+            .ok();
     }
     let kept = ids(&ws);
     assert!(kept.len() < 6 && !kept.is_empty(), "{kept:?}");

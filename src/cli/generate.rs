@@ -375,7 +375,7 @@ fn files(roff: &mut Roff) {
         [bold(".codesmith/history/")],
         "Checkpoints of every call that changed files (write_file, edit_file, apply_patch, exec_shell \
          commands not classified read-only, undo): each checkpoint records each path's content and mode \
-         before and after, as content-addressed blobs; records and blobs are appended to pack-N, \
+         before, as a content-addressed blob, and the hash and mode after; records and blobs are appended to pack-N, \
          located by index-N (state holds the next id and N, and its lock serializes writers); shadow/ is the \
          private git directory whose index is the stat cache of the exec_shell snapshots. Listed by \
          history, reverted by undo, which refuses a path changed since unless forced.",

@@ -23,7 +23,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 };
 
 const DESCRIPTION: &str = "Take back a change made through codesmith: by default the newest checkpoint of this session.
-Every call that changes files records a checkpoint first: write_file, edit_file, apply_patch, exec_shell commands that are not read-only (background tasks when they end) and undo itself. A checkpoint holds each changed path's content and permissions before and after; a created file is removed by undo and a deleted one comes back. Use this instead of reverting by hand with edit_file or git checkout. List checkpoints with history.
+Every call that changes files records a checkpoint first: write_file, edit_file, apply_patch, exec_shell commands that are not read-only (background tasks when they end) and undo itself. A checkpoint holds each changed path's content and permissions before (and the hash of what it wrote); a created file is removed by undo and a deleted one comes back. Use this instead of reverting by hand with edit_file or git checkout. List checkpoints with history.
 Undo never clobbers: every path must still be exactly as the checkpoint left it. If someone changed a path since, nothing is restored and the error names each path and what changed; then ask the user, and only on their word pass force=true, which overwrites those changes. A path already back in its old state is left alone. Restores are atomic per file and all or nothing, and refresh this session's read records, so the files can be edited at once. Undo is itself a checkpoint: calling undo again right after an undo redoes the change. Checkpoints are kept up to [history] max_checkpoints (default 1000) and max_bytes (default 512 MiB); the oldest go first.
 Examples:
 {}

@@ -2,9 +2,10 @@
 //!
 //! Layout under `.codesmith/history/` (see [`pack`]):
 //! - `pack-<generation>`: file contents (blobs, named by their SHA-256, so a content stored
-//!   twice, as the "after" of one call is the "before" of the next, is stored once) and one
-//!   record per changing call (id, session, tool, time, a one-line summary, and for each path
-//!   its state before and after), appended back to back.
+//!   twice is stored once) and one record per changing call (id, session, tool, time, a
+//!   one-line summary, and for each path its state before and after), appended back to back.
+//!   A state before is stored whole (undo puts it back); a state after by its hash only (undo
+//!   checks a path still holds it).
 //! - `index-<generation>`: where each blob and record is in the pack.
 //! - `state`: the next id and the generation in use; its `flock` serializes every write.
 //! - `shadow/`: the private git directory of the exec_shell snapshots (see [`shell`]).
@@ -147,7 +148,7 @@ fn io_error(state: &State, err: &std::io::Error) -> ToolError {
     state.io_error(&dir, ".codesmith/history", "record a checkpoint in", err)
 }
 
-/// Stores the contents of `changes` (before and after) and the checkpoint describing them;
+/// Stores the "before" contents of `changes` and the checkpoint describing them;
 /// returns its id. Applies the retention limits afterwards.
 pub fn record(
     state: &State,
@@ -161,10 +162,10 @@ pub fn record(
 
 /// [`record`] for a revert of the checkpoints `undoes`.
 ///
-/// Everything goes into the pack in one append under the lock: the blobs not stored yet (the
-/// "after" too, though the change is still to be made: written now, it costs a few more bytes
-/// in a file being appended to anyway, where storing it later would take the lock again),
-/// then the record.
+/// Everything goes into the pack in one append under the lock: the "before" blobs not stored
+/// yet, then the record. An "after" is recorded by its hash only: undo compares what a path
+/// holds with it, and restores only "before" states; the bytes of an undo's own "before" (the
+/// state it takes back) are stored by the undo, which is what a redo restores.
 pub fn record_undo(
     state: &State,
     tool: &str,
@@ -181,7 +182,7 @@ pub fn record_undo(
         .map(|change| Entry {
             path: change.path.clone(),
             before: change.before.as_ref().map(|c| stage(&store.pack, &mut items, c)),
-            after: change.after.as_ref().map(|c| stage(&store.pack, &mut items, c)),
+            after: change.after.as_ref().map(|c| side(c, blobs::digest(&c.parts))),
         })
         .collect();
     let checkpoint = Checkpoint {
@@ -213,8 +214,8 @@ pub fn record_undo(
     })
 }
 
-/// The side `content` is recorded as; its bytes join `items` unless the pack or `items`
-/// holds them already.
+/// The "before" side `content` is recorded as; its bytes join `items` unless the pack or
+/// `items` holds them already.
 fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Content<'a>) -> Side {
     let digest = blobs::digest(&content.parts);
     if pack.blob(&digest).is_none() && !items.iter().any(|item| item.hash == digest) {
@@ -225,6 +226,11 @@ fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Conte
             parts: content.parts.clone(),
         });
     }
+    side(content, digest)
+}
+
+/// A side as recorded: the content's hash, mode, size and kind.
+fn side(content: &Content, digest: [u8; 32]) -> Side {
     Side {
         blob: blobs::hex(&digest),
         mode: content.mode & 0o7777,
