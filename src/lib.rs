@@ -20,6 +20,7 @@ pub mod tools;
 pub mod args;
 pub mod fs;
 pub mod net;
+pub mod policy;
 pub mod sandbox;
 pub mod session;
 pub mod symbols;

@@ -21,8 +21,10 @@ const LAYERS: &[(&str, u8)] = &[
     ("args", 2),
     ("fs", 2),
     ("sandbox", 2),
-    // What outlives a call.
+    // What outlives a call, and the shell policy (what a command line does, read before it
+    // runs), which stands on the paths alone.
     ("session", 3),
+    ("policy", 3),
     // Services that read the session (policy, approvals, the symbol index's cache).
     ("net", 4),
     ("symbols", 4),

@@ -9,6 +9,6 @@ fuzz_target!(|command: &str| {
         return;
     };
     let workspace = codesmith::fs::workspace::Workspace::new(root, Vec::new());
-    let scope = codesmith::tools::exec_shell::scope::Scope::new(&workspace);
-    let _ = codesmith::tools::exec_shell::classify::classify(command, &scope);
+    let scope = codesmith::policy::scope::Scope::new(&workspace);
+    let _ = codesmith::policy::classify::classify(command, &scope);
 });

@@ -7,21 +7,14 @@
 //! ([`output`]); the cwd is folded back; the files the session read most recently are probed
 //! ([`probe`]).
 
-pub mod classify;
 pub mod confine;
-pub mod network;
 pub mod output;
 pub mod probe;
-pub mod rules;
 pub mod run;
-pub mod safe;
-pub mod scope;
 pub mod secrets;
 pub mod sentinel;
 pub mod stopped;
 pub mod tasks;
-pub mod wrappers;
-pub mod writes;
 
 use std::path::Path;
 use std::time::Duration;
@@ -31,6 +24,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::policy::{classify, scope};
 use crate::net::{Decision, Policy};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;

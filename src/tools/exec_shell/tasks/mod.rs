@@ -30,7 +30,7 @@ use crate::error::ToolError;
 use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::net::Decision;
 use crate::session::context::Context;
-use crate::tools::exec_shell::classify::Class;
+use crate::policy::classify::Class;
 use crate::tools::exec_shell::confine::{self, ShellSettings};
 use crate::tools::exec_shell::{output, probe, run, stopped};
 use crate::tools::ToolOutput;

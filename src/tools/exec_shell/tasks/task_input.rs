@@ -14,8 +14,8 @@ use serde::Deserialize;
 use super::terminal;
 use crate::error::ToolError;
 use crate::session::context::Context;
-use crate::tools::exec_shell::classify;
-use crate::tools::exec_shell::scope::Scope;
+use crate::policy::classify;
+use crate::policy::scope::Scope;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 /// wait_ms: how long to wait for the answer, 0..=30000.

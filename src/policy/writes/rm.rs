@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{physical, Follow, Judge};
 use crate::fs::workspace::normalize_lexically as normalize;
-use crate::tools::exec_shell::rules::Word;
+use crate::policy::rules::Word;
 
 /// Reasons for each `rm` target that lands somewhere it should not.
 pub(super) fn targets(args: &[Word], judge: &Judge) -> Vec<String> {

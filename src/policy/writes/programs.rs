@@ -3,7 +3,7 @@
 //! on another workspace.
 
 use super::{literal, Follow, Judge, Operands};
-use crate::tools::exec_shell::rules::{remote_path, Word};
+use crate::policy::rules::{remote_path, Word};
 
 /// git subcommands that only read, wherever they run.
 const GIT_READS: &[&str] = &[
