@@ -17,7 +17,7 @@ const SECTIONS: [(&str, &[&str]); 5] = [
     ("shell", &["sandbox", "writable"]),
     ("history", &["max_checkpoints", "max_bytes", "shell"]),
     ("web_search", &["provider", "endpoint"]),
-    // Checked by `profile::config_problems`.
+    // Read and checked by the tool profile, which reports its own problems.
     ("tools", &[]),
 ];
 
@@ -58,7 +58,6 @@ impl Config {
         let names: Vec<String> = SECTIONS.iter().map(|(name, _)| format!("[{name}]")).collect();
         for (key, value) in &self.table {
             if key == "tools" {
-                problems.extend(crate::tools::profile::config_problems(value));
                 continue;
             }
             let Some((section, keys)) = SECTIONS.iter().find(|(name, _)| name == key) else {
@@ -90,6 +89,12 @@ impl Config {
 
     pub fn from_table(table: toml::Table) -> Config {
         Config { table }
+    }
+
+    /// A top-level entry as written, whatever its type (for a reader that reports a section
+    /// that is not a table itself).
+    pub fn entry(&self, name: &str) -> Option<&toml::Value> {
+        self.table.get(name)
     }
 
     /// A top-level section such as `network`, if present and a table.

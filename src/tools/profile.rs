@@ -139,6 +139,13 @@ pub fn check_enabled(
     // A config that cannot be read is reported by the mechanisms that need it (the network
     // policy stops what needs the network); here it leaves the flag's profile alone in force.
     let config = ctx.config().ok();
+    // The [tools] section is read here, so its problems are told here (once a call, as the
+    // config's other problems when it loads).
+    if let Some(section) = config.and_then(|config| config.entry("tools")) {
+        for problem in config_problems(section) {
+            ctx.state.add_notice(problem);
+        }
+    }
     if !config.is_some_and(|config| restricted(global, config)) && global.tools.is_none() {
         return Ok(());
     }
@@ -190,10 +197,11 @@ mod tests {
     fn a_misread_config_enables_nothing_and_says_so() {
         let broken = config("[tools]\nenabled = \"read_only\"");
         assert!(enabled(&global(None), Some(&broken)).is_empty());
-        assert!(broken.problems().iter().any(|p| p.contains("no tool is enabled")));
+        let problems = |config: &Config| config_problems(config.entry("tools").expect("[tools]"));
+        assert!(problems(&broken).iter().any(|p| p.contains("no tool is enabled")));
         let unknown = config("[tools]\nenabled = [\"read_olny\", \"read_file\"]");
         assert_eq!(names(enabled(&global(None), Some(&unknown))), ["read_file"]);
-        assert!(unknown.problems().iter().any(|p| p.contains("`read_olny`")));
+        assert!(problems(&unknown).iter().any(|p| p.contains("`read_olny`")));
     }
 
     #[test]
