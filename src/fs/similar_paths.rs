@@ -31,14 +31,9 @@ pub fn suggest(workspace: &Workspace, wanted: &Path, limit: usize) -> Vec<String
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| wanted_lower.clone());
     let mut scored: Vec<(f64, String)> = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        // What the search tools never show is not suggested either.
-        .filter_entry(|entry| {
-            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
-            !crate::fs::walk::is_always_skipped(entry.file_name(), is_dir)
-        })
-        .build();
+    // The search tools' walker, in order (one thread: the walk stops after MAX_ENTRIES):
+    // what they never show is not suggested either.
+    let walker = crate::fs::walk::search_walker(root, crate::fs::walk::Rules::Respect, None).build();
     for entry in walker.filter_map(Result::ok).take(MAX_ENTRIES) {
         if entry.depth() == 0 {
             continue;
