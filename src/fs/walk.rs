@@ -215,6 +215,30 @@ pub fn threads() -> usize {
         .min(12)
 }
 
+/// What one thread of a parallel walk collects, moved into the shared list when the thread's
+/// visitor is dropped (one lock a thread rather than one a hit).
+pub struct Flush<'a, T> {
+    pub local: Vec<T>,
+    shared: &'a std::sync::Mutex<Vec<T>>,
+}
+
+impl<'a, T> Flush<'a, T> {
+    pub fn into(shared: &'a std::sync::Mutex<Vec<T>>) -> Flush<'a, T> {
+        Flush {
+            local: Vec::new(),
+            shared,
+        }
+    }
+}
+
+impl<T> Drop for Flush<'_, T> {
+    fn drop(&mut self) {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.append(&mut self.local);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

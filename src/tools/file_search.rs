@@ -149,20 +149,6 @@ struct Hit {
     mtime: Option<SystemTime>,
 }
 
-/// Moves a walker thread's hits into the shared list when the thread's visitor is dropped.
-struct Flush<'a> {
-    local: Vec<Hit>,
-    shared: &'a Mutex<Vec<Hit>>,
-}
-
-impl Drop for Flush<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut shared) = self.shared.lock() {
-            shared.append(&mut self.local);
-        }
-    }
-}
-
 pub fn run(args: FileSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     let (root, pattern) = resolve(&args, ctx)?;
     let mut clamped = Vec::new();
@@ -305,10 +291,7 @@ fn quote(text: &str) -> String {
 fn walk_matches(root: &Path, rules: Rules, pattern: &Pattern, want_mtime: bool) -> Vec<Hit> {
     let shared = Mutex::new(Vec::new());
     walk::search_walker(root, rules, None).build_parallel().run(|| {
-        let mut flush = Flush {
-            local: Vec::new(),
-            shared: &shared,
-        };
+        let mut flush = walk::Flush::into(&shared);
         Box::new(move |result| {
             let Ok(entry) = result else {
                 return WalkState::Continue;

@@ -70,10 +70,7 @@ pub fn walk_sources(workspace_root: &Path, walk_root: &Path) -> Vec<SourceFile> 
     let walker =
         crate::fs::walk::search_walker(walk_root, crate::fs::walk::Rules::Respect, None).build_parallel();
     walker.run(|| {
-        let mut flush = Flush {
-            local: Vec::new(),
-            shared: &found,
-        };
+        let mut flush = crate::fs::walk::Flush::into(&found);
         Box::new(move |result| {
             let Ok(entry) = result else {
                 return WalkState::Continue;
@@ -89,20 +86,6 @@ pub fn walk_sources(workspace_root: &Path, walk_root: &Path) -> Vec<SourceFile> 
     let mut all = found.into_inner().unwrap_or_default();
     all.sort_by(|a, b| a.rel.cmp(&b.rel));
     all
-}
-
-/// Moves a walker thread's files into the shared list when the thread's visitor is dropped.
-struct Flush<'a> {
-    local: Vec<SourceFile>,
-    shared: &'a Mutex<Vec<SourceFile>>,
-}
-
-impl Drop for Flush<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut shared) = self.shared.lock() {
-            shared.append(&mut self.local);
-        }
-    }
 }
 
 /// The entry as a source file, if its name says a language (checked before the stat, which

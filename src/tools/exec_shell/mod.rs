@@ -24,8 +24,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::policy::{classify, scope};
 use crate::net::{Decision, Policy};
+use crate::policy::{classify, scope};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};

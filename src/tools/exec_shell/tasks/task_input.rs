@@ -13,9 +13,9 @@ use serde::Deserialize;
 
 use super::terminal;
 use crate::error::ToolError;
-use crate::session::context::Context;
 use crate::policy::classify;
 use crate::policy::scope::Scope;
+use crate::session::context::Context;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 /// wait_ms: how long to wait for the answer, 0..=30000.
