@@ -1,13 +1,33 @@
-//! Content-addressed blobs: a content is named by its SHA-256 and stored once in the pack
-//! (see [`super::pack`]).
+//! Content-addressed blobs: a content is named by its hash and stored once in the pack (see
+//! [`super::pack`]).
+//!
+//! The name is the content's XXH3-128, 32 hex digits (in the pack's 32-byte hash slot, the
+//! last 16 bytes zero). It is fast (a checkpoint of a large file hashes it twice: the content
+//! before, stored, and the content after, kept as a hash to check that undo finds what the
+//! change left), and it is not what keeps one content from standing for another: a content
+//! whose name is already in the pack is compared with the stored bytes before it is taken as
+//! stored, and one that differs (a collision, made on purpose) is named by its SHA-256 instead,
+//! 64 hex digits, as every blob was in histories written before this naming. So a restore
+//! always puts back the bytes that were there, and a name tells which hash it is by its length.
 
 use std::io;
 
 use super::pack;
 use crate::session::state::State;
 
-/// The SHA-256 of consecutive parts.
+/// The XXH3-128 of consecutive parts, in a pack hash slot.
 pub fn digest(parts: &[&[u8]]) -> [u8; 32] {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    let mut out = [0u8; 32];
+    out[..16].copy_from_slice(&hasher.digest128().to_le_bytes());
+    out
+}
+
+/// The SHA-256 of consecutive parts: the name of a content whose XXH3-128 names another.
+pub fn sha256(parts: &[&[u8]]) -> [u8; 32] {
     let mut context = ring::digest::Context::new(&ring::digest::SHA256);
     for part in parts {
         context.update(part);
@@ -17,19 +37,21 @@ pub fn digest(parts: &[&[u8]]) -> [u8; 32] {
     out
 }
 
-/// The SHA-256 of consecutive parts, hex.
-pub fn hash_parts(parts: &[&[u8]]) -> String {
-    hex(&digest(parts))
+/// Whether a hash slot holds a SHA-256 (an XXH3-128 leaves its last 16 bytes zero).
+fn is_sha256(digest: &[u8; 32]) -> bool {
+    digest[16..].iter().any(|&b| b != 0)
 }
 
+/// A hash's name: 32 hex digits for an XXH3-128, 64 for a SHA-256.
 pub fn hex(digest: &[u8; 32]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let len = if is_sha256(digest) { 32 } else { 16 };
+    digest[..len].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The digest a hex name stands for; `None` when it is not one.
+/// The hash slot a name stands for; `None` when it is not one.
 pub fn from_hex(text: &str) -> Option<[u8; 32]> {
     let bytes = text.as_bytes();
-    if bytes.len() != 64 {
+    if bytes.len() != 64 && bytes.len() != 32 {
         return None;
     }
     let mut out = [0u8; 32];
@@ -40,17 +62,25 @@ pub fn from_hex(text: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// The bytes of a stored blob, checked against its hash.
-pub fn read(state: &State, hash: &str) -> io::Result<Vec<u8>> {
-    let missing = || io::Error::new(io::ErrorKind::NotFound, format!("no stored blob {hash}"));
-    let digest = from_hex(hash).ok_or_else(missing)?;
+/// The hash of `bytes` of the kind `name` is: what to compare `name` with.
+pub fn hash_like(name: &str, bytes: &[u8]) -> String {
+    match name.len() {
+        64 => hex(&sha256(&[bytes])),
+        _ => hex(&digest(&[bytes])),
+    }
+}
+
+/// The bytes of a stored blob, checked against its name.
+pub fn read(state: &State, name: &str) -> io::Result<Vec<u8>> {
+    let missing = || io::Error::new(io::ErrorKind::NotFound, format!("no stored blob {name}"));
+    let digest = from_hex(name).ok_or_else(missing)?;
     let reader = pack::Reader::open(&super::history_dir(state))?;
     let entry = reader.pack.blob(&digest).ok_or_else(missing)?;
     let bytes = reader.pack.read(&entry)?;
-    if self::digest(&[&bytes]) != digest {
+    if hash_like(name, &bytes) != name {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("the stored blob {hash} does not match its hash"),
+            format!("the stored blob {name} does not match its hash"),
         ));
     }
     Ok(bytes)
@@ -61,10 +91,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hex_names_round_trip() {
-        let digest = digest(&[b"a", b"bc"]);
-        assert_eq!(hash_parts(&[b"abc"]), hex(&digest));
-        assert_eq!(from_hex(&hex(&digest)), Some(digest));
+    fn names_round_trip_and_say_their_hash() {
+        let xxh = digest(&[b"a", b"bc"]);
+        assert_eq!(xxh, digest(&[b"abc"]));
+        assert_eq!(hex(&xxh).len(), 32);
+        assert_eq!(from_hex(&hex(&xxh)), Some(xxh));
+        let sha = sha256(&[b"abc"]);
+        assert_eq!(hex(&sha).len(), 64);
+        assert_eq!(
+            hex(&sha),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(from_hex(&hex(&sha)), Some(sha));
+        assert_eq!(hash_like(&hex(&sha), b"abc"), hex(&sha));
+        assert_eq!(hash_like(&hex(&xxh), b"abc"), hex(&xxh));
         assert_eq!(from_hex("zz"), None);
         assert_eq!(from_hex(&"g".repeat(64)), None);
     }

@@ -1,7 +1,7 @@
 //! Checkpoints: what every changing call did to each path, so it can be undone.
 //!
 //! Layout under `.codesmith/history/` (see [`pack`]):
-//! - `pack-<generation>`: file contents (blobs, named by their SHA-256, so a content stored
+//! - `pack-<generation>`: file contents (blobs, named by their hash (see [`blobs`]), so a content stored
 //!   twice is stored once) and one record per changing call (id, session, tool, time, a
 //!   one-line summary, and for each path its state before and after), appended back to back.
 //!   A state before is stored whole (undo puts it back); a state after by its hash only (undo
@@ -34,7 +34,8 @@ use crate::session::state::State;
 /// One side (before or after) of a path in a checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Side {
-    /// The SHA-256 of the content (of the link text for a symlink), hex.
+    /// The content's name (of the link text for a symlink): its XXH3-128 or SHA-256, hex (see
+    /// [`blobs`]).
     pub blob: String,
     /// Permission bits (`0o7777`).
     pub mode: u32,
@@ -215,10 +216,15 @@ pub fn record_undo(
 }
 
 /// The "before" side `content` is recorded as; its bytes join `items` unless the pack or
-/// `items` holds them already.
+/// `items` holds them already. A name already taken by other bytes (see [`blobs`]) gives way
+/// to the content's SHA-256.
 fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Content<'a>) -> Side {
-    let digest = blobs::digest(&content.parts);
-    if pack.blob(&digest).is_none() && !items.iter().any(|item| item.hash == digest) {
+    let fast = blobs::digest(&content.parts);
+    let digest = match held(pack, items, &fast, &content.parts) {
+        Some(false) => blobs::sha256(&content.parts),
+        _ => fast,
+    };
+    if held(pack, items, &digest, &content.parts).is_none() {
         items.push(pack::Item {
             kind: pack::Kind::Blob,
             hash: digest,
@@ -227,6 +233,17 @@ fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Conte
         });
     }
     side(content, digest)
+}
+
+/// Whether the pack or `items` holds a blob named `digest`, and if so whether it is `parts`.
+fn held(pack: &pack::Pack, items: &[pack::Item], digest: &[u8; 32], parts: &[&[u8]]) -> Option<bool> {
+    let len = |parts: &[&[u8]]| parts.iter().map(|p| p.len()).sum::<usize>();
+    let same = |stored: &[&[u8]]| len(stored) == len(parts) && stored.concat() == parts.concat();
+    if let Some(item) = items.iter().find(|item| item.hash == *digest) {
+        return Some(same(&item.parts));
+    }
+    let entry = pack.blob(digest)?;
+    Some(pack.read(&entry).is_ok_and(|bytes| same(&[&bytes])))
 }
 
 /// A side as recorded: the content's hash, mode, size and kind.
@@ -323,5 +340,42 @@ mod tests {
         assert_eq!(one_line("edit_file a.txt"), "edit_file a.txt");
         assert_eq!(one_line("make\nmake test"), "make…");
         assert_eq!(one_line(&"x".repeat(200)).chars().count(), 121);
+    }
+
+    #[test]
+    fn a_content_is_stored_by_its_fast_name_once_and_never_as_other_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut pack = pack::Pack::open(dir.path(), 0, true).expect("pack");
+        let real: &[u8] = b"the content";
+        // Other bytes already stored under the content's XXH3-128 name, as a collision would.
+        let fast = blobs::digest(&[real]);
+        pack.append(&[pack::Item {
+            kind: pack::Kind::Blob,
+            hash: fast,
+            id: 0,
+            parts: vec![b"other bytes"],
+        }])
+        .expect("append");
+        let mut items = Vec::new();
+        let side = stage(&pack, &mut items, &Content::file(real, 0o644));
+        assert_eq!(side.blob, blobs::hex(&blobs::sha256(&[real])));
+        assert_eq!(side.blob.len(), 64);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].parts.concat(), real);
+        // A content whose name is free is stored under it, once however often it is staged.
+        let mut items = Vec::new();
+        let fresh: &[u8] = b"a fresh content";
+        let first = stage(&pack, &mut items, &Content::file(fresh, 0o644));
+        let again = stage(&pack, &mut items, &Content::file(fresh, 0o600));
+        assert_eq!(first.blob, blobs::hex(&blobs::digest(&[fresh])));
+        assert_eq!((first.blob.len(), again.blob), (32, first.blob.clone()));
+        assert_eq!(items.len(), 1);
+        pack.append(&items).expect("append");
+        let mut items = Vec::new();
+        assert_eq!(
+            stage(&pack, &mut items, &Content::file(fresh, 0o644)).blob,
+            first.blob
+        );
+        assert!(items.is_empty());
     }
 }

@@ -1,7 +1,7 @@
 //! The history's storage: one append-only pack of contents and records, and its index.
 //!
 //! `pack-<generation>` holds blob contents and checkpoint records (JSON) back to back;
-//! `index-<generation>` holds one fixed-size entry per item (what it is, the SHA-256 of its
+//! `index-<generation>` holds one fixed-size entry per item (what it is, the hash of its
 //! bytes, where they are in the pack, the checkpoint id of a record), in the order they were
 //! appended. A call appends to two files that exist already: it creates no file and no
 //! directory, so the journal commit that the fsync of the user's file pays for stays small.
@@ -35,7 +35,7 @@ pub enum Kind {
     Discard = 3,
 }
 
-/// One index entry: `[0..32]` SHA-256, `[32..40]` offset, `[40..48]` length, `[48..56]`
+/// One index entry: `[0..32]` the hash (see [`super::blobs`]), `[32..40]` offset, `[40..48]` length, `[48..56]`
 /// checkpoint id (little-endian), `[56]` kind; the rest is zero.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {

@@ -142,7 +142,7 @@ pub fn on_disk(roots: &Roots, abs: &Path) -> std::io::Result<Option<OnDisk>> {
         }
     };
     let side = Side {
-        blob: blobs::hash_parts(&[&bytes]),
+        blob: blobs::hex(&blobs::digest(&[&bytes])),
         mode,
         size: bytes.len() as u64,
         symlink,
@@ -151,12 +151,24 @@ pub fn on_disk(roots: &Roots, abs: &Path) -> std::io::Result<Option<OnDisk>> {
 }
 
 /// Whether a state on disk is the recorded one: same content, same kind, same permissions.
-pub fn same(disk: Option<&Side>, recorded: Option<&Side>) -> bool {
+pub fn same(disk: Option<&OnDisk>, recorded: Option<&Side>) -> bool {
     match (disk, recorded) {
         (None, None) => true,
-        (Some(d), Some(r)) => d.blob == r.blob && d.symlink == r.symlink && (d.symlink || d.mode == r.mode),
+        (Some(d), Some(r)) => {
+            same_content(d, r) && d.side.symlink == r.symlink && (d.side.symlink || d.side.mode == r.mode)
+        }
         _ => false,
     }
+}
+
+/// Whether the bytes on disk are the recorded content, by the recorded side's kind of hash (a
+/// history written before XXH3-128 names holds SHA-256 ones).
+fn same_content(disk: &OnDisk, recorded: &Side) -> bool {
+    disk.side.size == recorded.size
+        && match recorded.blob.len() == disk.side.blob.len() {
+            true => disk.side.blob == recorded.blob,
+            false => blobs::hash_like(&recorded.blob, &disk.bytes) == recorded.blob,
+        }
 }
 
 /// Compares a target's path with the state the checkpoints left it in. A path below a
@@ -180,21 +192,24 @@ pub fn inspect(target: &Target, roots: &Roots, removed: &[PathBuf]) -> Found {
         }
         Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
     };
-    let side = disk.as_ref().map(|d| &d.side);
-    if same(side, target.restore.as_ref()) {
+    if same(disk.as_ref(), target.restore.as_ref()) {
         return Found::AlreadyRestored;
     }
-    if target.known.iter().any(|known| same(side, known.as_ref())) {
+    if target
+        .known
+        .iter()
+        .any(|known| same(disk.as_ref(), known.as_ref()))
+    {
         return Found::AsLeft(disk);
     }
-    let what = match (side, target.expect.as_ref()) {
+    let what = match (disk.as_ref(), target.expect.as_ref()) {
         (None, _) => "it was deleted since".to_string(),
         (Some(_), None) => "it was created since (the checkpoint left no file there)".to_string(),
-        (Some(d), Some(e)) if d.blob == e.blob && d.symlink == e.symlink => format!(
+        (Some(d), Some(e)) if same_content(d, e) && d.side.symlink == e.symlink => format!(
             "its permissions changed since ({:o}, the checkpoint left {:o})",
-            d.mode, e.mode
+            d.side.mode, e.mode
         ),
-        (Some(d), Some(_)) => format!("its content changed since ({} bytes now)", d.size),
+        (Some(d), Some(_)) => format!("its content changed since ({} bytes now)", d.side.size),
     };
     Found::Changed(disk, what)
 }
@@ -368,5 +383,45 @@ fn put(roots: &Roots, abs: &Path, state: Option<(&Side, &[u8])>) -> std::io::Res
             abs,
         )
         .map(drop),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on_disk(bytes: &[u8], mode: u32) -> OnDisk {
+        OnDisk {
+            bytes: bytes.to_vec(),
+            side: Side {
+                blob: blobs::hex(&blobs::digest(&[bytes])),
+                mode,
+                size: bytes.len() as u64,
+                symlink: false,
+            },
+        }
+    }
+
+    fn recorded(blob: String, size: usize, mode: u32) -> Side {
+        Side {
+            blob,
+            mode,
+            size: size as u64,
+            symlink: false,
+        }
+    }
+
+    #[test]
+    fn a_state_is_compared_by_the_kind_of_hash_it_was_recorded_with() {
+        let disk = on_disk(b"abc", 0o644);
+        let fast = recorded(blobs::hex(&blobs::digest(&[b"abc"])), 3, 0o644);
+        // A history written before XXH3-128 names recorded SHA-256 ones.
+        let legacy = recorded(blobs::hex(&blobs::sha256(&[b"abc"])), 3, 0o644);
+        assert!(same(Some(&disk), Some(&fast)));
+        assert!(same(Some(&disk), Some(&legacy)));
+        let other = recorded(blobs::hex(&blobs::sha256(&[b"abd"])), 3, 0o644);
+        assert!(!same(Some(&disk), Some(&other)));
+        assert!(!same(Some(&disk), Some(&recorded(fast.blob.clone(), 3, 0o600))));
+        assert!(!same(Some(&disk), None) && same(None, None));
     }
 }

@@ -115,7 +115,7 @@ fn first_kept(records: &[Kept], count_goal: u64, bytes_goal: u64, keep: u64) -> 
     let mut total = 0u64;
     for record in records {
         total += record.bytes.len() as u64;
-        for side in sides(&record.checkpoint) {
+        for side in stored_sides(&record.checkpoint) {
             let slot = refs.entry(&side.blob).or_insert((0, side.size));
             if slot.0 == 0 {
                 total += side.size;
@@ -131,7 +131,7 @@ fn first_kept(records: &[Kept], count_goal: u64, bytes_goal: u64, keep: u64) -> 
         }
         removed += 1;
         total -= record.bytes.len() as u64;
-        for side in sides(&record.checkpoint) {
+        for side in stored_sides(&record.checkpoint) {
             if let Some(slot) = refs.get_mut(side.blob.as_str()) {
                 slot.0 -= 1;
                 if slot.0 == 0 {
@@ -143,6 +143,13 @@ fn first_kept(records: &[Kept], count_goal: u64, bytes_goal: u64, keep: u64) -> 
     removed
 }
 
+/// The sides whose bytes a checkpoint stores: its "before" states (an "after" is a hash).
+fn stored_sides(checkpoint: &Checkpoint) -> impl Iterator<Item = &super::Side> {
+    checkpoint.entries.iter().flat_map(|e| e.before.iter())
+}
+
+/// Every side a checkpoint names; a history written before "after" states were kept as hashes
+/// holds their bytes too, which pruning keeps while the checkpoint is kept.
 fn sides(checkpoint: &Checkpoint) -> impl Iterator<Item = &super::Side> {
     checkpoint
         .entries
