@@ -18,7 +18,9 @@ fn read(rel: &str) -> String {
 }
 
 fn vendored_version() -> String {
-    let manifest: toml::Table = read("vendor/web_atoms/Cargo.toml").parse().expect("vendored manifest");
+    let manifest: toml::Table = read("vendor/web_atoms/Cargo.toml")
+        .parse()
+        .expect("vendored manifest");
     manifest["package"]["version"]
         .as_str()
         .expect("vendored version")
@@ -73,14 +75,13 @@ fn the_recorded_web_atoms_diff_matches_the_vendored_files() {
     );
     let mut files = 0;
     let mut hunks = 0;
+    let mut file = String::new();
     let mut lines: Vec<String> = Vec::new();
     let mut at = 0;
     for line in patch.lines() {
         if let Some(rel) = line.strip_prefix("+++ web_atoms/") {
-            lines = read(&format!("vendor/web_atoms/{rel}"))
-                .lines()
-                .map(str::to_string)
-                .collect();
+            file = format!("vendor/web_atoms/{rel}");
+            lines = read(&file).lines().map(str::to_string).collect();
             files += 1;
         } else if let Some(header) = line.strip_prefix("@@ -") {
             let new = header.split(" +").nth(1).expect("hunk header");
@@ -95,12 +96,16 @@ fn the_recorded_web_atoms_diff_matches_the_vendored_files() {
             assert_eq!(
                 lines.get(at).map(String::as_str),
                 Some(text),
-                "vendor/web_atoms differs from vendor/web_atoms.patch at line {}; refresh the \
-                 record (vendor/README.md)",
+                "`{file}` differs from vendor/web_atoms.patch at line {}; refresh the record \
+                 (vendor/README.md)",
                 at + 1
             );
             at += 1;
         }
     }
-    assert_eq!((files, hunks > 0), (3, true), "files or hunks missing from the record");
+    assert_eq!(
+        (files, hunks > 0),
+        (3, true),
+        "files or hunks missing from the record"
+    );
 }
