@@ -297,8 +297,10 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Through the binary: a unified diff of a file applies, and the same diff with its sides
-    /// swapped applies to the result and gives back the original bytes, final newline or not.
+    /// Through the binary: the unified diff of a change (as codesmith's own output writes it)
+    /// applies, and the same diff with its sides swapped applies to the result and gives back
+    /// the original bytes, final newline or not. (`similar`'s own unified diff is not used: its
+    /// hunk header can undercount a side, see `src/fs/diff.rs`.)
     #[test]
     fn a_patch_and_its_reverse_restore_the_file(
         old in lines(),
@@ -310,17 +312,14 @@ proptest! {
     ) {
         let new = edited(&old, &edits, new_ends_with_newline);
         prop_assume!(new != old);
-        let forward = similar::TextDiff::from_lines(&old, &new)
-            .unified_diff()
-            .header("a/f.txt", "b/f.txt")
-            .to_string();
+        let forward = codesmith::fs::diff::unified("f.txt", &old, &new);
         let ws = Ws::new();
         ws.write("f.txt", &old);
         ws.read_via_tool("f.txt");
-        ws.call("apply_patch", json!({ "patch": forward })).ok();
+        apply(&ws, &forward)?;
         prop_assert_eq!(ws.read_string("f.txt"), new, "forward:\n{}", forward);
         let backward = reversed(&forward);
-        ws.call("apply_patch", json!({ "patch": backward })).ok();
+        apply(&ws, &backward)?;
         prop_assert_eq!(ws.read_string("f.txt"), old, "reversed:\n{}", backward);
     }
 }
@@ -367,6 +366,16 @@ fn boundary_tree(base: &Path) -> PathBuf {
         std::os::unix::fs::symlink(target, root.join(dir).join(name)).expect("symlink");
     }
     root
+}
+
+/// Applies `patch` through the binary; a refusal fails the case, naming the patch.
+fn apply(ws: &Ws, patch: &str) -> Result<(), TestCaseError> {
+    let out = ws.call("apply_patch", json!({ "patch": patch }));
+    if !out.envelope.ok {
+        return Err(TestCaseError::fail(format!("{}\n{patch}", out.output())));
+    }
+    out.ok();
+    Ok(())
 }
 
 /// Up to 20 lines, with or without a final newline.
