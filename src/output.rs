@@ -4,6 +4,12 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
+/// `1 file`, `2 files`: a count and its noun, with the noun's plural given (`match`, `matches`).
+pub fn plural<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
+    let noun = if n == N::from(1) { one } else { many };
+    format!("{n} {noun}")
+}
+
 /// Adds `notices` to a result: first among a success's notices, or as `Note:` lines at the end
 /// of a failure's message (an error envelope has no notices field).
 pub fn with_notices(
@@ -51,5 +57,17 @@ impl ToolOutput {
     pub fn notice(mut self, notice: impl Into<String>) -> ToolOutput {
         self.notices.push(notice.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn one_takes_the_singular_and_every_other_count_the_plural() {
+        assert_eq!(plural(1usize, "match", "matches"), "1 match");
+        assert_eq!(plural(0u64, "match", "matches"), "0 matches");
+        assert_eq!(plural(2usize, "binary file", "binary files"), "2 binary files");
     }
 }

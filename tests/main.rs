@@ -59,6 +59,7 @@ mod trust;
 mod undo;
 mod undo_shell;
 mod undo_shell_scan;
+mod vendor;
 mod web_search;
 mod workspace_boundary;
 mod write_file;

@@ -9,6 +9,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::fs::beneath::Refusal;
 use crate::fs::line_endings::{self, LfText};
 use crate::fs::workspace::WsPath;
+use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
 use crate::tools::{Capability, ToolOutput, ToolSpec};
@@ -108,8 +109,8 @@ fn create(
     let output = format!(
         "Created `{}` ({}, {}).",
         path.display,
-        plural(lines, "line"),
-        plural(prepared.bytes.len(), "byte")
+        plural(lines, "line", "lines"),
+        plural(prepared.bytes.len(), "byte", "bytes")
     );
     let mut out = ToolOutput::new(output)
         .with("path", path.display.clone())
@@ -165,8 +166,8 @@ fn replace(
     let mut output = format!(
         "Replaced `{}` ({old_lines} → {}, {}).",
         path.display,
-        plural(new_lines, "line"),
-        plural(prepared.bytes.len(), "byte")
+        plural(new_lines, "line", "lines"),
+        plural(prepared.bytes.len(), "byte", "bytes")
     );
     if !diff.is_empty() {
         output.push('\n');
@@ -211,13 +212,4 @@ fn count_lines(text: &str) -> usize {
 fn missing_parent_dirs(ctx: &Context, path: &WsPath) -> Option<String> {
     let parent = path.abs.parent()?;
     (!parent.exists()).then(|| ctx.workspace.display(parent))
-}
-
-/// `1 line`, `2 lines`.
-fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
 }

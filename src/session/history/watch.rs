@@ -11,16 +11,19 @@
 //! changed, the root itself moved), the caller walks the whole tree again.
 
 use std::collections::HashMap;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+
+use inotify::{EventMask, Inotify, WatchMask};
 
 /// Open watches, by descriptor, on the directories they name (workspace-relative).
 pub struct Watch {
-    fd: OwnedFd,
+    inotify: Inotify,
     dirs: Mutex<HashMap<i32, Vec<u8>>>,
     /// Set once a watch could not be added: the events would not cover the tree.
-    incomplete: std::sync::atomic::AtomicBool,
+    incomplete: AtomicBool,
 }
 
 /// What the events name.
@@ -32,117 +35,91 @@ pub struct Events {
     pub dirs: Vec<Vec<u8>>,
 }
 
-const MASK: u32 = libc::IN_MODIFY
-    | libc::IN_ATTRIB
-    | libc::IN_CLOSE_WRITE
-    | libc::IN_MOVED_FROM
-    | libc::IN_MOVED_TO
-    | libc::IN_CREATE
-    | libc::IN_DELETE
-    | libc::IN_DELETE_SELF
-    | libc::IN_MOVE_SELF
-    | libc::IN_ONLYDIR
-    | libc::IN_DONT_FOLLOW;
+const MASK: WatchMask = WatchMask::MODIFY
+    .union(WatchMask::ATTRIB)
+    .union(WatchMask::CLOSE_WRITE)
+    .union(WatchMask::MOVED_FROM)
+    .union(WatchMask::MOVED_TO)
+    .union(WatchMask::CREATE)
+    .union(WatchMask::DELETE)
+    .union(WatchMask::DELETE_SELF)
+    .union(WatchMask::MOVE_SELF)
+    .union(WatchMask::ONLYDIR)
+    .union(WatchMask::DONT_FOLLOW);
 
 impl Watch {
     pub fn new() -> Option<Watch> {
-        // SAFETY: plain system call; the descriptor it returns is owned from here on.
-        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
-        if fd < 0 {
-            return None;
-        }
         Some(Watch {
-            // SAFETY: `fd` is a fresh descriptor nothing else owns.
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            inotify: Inotify::init().ok()?,
             dirs: Mutex::new(HashMap::new()),
-            incomplete: std::sync::atomic::AtomicBool::new(false),
+            incomplete: AtomicBool::new(false),
         })
     }
 
     /// Watches the directory `abs`, known as `rel`.
     pub fn add(&self, abs: &Path, rel: &[u8]) {
-        use std::os::unix::ffi::OsStrExt;
-        let added = std::ffi::CString::new(abs.as_os_str().as_bytes())
-            .ok()
-            .map(|path| {
-                // SAFETY: `path` is a NUL-terminated string that outlives the call.
-                unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), path.as_ptr(), MASK) }
-            });
+        let added = self.inotify.watches().add(abs, MASK);
         match (added, self.dirs.lock()) {
-            (Some(wd), Ok(mut dirs)) if wd >= 0 => {
-                dirs.insert(wd, rel.to_vec());
+            (Ok(wd), Ok(mut dirs)) => {
+                dirs.insert(wd.get_watch_descriptor_id(), rel.to_vec());
             }
-            _ => self.incomplete.store(true, std::sync::atomic::Ordering::Relaxed),
+            _ => self.incomplete.store(true, Ordering::Relaxed),
         }
     }
 
     /// The events since the watches were added; `None` when they may not tell everything.
-    pub fn events(self) -> Option<Events> {
-        if self.incomplete.load(std::sync::atomic::Ordering::Relaxed) {
+    pub fn events(mut self) -> Option<Events> {
+        if self.incomplete.load(Ordering::Relaxed) {
             return None;
         }
         let dirs = self.dirs.into_inner().ok()?;
         let mut events = Events::default();
         let mut buffer = vec![0u8; 64 * 1024];
         loop {
-            // SAFETY: the buffer is valid for its whole length.
-            let read = unsafe { libc::read(self.fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
-            if read < 0 {
-                let err = std::io::Error::last_os_error();
-                if err.kind() == std::io::ErrorKind::WouldBlock {
-                    return Some(events);
+            match self.inotify.read_events(&mut buffer) {
+                Ok(read) => {
+                    for event in read {
+                        let name = event.name.map_or(&[][..], |name| name.as_bytes());
+                        let wd = event.wd.get_watch_descriptor_id();
+                        if !record(wd, event.mask, name, &dirs, &mut events) {
+                            return None;
+                        }
+                    }
                 }
-                return None;
-            }
-            if read == 0 || !parse(&buffer[..read as usize], &dirs, &mut events) {
-                return None;
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => return Some(events),
+                Err(_) => return None,
             }
         }
     }
 }
 
-/// Adds the events in `bytes` to `events`; false when they say the record is incomplete.
-fn parse(bytes: &[u8], dirs: &HashMap<i32, Vec<u8>>, events: &mut Events) -> bool {
-    const HEADER: usize = 16;
-    let mut at = 0;
-    while at + HEADER <= bytes.len() {
-        let word = |i: usize| {
-            let b = &bytes[at + 4 * i..at + 4 * i + 4];
-            u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
-        };
-        let (wd, mask, len) = (word(0) as i32, word(1), word(3) as usize);
-        let name_bytes = bytes.get(at + HEADER..at + HEADER + len).unwrap_or(&[]);
-        let name = &name_bytes[..memchr::memchr(0, name_bytes).unwrap_or(name_bytes.len())];
-        at += HEADER + len;
-        if mask & libc::IN_Q_OVERFLOW != 0 {
-            return false;
-        }
-        if mask & libc::IN_IGNORED != 0 {
-            continue;
-        }
-        let Some(dir) = dirs.get(&wd) else {
-            return false;
-        };
-        if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF) != 0 {
-            // Reported by the parent's watch too, except for the root.
-            if dir.is_empty() {
-                return false;
-            }
-            continue;
-        }
-        if name == b".gitignore" {
-            return false;
-        }
-        let mut path = dir.clone();
-        if !path.is_empty() {
-            path.push(b'/');
-        }
-        path.extend_from_slice(name);
-        if mask & libc::IN_ISDIR != 0 {
-            events.dirs.push(path);
-        } else {
-            events.files.push(path);
-        }
+/// Adds what one event names to `events`; false when it says the record is incomplete.
+fn record(wd: i32, mask: EventMask, name: &[u8], dirs: &HashMap<i32, Vec<u8>>, events: &mut Events) -> bool {
+    if mask.contains(EventMask::Q_OVERFLOW) {
+        return false;
+    }
+    if mask.contains(EventMask::IGNORED) {
+        return true;
+    }
+    let Some(dir) = dirs.get(&wd) else {
+        return false;
+    };
+    if mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
+        // Reported by the parent's watch too, except for the root.
+        return !dir.is_empty();
+    }
+    if name == b".gitignore" {
+        return false;
+    }
+    let mut path = dir.clone();
+    if !path.is_empty() {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    if mask.contains(EventMask::ISDIR) {
+        events.dirs.push(path);
+    } else {
+        events.files.push(path);
     }
     true
 }
@@ -151,25 +128,19 @@ fn parse(bytes: &[u8], dirs: &HashMap<i32, Vec<u8>>, events: &mut Events) -> boo
 mod tests {
     use super::*;
 
-    fn event(wd: i32, mask: u32, name: &[u8]) -> Vec<u8> {
-        let len = name.len().div_ceil(16) * 16;
-        let mut bytes = Vec::new();
-        for word in [wd as u32, mask, 0, len as u32] {
-            bytes.extend_from_slice(&word.to_ne_bytes());
-        }
-        bytes.extend_from_slice(name);
-        bytes.resize(16 + len, 0);
-        bytes
-    }
-
     #[test]
     fn events_name_files_and_directories_under_their_watch() {
         let dirs = HashMap::from([(1, Vec::new()), (2, b"src".to_vec())]);
-        let mut bytes = event(2, libc::IN_MODIFY, b"main.rs");
-        bytes.extend(event(1, libc::IN_CREATE | libc::IN_ISDIR, b"new"));
-        bytes.extend(event(2, libc::IN_IGNORED, b""));
         let mut events = Events::default();
-        assert!(parse(&bytes, &dirs, &mut events));
+        assert!(record(2, EventMask::MODIFY, b"main.rs", &dirs, &mut events));
+        assert!(record(
+            1,
+            EventMask::CREATE | EventMask::ISDIR,
+            b"new",
+            &dirs,
+            &mut events
+        ));
+        assert!(record(2, EventMask::IGNORED, b"", &dirs, &mut events));
         assert_eq!(events.files, [b"src/main.rs".to_vec()]);
         assert_eq!(events.dirs, [b"new".to_vec()]);
     }
@@ -177,18 +148,48 @@ mod tests {
     #[test]
     fn an_overflow_a_gitignore_or_a_moved_root_makes_the_record_incomplete() {
         let dirs = HashMap::from([(1, Vec::new()), (2, b"src".to_vec())]);
-        for bytes in [
-            event(-1, libc::IN_Q_OVERFLOW, b""),
-            event(2, libc::IN_MODIFY, b".gitignore"),
-            event(1, libc::IN_MOVE_SELF, b""),
-            event(9, libc::IN_MODIFY, b"unknown-watch"),
+        for (wd, mask, name) in [
+            (-1, EventMask::Q_OVERFLOW, &b""[..]),
+            (2, EventMask::MODIFY, b".gitignore"),
+            (1, EventMask::MOVE_SELF, b""),
+            (9, EventMask::MODIFY, b"unknown-watch"),
         ] {
-            assert!(!parse(&bytes, &dirs, &mut Events::default()));
+            assert!(!record(wd, mask, name, &dirs, &mut Events::default()));
         }
-        assert!(parse(
-            &event(2, libc::IN_DELETE_SELF, b""),
+        assert!(record(
+            2,
+            EventMask::DELETE_SELF,
+            b"",
             &dirs,
             &mut Events::default()
         ));
+    }
+
+    #[test]
+    fn the_kernel_s_events_name_what_changed_beneath_the_watched_directories() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("src")).unwrap();
+        std::fs::write(root.path().join("src/kept.rs"), "").unwrap();
+        let watch = Watch::new().unwrap();
+        watch.add(root.path(), b"");
+        watch.add(&root.path().join("src"), b"src");
+        std::fs::write(root.path().join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::create_dir(root.path().join("docs")).unwrap();
+        std::fs::remove_file(root.path().join("src/kept.rs")).unwrap();
+        let events = watch.events().unwrap();
+        let mut files = events.files;
+        files.dedup();
+        assert_eq!(files, [b"src/main.rs".to_vec(), b"src/kept.rs".to_vec()]);
+        assert_eq!(events.dirs, [b"docs".to_vec()]);
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_watched_leaves_the_record_incomplete() {
+        let root = tempfile::tempdir().unwrap();
+        let watch = Watch::new().unwrap();
+        watch.add(root.path(), b"");
+        watch.add(&root.path().join("missing"), b"missing");
+        std::fs::write(root.path().join("a"), "").unwrap();
+        assert!(watch.events().is_none());
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{FindSymbolArgs, Found, Hit, Wanted};
 use crate::fs::workspace::quote_arg;
+use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
@@ -15,10 +16,6 @@ pub struct Search<'a> {
     pub files: usize,
     /// Files that refer to the name without defining it (known before references are read).
     pub referenced_elsewhere: usize,
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn definition_line(hit: &Hit) -> String {

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::search::{Found, Query, RowKind};
 use super::{GrepFilesArgs, OutputMode, MAX_RESULTS_CAP};
 use crate::error::ToolError;
+use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
@@ -94,10 +95,6 @@ fn users_pattern_error(pattern: &str, engine: &str) -> String {
         *caret = format!("{}{}", " ".repeat(keep), caret.trim_start());
     }
     out.join("\n")
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The files (files mode) or the per-file counts (count mode) shown, as lines and items.
