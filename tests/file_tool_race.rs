@@ -63,22 +63,53 @@ const MAX_CALLS: usize = 600;
 const MIN_CALLS: usize = 30;
 const CALLERS: usize = 2;
 
+/// The race's ground: a workspace `ws` with a directory `d` and a link `link` to the directory
+/// `outside`, both under a fresh temporary directory (kept alive by the first value).
+struct Ground {
+    _parent: tempfile::TempDir,
+    root: std::path::PathBuf,
+    outside: std::path::PathBuf,
+    ws: Ws,
+}
+
+impl Ground {
+    fn new() -> Ground {
+        let parent = tempfile::tempdir().unwrap();
+        let base = parent.path().canonicalize().unwrap();
+        let (root, outside) = (base.join("ws"), base.join("outside"));
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        let ws = Ws::at(&root);
+        symlink(&outside, root.join("link"));
+        Ground {
+            _parent: parent,
+            root,
+            outside,
+            ws,
+        }
+    }
+
+    /// Starts swapping `d` and `link`; `None` (the test is skipped, and says so) when python3
+    /// with renameat2 is not available here.
+    fn swap(&self, what: &str) -> Option<Swapper> {
+        let swapper = Swapper::start(&self.root.join("d"), &self.root.join("link"));
+        if swapper.is_none() {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("SKIPPED the {what} race: python3 with renameat2 is not available\n").as_bytes(),
+            );
+        }
+        swapper
+    }
+}
+
 #[test]
 fn writes_beneath_a_directory_swapped_with_a_link_out_never_land_outside() {
-    let parent = tempfile::tempdir().unwrap();
-    let base = parent.path().canonicalize().unwrap();
-    let (root, outside) = (base.join("ws"), base.join("outside"));
-    std::fs::create_dir_all(root.join("d")).unwrap();
-    std::fs::create_dir(&outside).unwrap();
-    let ws = Ws::at(&root);
+    let ground = Ground::new();
+    let (root, outside, ws) = (&ground.root, &ground.outside, &ground.ws);
     ws.write("d/e.txt", "a\n");
     ws.read_via_tool("d/e.txt");
-    symlink(&outside, root.join("link"));
-    let Some(swapper) = Swapper::start(&root.join("d"), &root.join("link")) else {
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            b"SKIPPED the file tool race: python3 with renameat2 is not available\n",
-        );
+    let Some(swapper) = ground.swap("file tool") else {
         return;
     };
 
@@ -96,7 +127,7 @@ fn writes_beneath_a_directory_swapped_with_a_link_out_never_land_outside() {
     let calls: usize = results.iter().map(|r| r.calls).sum();
     let refused: usize = results.iter().map(|r| r.refused).sum();
 
-    let landed_outside = entries(&outside);
+    let landed_outside = entries(outside);
     assert!(
         landed_outside.is_empty(),
         "{} of {calls} calls wrote outside the workspace: {landed_outside:?}",
@@ -212,22 +243,13 @@ fn entries(dir: &Path) -> Vec<String> {
 /// (a file's name, its content, a definition in it) may come back.
 #[test]
 fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outside() {
-    let parent = tempfile::tempdir().unwrap();
-    let base = parent.path().canonicalize().unwrap();
-    let (root, outside) = (base.join("ws"), base.join("outside"));
-    std::fs::create_dir_all(root.join("d")).unwrap();
-    std::fs::create_dir(&outside).unwrap();
+    let ground = Ground::new();
+    let (root, outside, ws) = (&ground.root, &ground.outside, &ground.ws);
     std::fs::write(outside.join("secret.txt"), "outside marker\n").unwrap();
     std::fs::write(outside.join("secret.rs"), "fn outside_secret() {}\n").unwrap();
-    let ws = Ws::at(&root);
     ws.write("d/inside.txt", "inside marker\n");
     ws.write("d/inside.rs", "fn inside_fn() {}\n");
-    symlink(&outside, root.join("link"));
-    let Some(swapper) = Swapper::start(&root.join("d"), &root.join("link")) else {
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            b"SKIPPED the search race: python3 with renameat2 is not available\n",
-        );
+    let Some(swapper) = ground.swap("search") else {
         return;
     };
     let searches = [
