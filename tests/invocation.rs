@@ -294,7 +294,7 @@ fn format_text_prints_only_the_output() {
             "{}\n",
             envelope.output().replace(
                 "call read_file with path=\"a.txt\" start_line=2 max_lines=1",
-                "run `codesmith read a.txt --start-line 2 --max-lines 1`"
+                &format!("run `{} read a.txt --start-line 2 --max-lines 1`", ws.person())
             )
         )
     );

@@ -41,6 +41,7 @@ mod mcp_sessions;
 mod mcp_shutdown;
 mod mcp_support;
 mod outline;
+mod person_commands;
 mod read_file;
 mod references;
 mod sandbox;

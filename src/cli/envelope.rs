@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::session::context::Context;
+use crate::cli::person;
+use crate::session::context::{Context, Global};
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
 pub const OUTPUT_CAP_CHARS: usize = 120_000;
@@ -15,15 +16,12 @@ pub const OUTPUT_CAP_CHARS: usize = 120_000;
 /// Exit statuses.
 pub const EXIT_OK: i32 = 0;
 
-/// Prints the envelope for `result` and returns the exit status.
-pub fn emit(
-    tool: &str,
-    result: Result<ToolOutput, ToolError>,
-    text_format: bool,
-    ctx: Option<&Context>,
-) -> i32 {
-    let (envelope, status) = build(tool, result, ctx);
-    print(&envelope, text_format);
+/// Prints the envelope for `result` of a command outside a tool call (`approve`, `trust`, a
+/// usage error) and returns the exit status.
+pub fn emit(tool: &str, result: Result<ToolOutput, ToolError>, global: &Global) -> i32 {
+    let (mut envelope, status) = build(tool, result, None);
+    person::localize_envelope(&mut envelope, || person::prefix_of(global));
+    print(&envelope, global);
     // The process ends right after: freeing a large result (a thousand hunk records) value by
     // value costs more than the operating system reclaiming it at once. (The MCP server, which
     // lives on, prints through `print` and frees its envelopes.)
@@ -31,11 +29,16 @@ pub fn emit(
     status
 }
 
-/// Prints a built envelope: the JSON object and a newline, or with `text_format` only its
-/// `output` (ending in a newline).
-pub fn print(envelope: &Value, text_format: bool) {
-    let text = if text_format {
-        let mut output = crate::cli::human::command_lines(envelope["output"].as_str().unwrap_or_default());
+/// Prints a built envelope: the JSON object and a newline, or with `--format text` only its
+/// `output` (ending in a newline), its hints written as command lines for `global`'s workspace
+/// and session.
+pub fn print(envelope: &Value, global: &Global) {
+    let text = if global.text_format {
+        let output = crate::cli::human::command_lines(envelope["output"].as_str().unwrap_or_default());
+        let mut output = match output.contains("`codesmith ") {
+            true => person::localize(&output, &person::prefix_of(global)).unwrap_or(output),
+            false => output,
+        };
         if !output.ends_with('\n') {
             output.push('\n');
         }

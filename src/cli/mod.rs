@@ -17,6 +17,7 @@ pub mod envelope;
 mod foreign;
 pub mod generate;
 pub mod human;
+pub mod person;
 pub mod reference;
 mod translate;
 mod usage;

@@ -385,23 +385,7 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval, why: &s
 }
 
 /// `codesmith --workspace W [--session S]`: the start of a command a person runs in a terminal
-/// for this server's workspace and session (their terminal is not where the server runs).
+/// for this server's workspace and session.
 pub(super) fn person_command(server: &Server) -> String {
-    let mut command = format!(
-        "codesmith --workspace {}",
-        shell_quote(&server.root.to_string_lossy())
-    );
-    if server.global.session != "default" {
-        command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
-    }
-    command
-}
-
-pub(super) fn shell_quote(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
+    crate::cli::person::prefix(Some(&server.root), &server.global.session)
 }

@@ -77,6 +77,9 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
             return err.code.exit_status();
         }
     };
+    // Named from here on: the commands a result prints for a person are run in their terminal,
+    // not where the server runs, so they name the workspace (see `cli::person`).
+    global.workspace = Some(root.clone());
     let Some(state_key) = request_state::StateKey::generate() else {
         eprintln!("codesmith mcp: no randomness for the requestState key");
         return 1;
@@ -265,12 +268,10 @@ impl Server {
     /// The instructions, naming this connection's session (for a person's `approve`, `undo`).
     fn instructions(&self) -> String {
         format!(
-            "{} This connection's session is `{}`: run `codesmith --workspace {} --session {} ...` \
-             to act in it from a terminal.",
+            "{} This connection's session is `{}`: run `{} ...` to act in it from a terminal.",
             protocol::INSTRUCTIONS,
             self.global.session,
-            call::shell_quote(&self.root.to_string_lossy()),
-            call::shell_quote(&self.global.session),
+            call::person_command(self),
         )
     }
 

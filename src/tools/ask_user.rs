@@ -131,7 +131,7 @@ fn waiting(ctx: &Context, question: &Question, why: Unanswered) -> ToolError {
     if let Err(err) = recorded {
         return err;
     }
-    let command = answer_command(ctx.given_workspace(), ctx.state.session_name(), &id);
+    let command = answer_command(&id);
     ToolError::answer_required(&question.to_json(), &command, why)
 }
 

@@ -189,12 +189,9 @@ fn unknown(id: u64) -> ToolError {
 
 fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
     let retry = match (&args.id, &args.to) {
-        (_, Some(to)) => format!("{{\"to\": \"{to}\", \"force\": true}}"),
-        (Some(id), _) => format!("{{\"id\": \"{id}\", \"force\": true}}"),
-        _ => format!(
-            "{{\"id\": \"{}\", \"force\": true}}",
-            ids.first().copied().unwrap_or(0)
-        ),
+        (_, Some(to)) => format!("to=\"{to}\" force=true"),
+        (Some(id), _) => format!("id=\"{id}\" force=true"),
+        _ => format!("id=\"{}\" force=true", ids.first().copied().unwrap_or(0)),
     };
     let later_ids: Vec<u64> = conflicts
         .iter()
@@ -203,7 +200,7 @@ fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) 
     let later = match (later_ids.is_empty(), ids.iter().min()) {
         (false, Some(first)) => format!(
             "A later checkpoint changed {}: to take it back as well, call undo with \
-             {{\"to\": \"{first}\"}} (it rewinds this session's checkpoints from {first} on). ",
+             to=\"{first}\" (it rewinds this session's checkpoints from {first} on). ",
             if later_ids.len() == 1 { "it" } else { "them" }
         ),
         _ => String::new(),
