@@ -35,6 +35,7 @@ mod mcp;
 mod mcp_approvals;
 mod mcp_concurrency;
 mod mcp_elicitation;
+mod mcp_foreign_calls;
 mod mcp_readme;
 mod mcp_sdk;
 mod mcp_sessions;

@@ -9,7 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 
 mod arguments;
-mod call;
+pub mod call;
 pub mod catalog;
 pub mod commands;
 pub mod dispatch;

@@ -47,9 +47,15 @@ pub(super) fn tools_call(
         return Err(RpcError::invalid_params("tools/call needs a string \"name\""));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let Some(spec) = crate::tools::find(name) else {
-        let (envelope, _) = crate::cli::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
-        return Ok(Some(call_result(&envelope)));
+    // Taken as `codesmith call` takes a call: another harness's tool and shapes translated.
+    let (spec, arguments) = match crate::cli::call::resolve(&server.global, name, arguments) {
+        Ok(resolved) => resolved,
+        Err(refusal) => {
+            let (tool, error) = *refusal;
+            let (mut envelope, _) = crate::cli::envelope::build(&tool, Err(error), None);
+            crate::cli::person::localize_envelope(&mut envelope, || person_command(server));
+            return Ok(Some(call_result(&envelope)));
+        }
     };
     let progress = params["_meta"]
         .get("progressToken")
@@ -141,12 +147,20 @@ pub(super) fn alongside(
     request: &Value,
 ) -> bool {
     let params = &request["params"];
-    let Some(spec) = params["name"].as_str().and_then(crate::tools::find) else {
-        return false;
-    };
-    if request["method"] != "tools/call" || !crate::cli::catalog::read_only(spec) {
+    if request["method"] != "tools/call" {
         return false;
     }
+    let Some(name) = params["name"].as_str() else {
+        return false;
+    };
+    if !crate::tools::find(name).is_some_and(crate::cli::catalog::read_only) {
+        return false;
+    }
+    // A call that does not resolve is answered by the main thread, which reports why.
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let Ok((spec, arguments)) = crate::cli::call::resolve(global, name, arguments) else {
+        return false;
+    };
     // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
     let Ok(version) = protocol::request_version(params) else {
         return false;
@@ -159,7 +173,6 @@ pub(super) fn alongside(
     };
     let (global, shared, queue, request) = (global.clone(), shared.clone(), queue.clone(), request.clone());
     let worker = move || {
-        let arguments = request["params"].get("arguments").cloned().unwrap_or(Value::Null);
         let run = || {
             super::panic_for_tests("tools/call", &request["params"]);
             crate::cli::dispatch::call_tool(&global, spec, arguments).0
