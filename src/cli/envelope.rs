@@ -9,9 +9,17 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::cli::person;
 use crate::session::context::{Context, Global};
+use crate::tools::DataField;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
 pub const OUTPUT_CAP_CHARS: usize = 120_000;
+
+/// The fields a capped output adds to any tool's `data`.
+pub const CAPPED_DATA: [DataField; 3] = [
+    DataField::sometimes("output_truncated", "boolean"),
+    DataField::sometimes("output_omitted_chars", "integer"),
+    DataField::sometimes("spill_path", "string"),
+];
 
 /// Exit statuses.
 pub const EXIT_OK: i32 = 0;

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::session::history::restore::{self, Found, Step};
 use crate::session::history::{self, Checkpoint};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "undo",
@@ -19,6 +19,12 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<UndoArgs>,
     caps: &[],
+    data: &[
+        DataField::always("undone", "array"),
+        DataField::always("checkpoint", "integer"),
+        DataField::always("paths", "array"),
+        DataField::always("unchanged", "array"),
+    ],
     run: |args, ctx| run(crate::tools::parse("undo", args, SPEC.schema)?, ctx),
 };
 

@@ -166,8 +166,28 @@ pub fn mcp_tool(spec: &ToolSpec) -> Value {
         "title": title(spec),
         "description": spec.description,
         "inputSchema": (spec.schema)(),
+        "outputSchema": output_schema(spec),
         "annotations": annotations(spec),
     })
+}
+
+/// The MCP `outputSchema`: what a successful result's `structuredContent` (the envelope's
+/// `data`) holds. Fields the tool adds in some results only are declared but not required.
+pub fn output_schema(spec: &ToolSpec) -> Value {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for field in spec.data.iter().chain(&crate::cli::envelope::CAPPED_DATA) {
+        let kinds: Vec<&str> = field.kind.split('|').collect();
+        let kind = match kinds.as_slice() {
+            [one] => json!(one),
+            several => json!(several),
+        };
+        properties.insert(field.name.to_string(), json!({"type": kind}));
+        if field.always {
+            required.push(field.name);
+        }
+    }
+    json!({"type": "object", "properties": properties, "required": required})
 }
 
 fn markdown(specs: &[&'static ToolSpec]) -> String {

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 use model::{FilePatch, Format, ParseError};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -34,6 +34,14 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ApplyPatchArgs>,
     caps: &[],
+    data: &[
+        DataField::always("format", "string"),
+        DataField::always("dry_run", "boolean"),
+        DataField::always("files", "array"),
+        DataField::always("hunks_applied", "integer"),
+        DataField::always("fuzz", "string|null"),
+        DataField::always("diff", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("apply_patch", args, SPEC.schema)?, ctx),
 };
 
