@@ -59,27 +59,19 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             global,
             session_given,
         } => mcp::serve(global, session_given),
-        Invocation::Trust { global, action, path } => cli::envelope::emit(
-            "trust",
-            cli::commands::trust(&global, &action, path),
-            &global,
-        ),
-        Invocation::Approve { global, id, persist } => cli::envelope::emit(
-            "approve",
-            cli::commands::approve(&global, &id, persist),
-            &global,
-        ),
-        Invocation::Answer { global, id, text } => cli::envelope::emit(
-            "answer",
-            cli::commands::answer(&global, &id, &text),
-            &global,
-        ),
-        Invocation::Print(text) => {
+        Invocation::Trust { global, action, path } => {
+            cli::envelope::emit("trust", cli::commands::trust(&global, &action, path), &global)
+        }
+        Invocation::Approve { global, id, persist } => {
+            cli::envelope::emit("approve", cli::commands::approve(&global, &id, persist), &global)
+        }
+        Invocation::Answer { global, id, text } => {
+            cli::envelope::emit("answer", cli::commands::answer(&global, &id, &text), &global)
+        }
+        Invocation::Print(text, status) => {
             cli::envelope::write_stdout(text.as_bytes());
-            cli::envelope::EXIT_OK
+            status
         }
-        Invocation::Usage { global, tool, error } => {
-            cli::envelope::emit(&tool, Err(error), &global)
-        }
+        Invocation::Usage { global, tool, error } => cli::envelope::emit(&tool, Err(error), &global),
     }
 }

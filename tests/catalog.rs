@@ -112,12 +112,18 @@ fn each_ecosystem_gets_its_shape() {
         assert_eq!(output["type"], "object", "{}", tool["name"]);
         for field in output["required"].as_array().unwrap() {
             let field = field.as_str().unwrap();
-            assert!(output["properties"][field]["type"].is_string() || output["properties"][field]["type"].is_array());
+            assert!(
+                output["properties"][field]["type"].is_string()
+                    || output["properties"][field]["type"].is_array()
+            );
         }
     }
     let read = &mcp["tools"][0]["outputSchema"];
     assert_eq!(read["properties"]["end_line"]["type"], json!(["integer", "null"]));
-    assert!(read["required"].as_array().unwrap().contains(&json!("total_lines")));
+    assert!(read["required"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("total_lines")));
 
     let markdown = tools(&ws, "markdown");
     assert!(markdown.contains("## read_file (`codesmith read`)"));
@@ -150,11 +156,25 @@ fn input_schemas_use_only_json_schema_formats_and_integer_bounds() {
     for tool in plain.as_array().unwrap() {
         formats_in(&tool["input_schema"], &mut found);
     }
-    assert!(found.is_empty(), "Rust's integer formats are not JSON Schema's: {found:?}");
+    assert!(
+        found.is_empty(),
+        "Rust's integer formats are not JSON Schema's: {found:?}"
+    );
     // An unsigned count keeps its lower bound as `minimum`.
-    let task_wait = plain.as_array().unwrap().iter().find(|t| t["name"] == "task_wait").unwrap();
-    assert_eq!(task_wait["input_schema"]["properties"]["timeout_ms"]["minimum"], 0);
-    assert_eq!(task_wait["input_schema"]["properties"]["timeout_ms"]["type"], "integer");
+    let task_wait = plain
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "task_wait")
+        .unwrap();
+    assert_eq!(
+        task_wait["input_schema"]["properties"]["timeout_ms"]["minimum"],
+        0
+    );
+    assert_eq!(
+        task_wait["input_schema"]["properties"]["timeout_ms"]["type"],
+        "integer"
+    );
 }
 
 #[test]

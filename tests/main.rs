@@ -9,6 +9,7 @@ mod approvals;
 mod arguments;
 mod ask_user;
 mod catalog;
+mod cli_format;
 mod cli_people;
 mod diff_output;
 mod doc_examples;

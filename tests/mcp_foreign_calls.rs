@@ -19,7 +19,10 @@ fn same_answer(ws: &Ws, session: &mut McpSession, name: &str, arguments: Value, 
     let result = session.call(name, arguments.clone());
     assert_eq!(result["isError"], true, "{result}");
     let cli = ws
-        .run_stdin(&["call"], &json!({"name": name, "arguments": arguments}).to_string())
+        .run_stdin(
+            &["call"],
+            &json!({"name": name, "arguments": arguments}).to_string(),
+        )
         .err(code);
     assert_eq!(result["structuredContent"], cli.json["error"], "{name}");
     assert_eq!(texts(&result)[0], cli.output(), "{name}");

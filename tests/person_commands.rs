@@ -65,7 +65,11 @@ fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
     );
     Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();
     let ran = ws.run(&["shell", "git fetch"]).ok();
-    assert_ne!(ran.data()["exit_code"], 0, "git fetch ran and failed outside a repository");
+    assert_ne!(
+        ran.data()["exit_code"],
+        0,
+        "git fetch ran and failed outside a repository"
+    );
     // From inside the workspace, in the default session, nothing is added.
     let plain = Command::new(BIN)
         .args(["shell", "git fetch --all"])
@@ -76,7 +80,11 @@ fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
         .output()
         .expect("run codesmith");
     let plain = Outcome::from_output(plain).err("approval_required");
-    assert!(plain.message().contains("`codesmith approve ap-"), "{}", plain.message());
+    assert!(
+        plain.message().contains("`codesmith approve ap-"),
+        "{}",
+        plain.message()
+    );
 }
 
 #[test]
@@ -93,7 +101,11 @@ fn a_text_continuation_runs_verbatim_and_reads_the_next_page() {
     );
     let next = Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();
     assert_eq!(next.data()["start_line"], 201);
-    assert!(next.output().starts_with("   201│ line 201\n"), "{}", next.output());
+    assert!(
+        next.output().starts_with("   201│ line 201\n"),
+        "{}",
+        next.output()
+    );
 }
 
 #[test]
@@ -102,8 +114,11 @@ fn the_printed_undo_hint_of_a_text_result_runs_verbatim() {
     ws.call("write_file", json!({"path": "a.txt", "content": "one\n"}))
         .ok();
     ws.read_via_tool("a.txt");
-    ws.call("edit_file", json!({"path": "a.txt", "search": "one", "replace": "two"}))
-        .ok();
+    ws.call(
+        "edit_file",
+        json!({"path": "a.txt", "search": "one", "replace": "two"}),
+    )
+    .ok();
     // The file changed behind the session's back: undo refuses, naming the forcing call.
     std::fs::write(ws.join("a.txt"), "three\n").expect("write");
     let out = ws.raw(&["--format", "text", "undo"]);

@@ -81,9 +81,7 @@ fn trust_refuses_what_it_cannot_use() {
         .err("invalid_arguments");
     assert!(out.message().contains("inside the workspace"));
     let out = ws.run(&["trust", "remove", "/tmp"]).err("not_found");
-    assert!(out
-        .message()
-        .contains(&format!("`{} trust list`", ws.person())));
+    assert!(out.message().contains(&format!("`{} trust list`", ws.person())));
     let out = ws.run(&["trust", "frob"]).err("invalid_arguments");
     assert!(out.message().contains("Possible values: add, remove, list"));
 }

@@ -136,8 +136,7 @@ fn a_path_changed_since_is_refused_and_left_alone_until_forced() {
         out.message()
     );
     assert!(
-        out.message()
-            .contains("call undo with id=\"1\" force=true"),
+        out.message().contains("call undo with id=\"1\" force=true"),
         "{}",
         out.message()
     );

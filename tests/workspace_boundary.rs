@@ -43,7 +43,8 @@ fn escapes(s: &Setup, path: &str) {
         out.message()
     );
     assert!(
-        out.message().contains(&format!("`{} trust add <dir>`", s.ws.person())),
+        out.message()
+            .contains(&format!("`{} trust add <dir>`", s.ws.person())),
         "{}",
         out.message()
     );

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
+use crate::cli::person;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::cli::person;
 use crate::session::context::{Context, Global};
 use crate::tools::DataField;
 
@@ -42,15 +42,7 @@ pub fn emit(tool: &str, result: Result<ToolOutput, ToolError>, global: &Global) 
 /// and session.
 pub fn print(envelope: &Value, global: &Global) {
     let text = if global.text_format {
-        let output = crate::cli::human::command_lines(envelope["output"].as_str().unwrap_or_default());
-        let mut output = match output.contains("`codesmith ") {
-            true => person::localize(&output, &person::prefix_of(global)).unwrap_or(output),
-            false => output,
-        };
-        if !output.ends_with('\n') {
-            output.push('\n');
-        }
-        output
+        crate::cli::human::text(envelope, || person::prefix_of(global))
     } else {
         let mut line = serde_json::to_string(envelope).unwrap_or_else(|_| "{}".to_string());
         line.push('\n');

@@ -17,7 +17,16 @@ use crate::fs::workspace::shell_word;
 use crate::session::context::Global;
 
 /// The commands that are not tools.
-const COMMANDS: [&str; 8] = ["call", "tools", "trust", "approve", "answer", "mcp", "completions", "man"];
+const COMMANDS: [&str; 8] = [
+    "call",
+    "tools",
+    "trust",
+    "approve",
+    "answer",
+    "mcp",
+    "completions",
+    "man",
+];
 
 /// `codesmith [--workspace W] [--session S]`: the start of a command a person runs for this
 /// workspace and session. Each option appears when it is in effect (the workspace when one was
@@ -155,7 +164,10 @@ mod tests {
         );
         assert_eq!(localize(&done, "codesmith --session s"), None);
         // Not a command: a placeholder, an option, the default prefix.
-        assert_eq!(localize("see `codesmith <command> --help`", "codesmith --session s"), None);
+        assert_eq!(
+            localize("see `codesmith <command> --help`", "codesmith --session s"),
+            None
+        );
         assert_eq!(localize("run `codesmith approve x`", "codesmith"), None);
         assert_eq!(
             localize("`codesmith tools`", "codesmith --session s").as_deref(),
@@ -171,8 +183,14 @@ mod tests {
                       "command": "codesmith answer q-1 \"TEXT\"", "question": {"question": "`codesmith read x`"}},
         });
         localize_envelope(&mut envelope, || "codesmith --session s".to_string());
-        assert_eq!(envelope["error"]["command"], "codesmith --session s answer q-1 \"TEXT\"");
-        assert_eq!(envelope["output"], "run `codesmith --session s answer q-1 \"TEXT\"`");
+        assert_eq!(
+            envelope["error"]["command"],
+            "codesmith --session s answer q-1 \"TEXT\""
+        );
+        assert_eq!(
+            envelope["output"],
+            "run `codesmith --session s answer q-1 \"TEXT\"`"
+        );
         assert_eq!(envelope["error"]["message"], envelope["output"]);
         assert_eq!(envelope["error"]["question"]["question"], "`codesmith read x`");
     }

@@ -20,6 +20,7 @@ pub fn render(format: &str) -> String {
 pub fn render_for(format: &str, specs: &[&'static ToolSpec]) -> String {
     match format {
         "markdown" => markdown(specs),
+        "text" => text(specs),
         "prompt" => prompt::render(specs),
         _ => {
             let value = match format {
@@ -86,7 +87,8 @@ fn anthropic(spec: &ToolSpec) -> Value {
 }
 
 /// The shapes `codesmith tools --format` prints the catalog in.
-pub const FORMATS: [&str; 7] = [
+pub const FORMATS: [&str; 8] = [
+    "text",
     "json",
     "openai",
     "openai-responses",
@@ -188,6 +190,22 @@ pub fn output_schema(spec: &ToolSpec) -> Value {
         }
     }
     json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// For a person at a terminal: one line per tool (name, command, capability, what it is for).
+fn text(specs: &[&'static ToolSpec]) -> String {
+    let mut out = String::new();
+    for spec in specs {
+        let summary = spec.description.lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "{:<12} {:<12} {:<13} {summary}\n",
+            spec.name,
+            spec.alias,
+            spec.capability.as_str()
+        ));
+    }
+    out.push_str("\nEvery parameter: `codesmith tools --format markdown`, or `codesmith COMMAND --help`.\n");
+    out
 }
 
 fn markdown(specs: &[&'static ToolSpec]) -> String {

@@ -20,9 +20,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskCancelArgs>,
     caps: &[],
-    data: &[
-        DataField::always("cancelled", "array"),
-    ],
+    data: &[DataField::always("cancelled", "array")],
     run: |args, ctx| run(crate::tools::parse("task_cancel", args, SPEC.schema)?, ctx),
 };
 
