@@ -54,7 +54,7 @@ pub(super) fn tools_call(
             let (tool, error) = *refusal;
             let (mut envelope, _) = crate::cli::envelope::build(&tool, Err(error), None);
             crate::cli::person::localize_envelope(&mut envelope, || person_command(server));
-            return Ok(Some(call_result(&envelope)));
+            return Ok(Some(call_result(envelope)));
         }
     };
     let progress = params["_meta"]
@@ -77,13 +77,13 @@ pub(super) fn tools_call(
             match question::ask(server, call, &envelope, &asked, era, &mut reply) {
                 Step::Answered(id) => global.answer.push(id),
                 Step::Input(result) => return Ok(Some(result)),
-                Step::Result(envelope) => return Ok(Some(call_result(&envelope))),
+                Step::Result(envelope) => return Ok(Some(call_result(envelope))),
                 Step::Cancelled => return Ok(None),
             }
             continue;
         }
         let Some(approval) = approval_of(&envelope).filter(|_| round < MAX_APPROVALS) else {
-            return Ok(Some(call_result(&envelope)));
+            return Ok(Some(call_result(envelope)));
         };
         if !era.can_elicit {
             let why = if era.url_only {
@@ -91,7 +91,7 @@ pub(super) fn tools_call(
             } else {
                 "it declared no elicitation"
             };
-            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, why))));
+            return Ok(Some(call_result(cannot_ask(server, envelope, &approval, why))));
         }
         let decision = if era.modern {
             let verified = answer.take().filter(|(state, _)| {
@@ -115,7 +115,7 @@ pub(super) fn tools_call(
                         "its elicitation/create request failed: {}",
                         reply["error"]["message"].as_str().unwrap_or("no message")
                     );
-                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, &why))));
+                    return Ok(Some(call_result(cannot_ask(server, envelope, &approval, &why))));
                 }
                 Some(reply) => decision_of(&reply["result"]),
             }
@@ -124,25 +124,26 @@ pub(super) fn tools_call(
             Decision::Approve { persist } => {
                 if let Err(err) = crate::cli::commands::approve(&global, &approval.id, persist) {
                     return Ok(Some(call_result(
-                        &crate::cli::envelope::build(spec.name, Err(err), None).0,
+                        crate::cli::envelope::build(spec.name, Err(err), None).0,
                     )));
                 }
                 global.approve.push(approval.id.clone());
             }
-            Decision::Decline(action) => return Ok(Some(call_result(&declined(spec, &approval, &action)))),
+            Decision::Decline(action) => return Ok(Some(call_result(declined(spec, &approval, &action)))),
         }
     }
     Ok(None)
 }
 
-/// Starts a read-only `tools/call` on a thread of its own, so it does not wait behind the call
-/// in progress; `false` for any other request, which the main thread runs in order. A call that
+/// Starts a read-only `tools/call` on a thread of its own (see [`super::workers`]), so it does
+/// not wait behind the call in progress; `false` for any other request, which the main thread runs in order. A call that
 /// turns out to need an approval (or an answer) did nothing and goes to the queue, to be asked
 /// about in order.
 /// Its response is dropped when the client cancelled it.
 pub(super) fn alongside(
     global: &Global,
     shared: &super::Shared,
+    workers: &super::workers::Workers,
     queue: &mpsc::Sender<Value>,
     request: &Value,
 ) -> bool {
@@ -187,7 +188,7 @@ pub(super) fn alongside(
                 let _ = queue.send(request);
                 return;
             }
-            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(&envelope))),
+            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(envelope))),
             Err(panic) => protocol::error_response(&request["id"], super::panicked(&request, &*panic)),
         };
         let key = request["id"].to_string();
@@ -197,21 +198,22 @@ pub(super) fn alongside(
             super::send(&response);
         }
     };
-    std::thread::Builder::new()
-        .name("mcp-read".into())
-        .spawn(worker)
-        .is_ok()
+    workers.run(Box::new(worker))
 }
 
-/// The envelope as a `CallToolResult`.
-fn call_result(envelope: &Value) -> Value {
+/// The envelope as a `CallToolResult` (its texts moved, not copied).
+fn call_result(mut envelope: Value) -> Value {
     let ok = envelope["ok"] == true;
-    let mut content = vec![json!({"type": "text", "text": envelope["output"]})];
+    let mut content = vec![json!({"type": "text", "text": envelope["output"].take()})];
     for notice in envelope["notices"].as_array().into_iter().flatten() {
         let text = format!("Notice: {}", notice.as_str().unwrap_or_default());
         content.push(json!({"type": "text", "text": text}));
     }
-    let structured = if ok { &envelope["data"] } else { &envelope["error"] };
+    let structured = if ok {
+        envelope["data"].take()
+    } else {
+        envelope["error"].take()
+    };
     json!({"content": content, "structuredContent": structured, "isError": !ok})
 }
 

@@ -20,6 +20,7 @@ mod call;
 mod protocol;
 mod question;
 mod request_state;
+mod workers;
 
 use std::collections::HashSet;
 use std::io::BufRead;
@@ -342,11 +343,12 @@ impl Server {
 fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
+    let workers = workers::Workers::new();
     loop {
         line.clear();
         match stdin.read_until(b'\n', &mut line) {
             Ok(0) => break,
-            Ok(_) => route(global, &line, requests, answers, shared),
+            Ok(_) => route(global, &line, requests, answers, shared, &workers),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) => {
                 eprintln!("codesmith mcp: reading stdin failed: {err}");
@@ -412,7 +414,14 @@ fn panic_for_tests(method: &str, params: &Value) {
 }
 
 /// One line from the client.
-fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn route(
+    global: &Global,
+    line: &[u8],
+    requests: &Sender<Value>,
+    answers: &Sender<Value>,
+    shared: &Shared,
+    workers: &workers::Workers,
+) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
@@ -459,7 +468,7 @@ fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sende
         return send(&protocol::result_response(&id, json!({})));
     }
     lock(shared).pending.insert(id.to_string());
-    if !call::alongside(global, shared, requests, &message) {
+    if !call::alongside(global, shared, workers, requests, &message) {
         let _ = requests.send(message);
     }
 }
