@@ -183,7 +183,7 @@ fn an_unknown_format_is_a_usage_error() {
     let out = ws.run(&["tools", "--format", "yaml"]).err("invalid_arguments");
     assert!(out
         .message()
-        .contains("Possible values: json, openai, openai-responses, anthropic, mcp, markdown, prompt"));
+        .contains("Possible values: text, json, openai, openai-responses, anthropic, mcp, markdown, prompt"));
 }
 
 /// OpenAI's strict mode, checked on a schema: every object closed with every property required,
