@@ -128,6 +128,11 @@ fn a_patch_dry_run_previews_without_a_prior_read() {
     let out = ws.run(&["patch", "fix.diff", "--dry-run"]).ok();
     assert_eq!(out.data()["dry_run"], true);
     assert!(out.output().contains("+TWO"), "{}", out.output());
+    assert!(
+        out.notices()[0].contains("call read_file with path=\"a.txt\""),
+        "{:?}",
+        out.notices()
+    );
     assert_eq!(ws.read_string("a.txt"), "one\ntwo\n");
     // Writing still needs the read.
     ws.run(&["patch", "fix.diff"]).err("not_read");

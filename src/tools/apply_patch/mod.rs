@@ -102,6 +102,9 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     output.truncate(output.trim_end().len());
     let mut result = ToolOutput::new(output);
     result.notices = std::mem::take(&mut plan.notices);
+    if args.dry_run {
+        result.notices.extend(fresh::preview_notice(ctx, &files));
+    }
     Ok(result
         .with("format", format.as_str())
         .with("dry_run", args.dry_run)
