@@ -3,7 +3,7 @@
 //! Threads and no async runtime. The reader thread owns stdin: it parses each line, answers
 //! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
 //! and a client's answers to the server's own requests), starts each read-only `tools/call` on a
-//! worker thread of its own (kept for later calls, see [`workers`]), and queues the other requests for the main thread, which runs them one at
+//! worker thread of its own (kept for later calls, see `workers`), and queues the other requests for the main thread, which runs them one at
 //! a time, in order, through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
