@@ -1,5 +1,5 @@
 //! The one writer of stdout: a single JSON object and a newline per call (or, with
-//! `--format text`, only its `output`), and the exit status that goes with it.
+//! `--format text`, its `output` and notices), and the exit status that goes with it.
 
 use std::io::Write;
 
@@ -37,9 +37,9 @@ pub fn emit(tool: &str, result: Result<ToolOutput, ToolError>, global: &Global) 
     status
 }
 
-/// Prints a built envelope: the JSON object and a newline, or with `--format text` only its
-/// `output` (ending in a newline), its hints written as command lines for `global`'s workspace
-/// and session.
+/// Prints a built envelope: the JSON object and a newline, or with `--format text` its
+/// `output` and notices for a person (see `cli::human`), the command lines in them carrying
+/// `global`'s workspace and session.
 pub fn print(envelope: &Value, global: &Global) {
     let text = if global.text_format {
         crate::cli::human::text(envelope, || person::prefix_of(global))
