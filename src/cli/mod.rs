@@ -112,8 +112,13 @@ const GLOBALS_WITH_VALUE: [&str; 6] = [
 /// option other than the globals comes first (`--help`, `--version`, a typo), which the full
 /// tree handles.
 fn invoked_name(argv: &[OsString]) -> Option<&str> {
-    let mut args = argv.iter().skip(1);
-    while let Some(arg) = args.next() {
+    invoked_at(argv).and_then(|at| argv[at].to_str())
+}
+
+/// Where [`invoked_name`] is in `argv`.
+fn invoked_at(argv: &[OsString]) -> Option<usize> {
+    let mut args = argv.iter().enumerate().skip(1);
+    while let Some((at, arg)) = args.next() {
         let arg = arg.to_str()?;
         if GLOBALS_WITH_VALUE.contains(&arg) {
             args.next();
@@ -126,7 +131,7 @@ fn invoked_name(argv: &[OsString]) -> Option<&str> {
         } else if arg.starts_with('-') {
             return None;
         } else {
-            return Some(arg);
+            return Some(at);
         }
     }
     None
@@ -178,12 +183,10 @@ fn format_env_error() -> Option<ToolError> {
 /// global option goes: a person adds it at the end of the line. Not for a command that has a
 /// `format` of its own (`fetch --format raw`, `tools --format openai`), and not past `--`.
 fn hoist_format(argv: Vec<OsString>) -> Vec<OsString> {
-    let Some(name) = invoked_name(&argv) else {
+    let Some(at) = invoked_at(&argv) else {
         return argv;
     };
-    let Some(at) = argv.iter().position(|arg| arg.to_str() == Some(name)) else {
-        return argv;
-    };
+    let name = argv[at].to_str().unwrap_or_default();
     let after = &argv[at + 1..];
     let end = after.iter().position(|arg| arg == "--").unwrap_or(after.len());
     let given = |arg: &OsString| {
@@ -696,6 +699,50 @@ mod tests {
         );
         assert_eq!(invoked_name(&argv(&["--help"])), None);
         assert_eq!(invoked_name(&argv(&[])), None);
+    }
+
+    #[test]
+    fn format_after_the_command_moves_before_it() {
+        let strings = |args: Vec<OsString>| -> Vec<String> {
+            args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+        };
+        assert_eq!(
+            strings(hoist_format(argv(&[
+                "--session",
+                "read",
+                "read",
+                "a",
+                "--format",
+                "text"
+            ]))),
+            ["codesmith", "--session", "read", "--format", "text", "read", "a"]
+        );
+        assert_eq!(
+            strings(hoist_format(argv(&[
+                "grep",
+                "x",
+                "--format=json",
+                "--",
+                "--format",
+                "text"
+            ]))),
+            [
+                "codesmith",
+                "--format=json",
+                "grep",
+                "x",
+                "--",
+                "--format",
+                "text"
+            ]
+        );
+        // A command's own --format stays.
+        for own in [
+            &["fetch", "u", "--format", "raw"][..],
+            &["tools", "--format", "mcp"][..],
+        ] {
+            assert_eq!(strings(hoist_format(argv(own)))[1..], *own);
+        }
     }
 
     #[test]
