@@ -151,3 +151,24 @@ fn an_mcp_client_that_cannot_ask_prints_an_approve_command_that_runs_verbatim() 
     let again: Value = session.call("exec_shell", call);
     assert_eq!(again["isError"], false, "{again}");
 }
+
+#[test]
+fn the_approve_command_of_a_sandbox_hint_runs_verbatim() {
+    let (elsewhere, ws) = awkward_workspace();
+    if !crate::sandbox::sandbox_here(&ws) {
+        return;
+    }
+    // A directory outside the workspace that this test made: the command's write there is
+    // stopped by the sandbox (the classifier cannot see it in an interpreter).
+    let (_keep, outside) = crate::sandbox::scratch();
+    let target = outside.join("note.txt");
+    let command = format!("python3 -c 'open(\"{}\", \"w\").write(\"x\")'", target.display());
+    let out = ws.run(&["shell", &command]).ok();
+    assert!(!target.exists(), "{}", out.output());
+    let id = out.data()["approval"]["id"].as_str().expect("id").to_string();
+    let line = printed_command(out.output(), &format!("approve {id}"));
+    assert!(line.contains(" --session conv9 approve "), "{line}");
+    Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();
+    ws.run(&["shell", &command]).ok();
+    assert_eq!(std::fs::read_to_string(&target).ok().as_deref(), Some("x"));
+}
