@@ -229,7 +229,7 @@ fn base_command() -> Command {
         .long_about(
             "codesmith gives AI coding agents the tools they use all day. Each tool is a subcommand \
              that takes JSON (flags, --json TEXT, or a JSON object on stdin) and prints one JSON \
-             result envelope on stdout.",
+             result envelope on stdout (at a terminal: its text, for a person).",
         )
         .subcommand_required(true)
         .arg_required_else_help(true)
