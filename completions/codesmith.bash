@@ -34,6 +34,9 @@ _codesmith() {
             codesmith,call)
                 cmd="codesmith__subcmd__call"
                 ;;
+            codesmith,completions)
+                cmd="codesmith__subcmd__completions"
+                ;;
             codesmith,edit)
                 cmd="codesmith__subcmd__edit"
                 ;;
@@ -75,6 +78,9 @@ _codesmith() {
                 ;;
             codesmith,ls)
                 cmd="codesmith__subcmd__ls"
+                ;;
+            codesmith,man)
+                cmd="codesmith__subcmd__man"
                 ;;
             codesmith,mcp)
                 cmd="codesmith__subcmd__mcp"
@@ -145,6 +151,9 @@ _codesmith() {
             codesmith__subcmd__help,call)
                 cmd="codesmith__subcmd__help__subcmd__call"
                 ;;
+            codesmith__subcmd__help,completions)
+                cmd="codesmith__subcmd__help__subcmd__completions"
+                ;;
             codesmith__subcmd__help,edit)
                 cmd="codesmith__subcmd__help__subcmd__edit"
                 ;;
@@ -165,6 +174,9 @@ _codesmith() {
                 ;;
             codesmith__subcmd__help,ls)
                 cmd="codesmith__subcmd__help__subcmd__ls"
+                ;;
+            codesmith__subcmd__help,man)
+                cmd="codesmith__subcmd__help__subcmd__man"
                 ;;
             codesmith__subcmd__help,mcp)
                 cmd="codesmith__subcmd__help__subcmd__mcp"
@@ -221,7 +233,7 @@ _codesmith() {
 
     case "${cmd}" in
         codesmith)
-            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline search search_code ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp help"
+            opts="-h -V --workspace --session --format --approve --answer --yolo --tools --help --version read read_file edit edit_file write write_file patch apply_patch grep grep_files find file_search symbol find_symbol outline search search_code ls list_dir shell exec_shell task_output task_input task_wait task_cancel history undo fetch fetch_url web_search ask ask_user call tools trust approve answer mcp completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +339,20 @@ _codesmith() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__completions)
+            opts="-h --help bash zsh fish"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -519,7 +545,7 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help)
-            opts="read edit write patch grep find symbol outline search ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp help"
+            opts="read edit write patch grep find symbol outline search ls shell task_output task_input task_wait task_cancel history undo fetch web_search ask call tools trust approve answer mcp completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -575,6 +601,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -673,6 +713,20 @@ _codesmith() {
             return 0
             ;;
         codesmith__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -951,6 +1005,20 @@ _codesmith() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        codesmith__subcmd__man)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -1276,7 +1344,7 @@ _codesmith() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "json openai openai-responses anthropic mcp markdown prompt" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json openai openai-responses anthropic mcp markdown prompt" -- "${cur}"))
                     return 0
                     ;;
                 *)

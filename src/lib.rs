@@ -46,7 +46,7 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     match cli::parse(argv) {
         Invocation::Tool { global, spec, args } => {
             let (envelope, status) = cli::dispatch::call_tool(&global, spec, args);
-            cli::envelope::print(&envelope, global.text_format);
+            cli::envelope::print(&envelope, &global);
             status
         }
         Invocation::Tools { global, format } => match cli::catalog::enabled_tools(&global) {
@@ -54,36 +54,25 @@ pub fn run(argv: Vec<OsString>) -> i32 {
                 cli::envelope::write_stdout(cli::catalog::render_for(&format, &specs).as_bytes());
                 cli::envelope::EXIT_OK
             }
-            Err(err) => cli::envelope::emit("tools", Err(err), global.text_format, None),
+            Err(err) => cli::envelope::emit("tools", Err(err), &global),
         },
         Invocation::Mcp {
             global,
             session_given,
         } => mcp::serve(global, session_given),
-        Invocation::Trust { global, action, path } => cli::envelope::emit(
-            "trust",
-            cli::commands::trust(&global, &action, path),
-            global.text_format,
-            None,
-        ),
-        Invocation::Approve { global, id, persist } => cli::envelope::emit(
-            "approve",
-            cli::commands::approve(&global, &id, persist),
-            global.text_format,
-            None,
-        ),
-        Invocation::Answer { global, id, text } => cli::envelope::emit(
-            "answer",
-            cli::commands::answer(&global, &id, &text),
-            global.text_format,
-            None,
-        ),
-        Invocation::Print(text) => {
+        Invocation::Trust { global, action, path } => {
+            cli::envelope::emit("trust", cli::commands::trust(&global, &action, path), &global)
+        }
+        Invocation::Approve { global, id, persist } => {
+            cli::envelope::emit("approve", cli::commands::approve(&global, &id, persist), &global)
+        }
+        Invocation::Answer { global, id, text } => {
+            cli::envelope::emit("answer", cli::commands::answer(&global, &id, &text), &global)
+        }
+        Invocation::Print(text, status) => {
             cli::envelope::write_stdout(text.as_bytes());
-            cli::envelope::EXIT_OK
+            status
         }
-        Invocation::Usage { global, tool, error } => {
-            cli::envelope::emit(&tool, Err(error), global.text_format, None)
-        }
+        Invocation::Usage { global, tool, error } => cli::envelope::emit(&tool, Err(error), &global),
     }
 }

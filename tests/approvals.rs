@@ -21,7 +21,7 @@ fn an_action_needing_a_yes_exits_3_with_a_stable_id_and_the_way_out() {
     let keys: Vec<&str> = approval.keys().map(String::as_str).collect();
     assert_eq!(keys, ["id", "kind", "subject", "reason"]);
     let id = approval["id"].as_str().unwrap().to_string();
-    assert!(out.message().contains(&format!("codesmith approve {id}")));
+    assert!(out.message().contains(&format!("`{} approve {id}`", ws.person())));
     assert!(out.message().contains(&format!("--approve {id}")));
     assert!(out.message().contains("Nothing was done"));
     // The same action asks with the same id.
@@ -82,7 +82,8 @@ fn a_granted_id_is_no_longer_listed_as_pending() {
     let out = ws.run(&["approve", "ap-000000000000"]).err("not_found");
     assert!(
         out.message().ends_with(&format!(
-            "Waiting now: {id}; approve it with `codesmith approve {id}`."
+            "Waiting now: {id}; approve it with `{} approve {id}`.",
+            ws.person()
         )),
         "{}",
         out.message()

@@ -1,6 +1,6 @@
 //! `codesmith tools`: the catalog in every format, byte-stable, covering the registry.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::harness::Ws;
 
@@ -106,10 +106,75 @@ fn each_ecosystem_gets_its_shape() {
         }
     }
 
+    // Every tool declares what its structuredContent holds; the required fields are declared.
+    for tool in mcp["tools"].as_array().unwrap() {
+        let output = &tool["outputSchema"];
+        assert_eq!(output["type"], "object", "{}", tool["name"]);
+        for field in output["required"].as_array().unwrap() {
+            let field = field.as_str().unwrap();
+            assert!(
+                output["properties"][field]["type"].is_string()
+                    || output["properties"][field]["type"].is_array()
+            );
+        }
+    }
+    let read = &mcp["tools"][0]["outputSchema"];
+    assert_eq!(read["properties"]["end_line"]["type"], json!(["integer", "null"]));
+    assert!(read["required"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("total_lines")));
+
     let markdown = tools(&ws, "markdown");
     assert!(markdown.contains("## read_file (`codesmith read`)"));
     assert!(markdown.contains("- `path` (string, required)"));
     assert!(markdown.contains("- `max_lines` (integer, default 200)"));
+}
+
+/// The `format` keywords of `schema` (a property named `format` is not one).
+fn formats_in(schema: &Value, found: &mut Vec<String>) {
+    if let Some(format) = schema["format"].as_str() {
+        found.push(format.to_string());
+    }
+    if let Some(properties) = schema["properties"].as_object() {
+        properties.values().for_each(|prop| formats_in(prop, found));
+    }
+    for key in ["items", "anyOf", "oneOf"] {
+        match &schema[key] {
+            Value::Array(branches) => branches.iter().for_each(|b| formats_in(b, found)),
+            Value::Object(_) => formats_in(&schema[key], found),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn input_schemas_use_only_json_schema_formats_and_integer_bounds() {
+    let ws = Ws::new();
+    let plain: Value = serde_json::from_str(&tools(&ws, "json")).unwrap();
+    let mut found = Vec::new();
+    for tool in plain.as_array().unwrap() {
+        formats_in(&tool["input_schema"], &mut found);
+    }
+    assert!(
+        found.is_empty(),
+        "Rust's integer formats are not JSON Schema's: {found:?}"
+    );
+    // An unsigned count keeps its lower bound as `minimum`.
+    let task_wait = plain
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "task_wait")
+        .unwrap();
+    assert_eq!(
+        task_wait["input_schema"]["properties"]["timeout_ms"]["minimum"],
+        0
+    );
+    assert_eq!(
+        task_wait["input_schema"]["properties"]["timeout_ms"]["type"],
+        "integer"
+    );
 }
 
 #[test]
@@ -118,7 +183,7 @@ fn an_unknown_format_is_a_usage_error() {
     let out = ws.run(&["tools", "--format", "yaml"]).err("invalid_arguments");
     assert!(out
         .message()
-        .contains("Possible values: json, openai, openai-responses, anthropic, mcp, markdown, prompt"));
+        .contains("Possible values: text, json, openai, openai-responses, anthropic, mcp, markdown, prompt"));
 }
 
 /// OpenAI's strict mode, checked on a schema: every object closed with every property required,

@@ -119,3 +119,58 @@ fn completions_offer_enum_values_and_booleans() {
     let bash = std::fs::read_to_string(root.join("completions/codesmith.bash")).expect("bash completions");
     assert!(bash.contains("content files count"), "bash output_mode values");
 }
+
+#[test]
+fn a_patch_dry_run_previews_without_a_prior_read() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\n");
+    ws.write("fix.diff", PATCH);
+    let out = ws.run(&["patch", "fix.diff", "--dry-run"]).ok();
+    assert_eq!(out.data()["dry_run"], true);
+    assert!(out.output().contains("+TWO"), "{}", out.output());
+    assert!(
+        out.notices()[0].contains("call read_file with path=\"a.txt\""),
+        "{:?}",
+        out.notices()
+    );
+    assert_eq!(ws.read_string("a.txt"), "one\ntwo\n");
+    // Writing still needs the read.
+    ws.run(&["patch", "fix.diff"]).err("not_read");
+    assert_eq!(ws.read_string("a.txt"), "one\ntwo\n");
+}
+
+#[test]
+fn bare_codesmith_prints_the_help_with_the_usage_status() {
+    let ws = Ws::new();
+    let out = std::process::Command::new(crate::harness::BIN)
+        .current_dir(ws.path())
+        .env_remove("CODESMITH_FORMAT")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("Usage: codesmith [OPTIONS] <COMMAND>"), "{help}");
+    assert!(help.contains("completions"), "{help}");
+}
+
+#[test]
+fn completions_and_man_print_the_committed_files() {
+    let ws = Ws::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (args, file) in [
+        (&["completions", "bash"][..], "completions/codesmith.bash"),
+        (&["completions", "zsh"][..], "completions/_codesmith"),
+        (&["completions", "fish"][..], "completions/codesmith.fish"),
+        (&["man"][..], "man/codesmith.1"),
+    ] {
+        let out = ws.raw(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let committed = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(
+            String::from_utf8(out.stdout).unwrap() == committed,
+            "{args:?} differs from {file}"
+        );
+    }
+    ws.run(&["completions", "tcsh"]).err("invalid_arguments");
+}

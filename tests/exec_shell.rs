@@ -333,7 +333,7 @@ fn destructive_commands_need_approval_with_a_stable_id() {
         .unwrap()
         .contains("outside the workspace"));
     let id = approval["id"].as_str().unwrap().to_string();
-    assert!(out.message().contains(&format!("codesmith approve {id}")));
+    assert!(out.message().contains(&format!("`{} approve {id}`", ws.person())));
     assert!(target.exists(), "nothing ran");
     // The same command in the same cwd asks with the same id; in another cwd, another id.
     let again = shell(&ws, &command).err("approval_required");
@@ -675,7 +675,7 @@ fn changing_files_outside_the_workspace_asks_whatever_the_command() {
         let approval = &out.error()["approval"];
         assert_eq!(approval["kind"], "destructive", "{command}");
         assert!(
-            out.message().contains("codesmith approve ap-"),
+            out.message().contains(&format!("`{} approve ap-", ws.person())),
             "{command}: {}",
             out.message()
         );

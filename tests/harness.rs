@@ -75,6 +75,16 @@ impl Ws {
         self.dir.path().canonicalize().expect("canonical")
     }
 
+    /// `codesmith --workspace WS [--session S]`: how the commands a result prints for a person
+    /// start (the test workspaces' paths need no quoting).
+    pub fn person(&self) -> String {
+        let mut prefix = format!("codesmith --workspace {}", self.path().display());
+        if let Some(session) = &self.session {
+            prefix.push_str(&format!(" --session {session}"));
+        }
+        prefix
+    }
+
     pub fn join(&self, rel: &str) -> PathBuf {
         self.path().join(rel)
     }

@@ -294,7 +294,7 @@ fn format_text_prints_only_the_output() {
             "{}\n",
             envelope.output().replace(
                 "call read_file with path=\"a.txt\" start_line=2 max_lines=1",
-                "run `codesmith read a.txt --start-line 2 --max-lines 1`"
+                &format!("run `{} read a.txt --start-line 2 --max-lines 1`", ws.person())
             )
         )
     );
@@ -515,10 +515,11 @@ fn a_global_option_after_the_tool_name_gets_the_corrected_command_line() {
         "{}",
         out.message()
     );
-    let out = bare(&ws, &["trust", "list", "--format", "text"]).err("invalid_arguments");
+    // `--format` is taken anywhere on the line; the others still move.
+    let out = bare(&ws, &["trust", "list", "--format", "json", "--yolo"]).err("invalid_arguments");
     assert!(out.message().ends_with(
-        "before the command name `trust`, not after it. Call again as: codesmith --format text trust list"
-    ));
+        "before the command name `trust`, not after it. Call again as: codesmith --format json --yolo trust list"
+    ), "{}", out.message());
     // fetch_url has a `--format` of its own: only the global one moves.
     let out = bare(
         &ws,

@@ -104,7 +104,8 @@ fn call_takes_a_json_rpc_tools_call_request() {
         .run_stdin(&["call"], &request.to_string())
         .err("invalid_arguments");
     assert!(
-        out.message().contains("codesmith tools --format mcp"),
+        out.message()
+            .contains(&format!("`{} tools --format mcp`", ws.person())),
         "{}",
         out.message()
     );

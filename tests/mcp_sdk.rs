@@ -31,18 +31,26 @@ fn sdk_python() -> Result<PathBuf, String> {
     }
 }
 
-#[test]
-fn the_official_python_sdk_runs_a_session_in_every_mode() {
-    let python = match sdk_python() {
-        Ok(python) => python,
+/// The interpreter with the SDK; `None` (the test skips, saying why) where there is none,
+/// unless CODESMITH_REQUIRE_MCP_SDK makes that a failure.
+fn sdk_or_skip(test: &str) -> Option<PathBuf> {
+    match sdk_python() {
+        Ok(python) => Some(python),
         Err(reason) => {
             assert!(
                 std::env::var_os("CODESMITH_REQUIRE_MCP_SDK").is_none(),
                 "CODESMITH_REQUIRE_MCP_SDK is set but {reason}"
             );
-            eprintln!("SKIPPED the MCP Python SDK conformance test: {reason}");
-            return;
+            eprintln!("SKIPPED the MCP Python SDK {test}: {reason}");
+            None
         }
+    }
+}
+
+#[test]
+fn the_official_python_sdk_runs_a_session_in_every_mode() {
+    let Some(python) = sdk_or_skip("conformance test") else {
+        return;
     };
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/session.py");
     for mode in ["legacy", "auto", "2026-07-28"] {
@@ -76,16 +84,8 @@ fn the_official_python_sdk_runs_a_session_in_every_mode() {
 
 #[test]
 fn the_official_python_sdk_answers_ask_user_by_elicitation_in_every_mode() {
-    let python = match sdk_python() {
-        Ok(python) => python,
-        Err(reason) => {
-            assert!(
-                std::env::var_os("CODESMITH_REQUIRE_MCP_SDK").is_none(),
-                "CODESMITH_REQUIRE_MCP_SDK is set but {reason}"
-            );
-            eprintln!("SKIPPED the MCP Python SDK ask_user test: {reason}");
-            return;
-        }
+    let Some(python) = sdk_or_skip("ask_user test") else {
+        return;
     };
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/ask_user.py");
     for mode in ["legacy", "auto", "2026-07-28"] {
@@ -108,4 +108,31 @@ fn the_official_python_sdk_answers_ask_user_by_elicitation_in_every_mode() {
             "{stdout}"
         );
     }
+}
+
+/// Every tool's input and output schema passes the SDK's JSON Schema validator with standard
+/// `format`s only, and real results of every tool (success paths of each mode) validate against
+/// the tool's outputSchema and declare every field they carry (tests/mcp_sdk/schemas.py).
+#[test]
+fn every_tool_result_validates_against_its_output_schema() {
+    let Some(python) = sdk_or_skip("schema test") else {
+        return;
+    };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/schemas.py");
+    let ws = Ws::new();
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(BIN)
+        .arg(ws.path())
+        .env_remove("CODESMITH_WORKSPACE")
+        .env_remove("CODESMITH_SESSION")
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.lines().last() == Some("ok   every tool's results were checked []"),
+        "{stdout}"
+    );
 }

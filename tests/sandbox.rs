@@ -81,7 +81,7 @@ fn assert_stopped(out: &Outcome, target: &Path) {
     );
     let id = approval_id(out);
     assert!(
-        out.output().contains(&format!("codesmith approve {id}")),
+        out.output().contains(&format!(" approve {id}`")),
         "{}",
         out.output()
     );
@@ -104,7 +104,11 @@ fn an_interpreter_writing_outside_is_stopped_and_its_approval_runs_it() {
         "{}",
         out.output()
     );
-    assert!(out.output().contains("codesmith trust add"), "{}", out.output());
+    assert!(
+        out.output().contains(&format!("`{} trust add ", ws.person())),
+        "{}",
+        out.output()
+    );
     let id = approval_id(&out);
     let approved = ws.run(&["--approve", &id, "shell", &command]).ok();
     assert_eq!(approved.data()["exit_code"], 0, "{}", approved.output());

@@ -66,7 +66,7 @@ fn an_approvals_json_that_does_not_parse_is_not_overwritten_by_persist() {
     assert!(out.message().contains("Fix the file"), "{}", out.message());
     assert!(out
         .message()
-        .contains(&format!("codesmith approve {id} --persist")));
+        .contains(&format!("`{} approve {id} --persist`", ws.person())));
     assert_eq!(ws.read_string(".codesmith/approvals.json"), corrupt);
     // Every call says that the persisted approvals do not apply.
     let out = ws.call("list_dir", json!({"path": "."})).ok();

@@ -65,7 +65,9 @@ fn trust_refuses_what_it_cannot_use() {
     ws.mkdir("inner");
     ws.write("file.txt", "x");
     let out = ws.run(&["trust", "add"]).err("invalid_arguments");
-    assert!(out.message().contains("codesmith trust add /opt/shared"));
+    assert!(out
+        .message()
+        .contains(&format!("`{} trust add /opt/shared`", ws.person())));
     let out = ws
         .run(&["trust", "add", "/nonexistent/codesmith-trust"])
         .err("not_found");
@@ -79,7 +81,7 @@ fn trust_refuses_what_it_cannot_use() {
         .err("invalid_arguments");
     assert!(out.message().contains("inside the workspace"));
     let out = ws.run(&["trust", "remove", "/tmp"]).err("not_found");
-    assert!(out.message().contains("codesmith trust list"));
+    assert!(out.message().contains(&format!("`{} trust list`", ws.person())));
     let out = ws.run(&["trust", "frob"]).err("invalid_arguments");
     assert!(out.message().contains("Possible values: add, remove, list"));
 }

@@ -136,8 +136,7 @@ fn a_path_changed_since_is_refused_and_left_alone_until_forced() {
         out.message()
     );
     assert!(
-        out.message()
-            .contains("call undo with {\"id\": \"1\", \"force\": true}"),
+        out.message().contains("call undo with id=\"1\" force=true"),
         "{}",
         out.message()
     );
@@ -422,7 +421,7 @@ fn undo_of_an_older_checkpoint_names_the_later_one_that_changed_the_path() {
     let out = ws.run(&["undo", "1"]).err("stale");
     assert!(out.message().contains("by checkpoint 2"), "{}", out.message());
     assert!(
-        out.message().contains("call undo with {\"to\": \"1\"}"),
+        out.message().contains("call undo with to=\"1\" (it rewinds"),
         "{}",
         out.message()
     );

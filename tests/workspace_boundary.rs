@@ -42,7 +42,12 @@ fn escapes(s: &Setup, path: &str) {
         "{path}: {}",
         out.message()
     );
-    assert!(out.message().contains("codesmith trust add"), "{}", out.message());
+    assert!(
+        out.message()
+            .contains(&format!("`{} trust add <dir>`", s.ws.person())),
+        "{}",
+        out.message()
+    );
     assert!(!out.output().contains("secret\n"));
 }
 

@@ -137,8 +137,7 @@ fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> 
 /// The integer `value` spells, if it fits the schema's format: `2`, `2.0`, `"2"`.
 fn integer(value: &Value, prop: &Value) -> Option<Value> {
     let number = whole_number(value)?;
-    let unsigned = prop["format"].as_str().is_some_and(|f| f.starts_with("uint"))
-        || prop["minimum"].as_f64().is_some_and(|min| min >= 0.0);
+    let unsigned = prop["minimum"].as_f64().is_some_and(|min| min >= 0.0);
     if unsigned {
         u64::try_from(number).ok().map(Value::from)
     } else {
@@ -148,12 +147,7 @@ fn integer(value: &Value, prop: &Value) -> Option<Value> {
 
 /// "a whole number from 1", "a whole number from 0 to 50": the range the schema states.
 fn whole_number_range(prop: &Value) -> String {
-    let min = prop["minimum"].as_f64().map(|m| m as i64).or_else(|| {
-        prop["format"]
-            .as_str()
-            .is_some_and(|f| f.starts_with("uint"))
-            .then_some(0)
-    });
+    let min = prop["minimum"].as_f64().map(|m| m as i64);
     match (min, prop["maximum"].as_f64().map(|m| m as i64)) {
         (Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
         (Some(min), None) => format!("a whole number from {min}"),

@@ -50,31 +50,45 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             return usage(global, &tool, error);
         }
     };
-    let tool_name = tools::find(&name).map_or(name.as_str(), |spec| spec.name);
+    match resolve(&global, &name, arguments) {
+        Ok((spec, args)) => Invocation::Tool { global, spec, args },
+        Err(refusal) => {
+            let (tool, error) = *refusal;
+            usage(global, &tool, error)
+        }
+    }
+}
+
+/// A model's call of the tool `name` with `arguments` as sent (an object, or a JSON string
+/// holding one), resolved to the tool to run and its arguments object. `call` and the MCP
+/// server's `tools/call` both take calls through here, so a call gets the same answer through
+/// either door: a string that does not parse is explained, another harness's tool gets the
+/// whole translated call as `error.suggestion`, and a codesmith name called in another
+/// harness's shape (Codex's `shell` argv, its `apply_patch` `input`) gets it too. On error, the
+/// envelope's tool name and the error.
+pub fn resolve(
+    global: &Global,
+    name: &str,
+    arguments: Value,
+) -> Result<(&'static tools::ToolSpec, Value), Box<(String, ToolError)>> {
+    let found = tools::find(name);
+    let tool_name = found.map_or(name, |spec| spec.name);
     let arguments = match arguments {
-        Value::String(text) => match crate::args::parse_json_text(
-            tool_name,
-            tools::find(&name).map(|spec| spec.description),
-            &text,
-        ) {
-            Ok(value) => value,
-            Err(err) => return usage(global, tool_name, err),
-        },
+        Value::String(text) => {
+            crate::args::parse_json_text(tool_name, found.map(|spec| spec.description), &text)
+                .map_err(|err| Box::new((tool_name.to_string(), err)))?
+        }
         other => other,
     };
-    let Some(spec) = tools::find(&name) else {
-        let files = WorkspaceFiles::new(&global);
-        let error = super::unknown_tool_call(&name, &arguments, &files);
-        return usage(global, &name, error);
+    let Some(spec) = found else {
+        let files = WorkspaceFiles::new(global);
+        let error = super::unknown_tool_call(name, &arguments, &files);
+        return Err(Box::new((name.to_string(), error)));
     };
-    if let Some(error) = foreign_shape(&name, &arguments, &global) {
-        return usage(global, spec.name, error);
+    if let Some(error) = foreign_shape(name, &arguments, global) {
+        return Err(Box::new((spec.name.to_string(), error)));
     }
-    Invocation::Tool {
-        global,
-        spec,
-        args: arguments,
-    }
+    Ok((spec, arguments))
 }
 
 /// The `params` of a JSON-RPC `tools/call` request (MCP on the wire): `{"jsonrpc": "2.0",

@@ -131,19 +131,11 @@ fn persist_hook(root: &Path, pending: &PendingApproval) -> Result<Option<String>
 /// `codesmith answer ID TEXT`: records a person's answer to a question ask_user asked in this
 /// session; the call repeated with `--answer ID` returns it.
 pub fn answer(global: &Global, id: &str, text: &str) -> Result<ToolOutput, ToolError> {
-    let (state, root, notices) = open_state(global)?;
-    crate::output::with_notices(answer_in(global, &state, &root, id, text), notices)
+    let (state, _, notices) = open_state(global)?;
+    crate::output::with_notices(answer_in(global, &state, id, text), notices)
 }
 
-fn answer_in(
-    global: &Global,
-    state: &State,
-    root: &Path,
-    id: &str,
-    text: &str,
-) -> Result<ToolOutput, ToolError> {
-    let workspace = global.workspace.as_ref().map(|_| root);
-    let prefix = crate::session::question::command_prefix(workspace, &global.session);
+fn answer_in(global: &Global, state: &State, id: &str, text: &str) -> Result<ToolOutput, ToolError> {
     let session = state.load_session();
     let Some(pending) = session.questions.get(id) else {
         let waiting: Vec<&str> = session
@@ -152,17 +144,12 @@ fn answer_in(
             .filter(|(_, q)| q.answer.is_none())
             .map(|(id, _)| id.as_str())
             .collect();
-        return Err(ToolError::no_pending_question(
-            id,
-            &global.session,
-            &waiting,
-            &prefix,
-        ));
+        return Err(ToolError::no_pending_question(id, &global.session, &waiting));
     };
     let answer = pending
         .question
         .resolve(text)
-        .ok_or_else(|| ToolError::empty_answer(id, &prefix))?;
+        .ok_or_else(|| ToolError::empty_answer(id))?;
     let question = pending.question.question.clone();
     state.update_session(|session| {
         if let Some(entry) = session.questions.get_mut(id) {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::cli::person;
 use crate::session::context::{Context, Global};
 use crate::tools::ToolSpec;
 
@@ -19,8 +20,15 @@ pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (
                 })
             });
             let result = ctx.with_opening_notices(result);
-            crate::cli::envelope::build(spec.name, result, Some(&ctx))
+            let (mut envelope, status) = crate::cli::envelope::build(spec.name, result, Some(&ctx));
+            let session = ctx.state.session_name();
+            person::localize_envelope(&mut envelope, || person::prefix(ctx.given_workspace(), session));
+            (envelope, status)
         }
-        Err(err) => crate::cli::envelope::build(spec.name, Err(err), None),
+        Err(err) => {
+            let (mut envelope, status) = crate::cli::envelope::build(spec.name, Err(err), None);
+            person::localize_envelope(&mut envelope, || person::prefix_of(global));
+            (envelope, status)
+        }
     }
 }

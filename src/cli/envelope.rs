@@ -1,29 +1,35 @@
 //! The one writer of stdout: a single JSON object and a newline per call (or, with
-//! `--format text`, only its `output`), and the exit status that goes with it.
+//! `--format text`, its `output` and notices), and the exit status that goes with it.
 
 use std::io::Write;
 
 use serde_json::{Map, Value};
 
+use crate::cli::person;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::session::context::Context;
+use crate::session::context::{Context, Global};
+use crate::tools::DataField;
 
 /// `output` is capped at this many characters; the whole text is spilled to a file.
 pub const OUTPUT_CAP_CHARS: usize = 120_000;
 
+/// The fields a capped output adds to any tool's `data`.
+pub const CAPPED_DATA: [DataField; 3] = [
+    DataField::sometimes("output_truncated", "boolean"),
+    DataField::sometimes("output_omitted_chars", "integer"),
+    DataField::sometimes("spill_path", "string"),
+];
+
 /// Exit statuses.
 pub const EXIT_OK: i32 = 0;
 
-/// Prints the envelope for `result` and returns the exit status.
-pub fn emit(
-    tool: &str,
-    result: Result<ToolOutput, ToolError>,
-    text_format: bool,
-    ctx: Option<&Context>,
-) -> i32 {
-    let (envelope, status) = build(tool, result, ctx);
-    print(&envelope, text_format);
+/// Prints the envelope for `result` of a command outside a tool call (`approve`, `trust`, a
+/// usage error) and returns the exit status.
+pub fn emit(tool: &str, result: Result<ToolOutput, ToolError>, global: &Global) -> i32 {
+    let (mut envelope, status) = build(tool, result, None);
+    person::localize_envelope(&mut envelope, || person::prefix_of(global));
+    print(&envelope, global);
     // The process ends right after: freeing a large result (a thousand hunk records) value by
     // value costs more than the operating system reclaiming it at once. (The MCP server, which
     // lives on, prints through `print` and frees its envelopes.)
@@ -31,15 +37,12 @@ pub fn emit(
     status
 }
 
-/// Prints a built envelope: the JSON object and a newline, or with `text_format` only its
-/// `output` (ending in a newline).
-pub fn print(envelope: &Value, text_format: bool) {
-    let text = if text_format {
-        let mut output = crate::cli::human::command_lines(envelope["output"].as_str().unwrap_or_default());
-        if !output.ends_with('\n') {
-            output.push('\n');
-        }
-        output
+/// Prints a built envelope: the JSON object and a newline, or with `--format text` its
+/// `output` and notices for a person (see `cli::human`), the command lines in them carrying
+/// `global`'s workspace and session.
+pub fn print(envelope: &Value, global: &Global) {
+    let text = if global.text_format {
+        crate::cli::human::text(envelope, || person::prefix_of(global))
     } else {
         let mut line = serde_json::to_string(envelope).unwrap_or_else(|_| "{}".to_string());
         line.push('\n');

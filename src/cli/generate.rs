@@ -140,15 +140,24 @@ fn invocation(roff: &mut Roff) {
         &[
             "codesmith [GLOBAL] <tool> [ARGS]",
             "codesmith [GLOBAL] call",
-            "codesmith tools [--format json|openai|anthropic|mcp|markdown]",
+            "codesmith tools [--format text|json|openai|openai-responses|anthropic|mcp|markdown|prompt]",
             "codesmith trust add|remove|list [PATH]",
             "codesmith approve ID [--persist]",
             "codesmith answer ID TEXT",
+            "codesmith completions bash|zsh|fish",
+            "codesmith man",
         ],
     );
     para(
         roff,
-        "Global options (--workspace, --session, --format, --approve, --answer, --yolo) go before the tool name. \
+        "Global options (--workspace, --session, --approve, --answer, --yolo, --tools) go before the tool name; \
+         --format may also come after it (except for fetch and tools, whose own --format it would be). \
+         At a terminal results print as text (coloured unless NO_COLOR is set), otherwise as the JSON \
+         envelope; --format or CODESMITH_FORMAT chooses. Plain codesmith prints the help and exits 2. \
+         completions and man print the files shipped in completions/ and man/: put the bash script in \
+         ~/.local/share/bash-completion/completions/codesmith, the zsh one as _codesmith in a directory of \
+         $fpath, the fish one in ~/.config/fish/completions/codesmith.fish, and the page in \
+         ~/.local/share/man/man1/codesmith.1. \
          Each tool is a subcommand under its short name, with its canonical name as an alias: ",
     );
     let names: Vec<String> = REGISTRY
@@ -334,7 +343,8 @@ fn exit_status(roff: &mut Roff) {
     item(
         roff,
         [bold("2")],
-        "Usage: invalid_arguments, unknown_tool, malformed JSON, an unknown option.",
+        "Usage: invalid_arguments, unknown_tool, malformed JSON, an unknown option; also plain \
+         codesmith, which prints the help (a command is missing, as clap has it).",
     );
     item(
         roff,
@@ -452,6 +462,17 @@ fn environment(roff: &mut Roff) {
         [bold("CODESMITH_SESSION")],
         "The session name when --session is not given (default: default). 1 to 64 of A-Z a-z 0-9 . _ -, \
          not starting with a dot.",
+    );
+    item(
+        roff,
+        [bold("CODESMITH_FORMAT")],
+        "json or text when --format is not given (empty: the default, text when stdout is a \
+         terminal and json otherwise; another value is a usage error).",
+    );
+    item(
+        roff,
+        [bold("NO_COLOR")],
+        "Set and not empty: text at a terminal is not coloured.",
     );
     item(
         roff,

@@ -1,13 +1,85 @@
-//! `--format text` is for people: the next-step hints a message spells for a model
-//! (`call read_file with path="src/a.rs" start_line=31`) are written as the command line a
-//! person types (`codesmith read src/a.rs --start-line 31`). The JSON envelope keeps the
-//! model's spelling.
+//! `--format text` is for people: the output, then the notices, and the next-step hints a
+//! message spells for a model (`call read_file with path="src/a.rs" start_line=31`) written as
+//! the command line a person types (`codesmith read src/a.rs --start-line 31`). The JSON
+//! envelope keeps the model's spelling. At a terminal, unless `NO_COLOR` is set, a failure,
+//! the lines of a diff and the notices are coloured.
+
+use std::io::IsTerminal;
 
 use regex::Regex;
 use serde_json::Value;
 
 use crate::fs::workspace::shell_word;
 use crate::tools;
+
+/// What `--format text` prints for `envelope`, ending in a newline; `prefix` starts the
+/// command lines (see `cli::person`), asked for only when there is one.
+pub fn text(envelope: &Value, prefix: impl FnOnce() -> String) -> String {
+    let colour =
+        std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+    let mut out = command_lines(envelope["output"].as_str().unwrap_or_default());
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if colour {
+        out = coloured(&out, envelope["ok"] == true, shows_diff(envelope));
+    }
+    for notice in envelope["notices"].as_array().into_iter().flatten() {
+        let notice = command_lines(notice.as_str().unwrap_or_default());
+        let label = if colour {
+            "\x1b[33mNotice:\x1b[0m"
+        } else {
+            "Notice:"
+        };
+        out.push_str(&format!("{label} {notice}\n"));
+    }
+    if out.contains("`codesmith ") {
+        if let Some(localized) = crate::cli::person::localize(&out, &prefix()) {
+            return localized;
+        }
+    }
+    out
+}
+
+/// Whether the envelope's output holds a unified diff (the file-changing tools show one).
+fn shows_diff(envelope: &Value) -> bool {
+    let tool = envelope["tool"].as_str().unwrap_or_default();
+    envelope["ok"] == true && matches!(tool, "edit_file" | "write_file" | "apply_patch" | "undo")
+}
+
+/// `text` with ANSI colours: a failure's first line red; in a diff, removed lines red, added
+/// lines green and hunk headers cyan.
+fn coloured(text: &str, ok: bool, diff: bool) -> String {
+    const RED: &str = "\x1b[31m";
+    const GREEN: &str = "\x1b[32m";
+    const CYAN: &str = "\x1b[36m";
+    const BOLD_RED: &str = "\x1b[1;31m";
+    const RESET: &str = "\x1b[0m";
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut in_diff = false;
+    for (at, line) in text.split_inclusive('\n').enumerate() {
+        let body = line.trim_end_matches('\n');
+        in_diff |= diff && body.starts_with("--- ");
+        let colour = match () {
+            _ if !ok && at == 0 => Some(BOLD_RED),
+            _ if !in_diff => None,
+            _ if body.starts_with("@@") => Some(CYAN),
+            _ if body.starts_with('+') => Some(GREEN),
+            _ if body.starts_with('-') => Some(RED),
+            _ => None,
+        };
+        match colour {
+            Some(colour) => {
+                out.push_str(colour);
+                out.push_str(body);
+                out.push_str(RESET);
+                out.push_str(&line[body.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
 
 /// `text` with every hint `[call ]TOOL with key=value ...` rewritten as a command line.
 pub fn command_lines(text: &str) -> String {

@@ -9,7 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 
 mod arguments;
-mod call;
+pub mod call;
 pub mod catalog;
 pub mod commands;
 pub mod dispatch;
@@ -17,6 +17,7 @@ pub mod envelope;
 mod foreign;
 pub mod generate;
 pub mod human;
+pub mod person;
 pub mod reference;
 mod translate;
 mod usage;
@@ -59,8 +60,8 @@ pub enum Invocation {
         id: String,
         text: String,
     },
-    /// `--help`, `--version`: text for a person.
-    Print(String),
+    /// `--help`, `--version`, `completions`, `man`: text for a person, and the exit status.
+    Print(String, i32),
     /// A usage error, reported in an envelope under `tool`.
     Usage {
         global: Global,
@@ -81,6 +82,8 @@ pub fn command() -> Command {
         .subcommand(approve_command())
         .subcommand(answer_command())
         .subcommand(mcp_command())
+        .subcommand(completions_command())
+        .subcommand(man_command())
 }
 
 /// The command tree a call needs. A tool call (the hot path) gets the global options and that
@@ -109,8 +112,13 @@ const GLOBALS_WITH_VALUE: [&str; 6] = [
 /// option other than the globals comes first (`--help`, `--version`, a typo), which the full
 /// tree handles.
 fn invoked_name(argv: &[OsString]) -> Option<&str> {
-    let mut args = argv.iter().skip(1);
-    while let Some(arg) = args.next() {
+    invoked_at(argv).and_then(|at| argv[at].to_str())
+}
+
+/// Where [`invoked_name`] is in `argv`.
+fn invoked_at(argv: &[OsString]) -> Option<usize> {
+    let mut args = argv.iter().enumerate().skip(1);
+    while let Some((at, arg)) = args.next() {
         let arg = arg.to_str()?;
         if GLOBALS_WITH_VALUE.contains(&arg) {
             args.next();
@@ -123,28 +131,95 @@ fn invoked_name(argv: &[OsString]) -> Option<&str> {
         } else if arg.starts_with('-') {
             return None;
         } else {
-            return Some(arg);
+            return Some(at);
         }
     }
     None
 }
 
-/// Whether `--format text` is among the global options, so that a command line clap refuses
-/// is still answered in the format asked for.
+/// Whether a command line clap refuses is answered as text: `--format` among the global
+/// options, else as [`text_format`] decides without one.
 fn asks_for_text(argv: &[OsString]) -> bool {
     let mut args = argv.iter().skip(1).map(|a| a.to_str().unwrap_or_default());
     while let Some(arg) = args.next() {
         match arg {
             "--format" => return args.next() == Some("text"),
-            "--format=text" => return true,
+            _ if arg.starts_with("--format=") => return arg == "--format=text",
             _ if GLOBALS_WITH_VALUE.contains(&arg) => {
                 args.next();
             }
-            _ if !arg.starts_with('-') => return false,
+            _ if !arg.starts_with('-') => break,
             _ => {}
         }
     }
-    false
+    text_format(None)
+}
+
+/// Whether results print as text: `--format` when given, else `CODESMITH_FORMAT` (set and not
+/// empty), else text when stdout is a terminal (a person reads it) and the JSON envelope when
+/// it is not (a program does). A `CODESMITH_FORMAT` other than json or text counts as unset;
+/// [`format_env_error`] reports it.
+fn text_format(flag: Option<&str>) -> bool {
+    use std::io::IsTerminal;
+    let from_env = std::env::var("CODESMITH_FORMAT").ok();
+    match flag.or(from_env.as_deref().filter(|f| matches!(*f, "json" | "text"))) {
+        Some(format) => format == "text",
+        None => std::io::stdout().is_terminal(),
+    }
+}
+
+/// The usage error for a `CODESMITH_FORMAT` that is neither empty, json nor text.
+fn format_env_error() -> Option<ToolError> {
+    let value = std::env::var("CODESMITH_FORMAT").ok()?;
+    (!matches!(value.as_str(), "" | "json" | "text")).then(|| {
+        ToolError::invalid(format!(
+            "CODESMITH_FORMAT is `{value}`, but it takes json or text (or empty, for the default: \
+             text at a terminal, json otherwise). Set it to one of those, or unset it."
+        ))
+    })
+}
+
+/// `argv` with each `--format json|text` written after the command moved before it, where the
+/// global option goes: a person adds it at the end of the line. Not for a command that has a
+/// `format` of its own (`fetch --format raw`, `tools --format openai`), and not past `--`.
+fn hoist_format(argv: Vec<OsString>) -> Vec<OsString> {
+    let Some(at) = invoked_at(&argv) else {
+        return argv;
+    };
+    let name = argv[at].to_str().unwrap_or_default();
+    let after = &argv[at + 1..];
+    let end = after.iter().position(|arg| arg == "--").unwrap_or(after.len());
+    let given = |arg: &OsString| {
+        let arg = arg.to_str().unwrap_or_default();
+        arg == "--format" || arg.starts_with("--format=")
+    };
+    if !after[..end].iter().any(given) {
+        return argv;
+    }
+    let own_format = name == "tools"
+        || tools::find(name).is_some_and(|spec| (spec.schema)()["properties"].get("format").is_some());
+    if own_format {
+        return argv;
+    }
+    let mut moved = Vec::new();
+    let mut kept = Vec::new();
+    let mut rest = after[..end].iter();
+    while let Some(arg) = rest.next() {
+        if given(arg) {
+            moved.push(arg.clone());
+            if arg == "--format" {
+                moved.extend(rest.next().cloned());
+            }
+        } else {
+            kept.push(arg.clone());
+        }
+    }
+    let mut hoisted = argv[..at].to_vec();
+    hoisted.extend(moved);
+    hoisted.push(argv[at].clone());
+    hoisted.extend(kept);
+    hoisted.extend(after[end..].iter().cloned());
+    hoisted
 }
 
 fn base_command() -> Command {
@@ -154,9 +229,10 @@ fn base_command() -> Command {
         .long_about(
             "codesmith gives AI coding agents the tools they use all day. Each tool is a subcommand \
              that takes JSON (flags, --json TEXT, or a JSON object on stdin) and prints one JSON \
-             result envelope on stdout.",
+             result envelope on stdout (at a terminal: its text, for a person).",
         )
         .subcommand_required(true)
+        .arg_required_else_help(true)
         .allow_external_subcommands(true)
         .max_term_width(100)
         .arg(
@@ -183,8 +259,10 @@ fn base_command() -> Command {
                 .long("format")
                 .value_name("FORMAT")
                 .value_parser(["json", "text"])
-                .default_value("json")
-                .help("json: the envelope; text: only its output, for people"),
+                .help(
+                    "json: the envelope; text: its output and notices, for people (also after the \
+                     command) [env: CODESMITH_FORMAT] [default: text at a terminal, json otherwise]",
+                ),
         )
         .arg(
             Arg::new("approve")
@@ -249,9 +327,23 @@ fn tools_command() -> Command {
             Arg::new("format")
                 .long("format")
                 .value_parser(crate::cli::catalog::FORMATS)
-                .default_value("json")
-                .help("The catalog's shape"),
+                .help("The catalog's shape [default: text at a terminal, json otherwise]"),
         )
+}
+
+fn completions_command() -> Command {
+    Command::new("completions")
+        .about("Print the completion script for a shell (as in completions/)")
+        .arg(
+            Arg::new("shell")
+                .value_name("SHELL")
+                .required(true)
+                .value_parser(["bash", "zsh", "fish"]),
+        )
+}
+
+fn man_command() -> Command {
+    Command::new("man").about("Print the manual page codesmith(1) in roff (as man/codesmith.1)")
 }
 
 fn mcp_command() -> Command {
@@ -407,13 +499,15 @@ fn clap_failure(
     text_format: bool,
 ) -> Invocation {
     use clap::error::ErrorKind;
-    if matches!(
-        err.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        return Invocation::Print(err.render().to_string());
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            return Invocation::Print(err.render().to_string(), 0)
+        }
+        // Bare `codesmith`: the help, with clap's status for a missing command (a usage error).
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Invocation::Print(err.render().to_string(), 2)
+        }
+        _ => {}
     }
     let error = usage::misplaced_global(argv, invoked, schema)
         .unwrap_or_else(|| usage::usage_error(invoked, schema, &err.render().to_string()));
@@ -430,6 +524,7 @@ fn clap_failure(
 
 /// Parses the command line.
 pub fn parse(argv: Vec<OsString>) -> Invocation {
+    let argv = hoist_format(argv);
     let invoked = invoked_name(&argv).map(String::from);
     let text_format = asks_for_text(&argv);
     let schema = invoked
@@ -441,6 +536,10 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         Err(err) => return clap_failure(&argv, invoked.as_deref(), schema.as_ref(), &err, text_format),
     };
     let mut global = global_of(&matches);
+    if let Some(error) = format_env_error() {
+        let tool = usage::usage_tool_name(matches.subcommand_name());
+        return Invocation::Usage { global, tool, error };
+    }
     if let Some(list) = global.tools.take() {
         match crate::tools::profile::parse_flag(&list.concat()) {
             Ok(names) => global.tools = Some(names),
@@ -451,7 +550,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
         }
     }
     let Some((name, sub)) = matches.subcommand() else {
-        return Invocation::Print(command().render_help().to_string());
+        return Invocation::Print(command().render_help().to_string(), 2);
     };
     match name {
         "call" => call::parse_call(global, sub),
@@ -461,12 +560,21 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             global,
         },
         "tools" => Invocation::Tools {
-            global,
             format: sub
                 .get_one::<String>("format")
                 .cloned()
-                .unwrap_or_else(|| "json".into()),
+                .unwrap_or_else(|| if global.text_format { "text" } else { "json" }.to_string()),
+            global,
         },
+        "completions" => {
+            let shell = match sub.get_one::<String>("shell").map(String::as_str) {
+                Some("zsh") => clap_complete::Shell::Zsh,
+                Some("fish") => clap_complete::Shell::Fish,
+                _ => clap_complete::Shell::Bash,
+            };
+            Invocation::Print(generate::completions(shell), 0)
+        }
+        "man" => Invocation::Print(generate::man_page(), 0),
         "trust" => Invocation::Trust {
             global,
             action: sub.get_one::<String>("action").cloned().unwrap_or_default(),
@@ -504,7 +612,7 @@ fn global_of(matches: &ArgMatches) -> Global {
     Global {
         workspace: env_value::<std::ffi::OsString>(matches, "workspace").map(PathBuf::from),
         session: env_value::<String>(matches, "session").unwrap_or_else(|| "default".into()),
-        text_format: matches.get_one::<String>("format").is_some_and(|f| f == "text"),
+        text_format: text_format(matches.get_one::<String>("format").map(String::as_str)),
         approve: matches
             .get_many::<String>("approve")
             .map(|v| v.cloned().collect())
@@ -591,6 +699,50 @@ mod tests {
         );
         assert_eq!(invoked_name(&argv(&["--help"])), None);
         assert_eq!(invoked_name(&argv(&[])), None);
+    }
+
+    #[test]
+    fn format_after_the_command_moves_before_it() {
+        let strings = |args: Vec<OsString>| -> Vec<String> {
+            args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+        };
+        assert_eq!(
+            strings(hoist_format(argv(&[
+                "--session",
+                "read",
+                "read",
+                "a",
+                "--format",
+                "text"
+            ]))),
+            ["codesmith", "--session", "read", "--format", "text", "read", "a"]
+        );
+        assert_eq!(
+            strings(hoist_format(argv(&[
+                "grep",
+                "x",
+                "--format=json",
+                "--",
+                "--format",
+                "text"
+            ]))),
+            [
+                "codesmith",
+                "--format=json",
+                "grep",
+                "x",
+                "--",
+                "--format",
+                "text"
+            ]
+        );
+        // A command's own --format stays.
+        for own in [
+            &["fetch", "u", "--format", "raw"][..],
+            &["tools", "--format", "mcp"][..],
+        ] {
+            assert_eq!(strings(hoist_format(argv(own)))[1..], *own);
+        }
     }
 
     #[test]

@@ -50,14 +50,14 @@ impl ToolError {
     }
 
     /// `answer` of an id no ask_user call of the session asked; `waiting` lists the open ones.
-    pub fn no_pending_question(id: &str, session: &str, waiting: &[&str], prefix: &str) -> ToolError {
+    pub fn no_pending_question(id: &str, session: &str, waiting: &[&str]) -> ToolError {
         let way_out = match waiting {
             [] => "No question is waiting now: repeat the ask_user call that returned \
                    answer_required and answer the id in its error.question.id."
                 .to_string(),
-            [one] => format!("Waiting now: {one}; answer it with `{prefix} answer {one} \"TEXT\"`."),
+            [one] => format!("Waiting now: {one}; answer it with `codesmith answer {one} \"TEXT\"`."),
             several => format!(
-                "Waiting now: {}; answer one with `{prefix} answer ID \"TEXT\"`.",
+                "Waiting now: {}; answer one with `codesmith answer ID \"TEXT\"`.",
                 several.join(", ")
             ),
         };
@@ -72,12 +72,12 @@ impl ToolError {
     }
 
     /// `answer ID ""` for a question without a default.
-    pub fn empty_answer(id: &str, prefix: &str) -> ToolError {
+    pub fn empty_answer(id: &str) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArguments,
             format!(
                 "the answer to {id} is empty and the question has no default. Give the answer as \
-                 text: `{prefix} answer {id} \"TEXT\"`."
+                 text: `codesmith answer {id} \"TEXT\"`."
             ),
         )
     }

@@ -47,9 +47,15 @@ pub(super) fn tools_call(
         return Err(RpcError::invalid_params("tools/call needs a string \"name\""));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let Some(spec) = crate::tools::find(name) else {
-        let (envelope, _) = crate::cli::envelope::build(name, Err(crate::cli::unknown_tool(name)), None);
-        return Ok(Some(call_result(&envelope)));
+    // Taken as `codesmith call` takes a call: another harness's tool and shapes translated.
+    let (spec, arguments) = match crate::cli::call::resolve(&server.global, name, arguments) {
+        Ok(resolved) => resolved,
+        Err(refusal) => {
+            let (tool, error) = *refusal;
+            let (mut envelope, _) = crate::cli::envelope::build(&tool, Err(error), None);
+            crate::cli::person::localize_envelope(&mut envelope, || person_command(server));
+            return Ok(Some(call_result(envelope)));
+        }
     };
     let progress = params["_meta"]
         .get("progressToken")
@@ -71,13 +77,13 @@ pub(super) fn tools_call(
             match question::ask(server, call, &envelope, &asked, era, &mut reply) {
                 Step::Answered(id) => global.answer.push(id),
                 Step::Input(result) => return Ok(Some(result)),
-                Step::Result(envelope) => return Ok(Some(call_result(&envelope))),
+                Step::Result(envelope) => return Ok(Some(call_result(envelope))),
                 Step::Cancelled => return Ok(None),
             }
             continue;
         }
         let Some(approval) = approval_of(&envelope).filter(|_| round < MAX_APPROVALS) else {
-            return Ok(Some(call_result(&envelope)));
+            return Ok(Some(call_result(envelope)));
         };
         if !era.can_elicit {
             let why = if era.url_only {
@@ -85,7 +91,7 @@ pub(super) fn tools_call(
             } else {
                 "it declared no elicitation"
             };
-            return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, why))));
+            return Ok(Some(call_result(cannot_ask(server, envelope, &approval, why))));
         }
         let decision = if era.modern {
             let verified = answer.take().filter(|(state, _)| {
@@ -109,7 +115,7 @@ pub(super) fn tools_call(
                         "its elicitation/create request failed: {}",
                         reply["error"]["message"].as_str().unwrap_or("no message")
                     );
-                    return Ok(Some(call_result(&cannot_ask(server, envelope, &approval, &why))));
+                    return Ok(Some(call_result(cannot_ask(server, envelope, &approval, &why))));
                 }
                 Some(reply) => decision_of(&reply["result"]),
             }
@@ -118,35 +124,44 @@ pub(super) fn tools_call(
             Decision::Approve { persist } => {
                 if let Err(err) = crate::cli::commands::approve(&global, &approval.id, persist) {
                     return Ok(Some(call_result(
-                        &crate::cli::envelope::build(spec.name, Err(err), None).0,
+                        crate::cli::envelope::build(spec.name, Err(err), None).0,
                     )));
                 }
                 global.approve.push(approval.id.clone());
             }
-            Decision::Decline(action) => return Ok(Some(call_result(&declined(spec, &approval, &action)))),
+            Decision::Decline(action) => return Ok(Some(call_result(declined(spec, &approval, &action)))),
         }
     }
     Ok(None)
 }
 
-/// Starts a read-only `tools/call` on a thread of its own, so it does not wait behind the call
-/// in progress; `false` for any other request, which the main thread runs in order. A call that
+/// Starts a read-only `tools/call` on a thread of its own (see [`super::workers`]), so it does
+/// not wait behind the call in progress; `false` for any other request, which the main thread runs in order. A call that
 /// turns out to need an approval (or an answer) did nothing and goes to the queue, to be asked
 /// about in order.
 /// Its response is dropped when the client cancelled it.
 pub(super) fn alongside(
     global: &Global,
     shared: &super::Shared,
+    workers: &super::workers::Workers,
     queue: &mpsc::Sender<Value>,
     request: &Value,
 ) -> bool {
     let params = &request["params"];
-    let Some(spec) = params["name"].as_str().and_then(crate::tools::find) else {
-        return false;
-    };
-    if request["method"] != "tools/call" || !crate::cli::catalog::read_only(spec) {
+    if request["method"] != "tools/call" {
         return false;
     }
+    let Some(name) = params["name"].as_str() else {
+        return false;
+    };
+    if !crate::tools::find(name).is_some_and(crate::cli::catalog::read_only) {
+        return false;
+    }
+    // A call that does not resolve is answered by the main thread, which reports why.
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let Ok((spec, arguments)) = crate::cli::call::resolve(global, name, arguments) else {
+        return false;
+    };
     // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
     let Ok(version) = protocol::request_version(params) else {
         return false;
@@ -159,7 +174,6 @@ pub(super) fn alongside(
     };
     let (global, shared, queue, request) = (global.clone(), shared.clone(), queue.clone(), request.clone());
     let worker = move || {
-        let arguments = request["params"].get("arguments").cloned().unwrap_or(Value::Null);
         let run = || {
             super::panic_for_tests("tools/call", &request["params"]);
             crate::cli::dispatch::call_tool(&global, spec, arguments).0
@@ -174,7 +188,7 @@ pub(super) fn alongside(
                 let _ = queue.send(request);
                 return;
             }
-            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(&envelope))),
+            Ok(envelope) => protocol::result_response(&request["id"], era.finish(call_result(envelope))),
             Err(panic) => protocol::error_response(&request["id"], super::panicked(&request, &*panic)),
         };
         let key = request["id"].to_string();
@@ -184,21 +198,22 @@ pub(super) fn alongside(
             super::send(&response);
         }
     };
-    std::thread::Builder::new()
-        .name("mcp-read".into())
-        .spawn(worker)
-        .is_ok()
+    workers.run(Box::new(worker))
 }
 
-/// The envelope as a `CallToolResult`.
-fn call_result(envelope: &Value) -> Value {
+/// The envelope as a `CallToolResult` (its texts moved, not copied).
+fn call_result(mut envelope: Value) -> Value {
     let ok = envelope["ok"] == true;
-    let mut content = vec![json!({"type": "text", "text": envelope["output"]})];
+    let mut content = vec![json!({"type": "text", "text": envelope["output"].take()})];
     for notice in envelope["notices"].as_array().into_iter().flatten() {
         let text = format!("Notice: {}", notice.as_str().unwrap_or_default());
         content.push(json!({"type": "text", "text": text}));
     }
-    let structured = if ok { &envelope["data"] } else { &envelope["error"] };
+    let structured = if ok {
+        envelope["data"].take()
+    } else {
+        envelope["error"].take()
+    };
     json!({"content": content, "structuredContent": structured, "isError": !ok})
 }
 
@@ -385,23 +400,7 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval, why: &s
 }
 
 /// `codesmith --workspace W [--session S]`: the start of a command a person runs in a terminal
-/// for this server's workspace and session (their terminal is not where the server runs).
+/// for this server's workspace and session.
 pub(super) fn person_command(server: &Server) -> String {
-    let mut command = format!(
-        "codesmith --workspace {}",
-        shell_quote(&server.root.to_string_lossy())
-    );
-    if server.global.session != "default" {
-        command.push_str(&format!(" --session {}", shell_quote(&server.global.session)));
-    }
-    command
-}
-
-pub(super) fn shell_quote(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
+    crate::cli::person::prefix(Some(&server.root), &server.global.session)
 }

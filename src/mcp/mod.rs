@@ -3,7 +3,7 @@
 //! Threads and no async runtime. The reader thread owns stdin: it parses each line, answers
 //! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
 //! and a client's answers to the server's own requests), starts each read-only `tools/call` on a
-//! thread of its own, and queues the other requests for the main thread, which runs them one at
+//! worker thread of its own (kept for later calls, see `workers`), and queues the other requests for the main thread, which runs them one at
 //! a time, in order, through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
@@ -20,6 +20,7 @@ mod call;
 mod protocol;
 mod question;
 mod request_state;
+mod workers;
 
 use std::collections::HashSet;
 use std::io::BufRead;
@@ -77,6 +78,9 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
             return err.code.exit_status();
         }
     };
+    // Named from here on: the commands a result prints for a person are run in their terminal,
+    // not where the server runs, so they name the workspace (see `cli::person`).
+    global.workspace = Some(root.clone());
     let Some(state_key) = request_state::StateKey::generate() else {
         eprintln!("codesmith mcp: no randomness for the requestState key");
         return 1;
@@ -265,12 +269,10 @@ impl Server {
     /// The instructions, naming this connection's session (for a person's `approve`, `undo`).
     fn instructions(&self) -> String {
         format!(
-            "{} This connection's session is `{}`: run `codesmith --workspace {} --session {} ...` \
-             to act in it from a terminal.",
+            "{} This connection's session is `{}`: run `{} ...` to act in it from a terminal.",
             protocol::INSTRUCTIONS,
             self.global.session,
-            call::shell_quote(&self.root.to_string_lossy()),
-            call::shell_quote(&self.global.session),
+            call::person_command(self),
         )
     }
 
@@ -341,11 +343,12 @@ impl Server {
 fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
+    let workers = workers::Workers::new();
     loop {
         line.clear();
         match stdin.read_until(b'\n', &mut line) {
             Ok(0) => break,
-            Ok(_) => route(global, &line, requests, answers, shared),
+            Ok(_) => route(global, &line, requests, answers, shared, &workers),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) => {
                 eprintln!("codesmith mcp: reading stdin failed: {err}");
@@ -411,7 +414,14 @@ fn panic_for_tests(method: &str, params: &Value) {
 }
 
 /// One line from the client.
-fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
+fn route(
+    global: &Global,
+    line: &[u8],
+    requests: &Sender<Value>,
+    answers: &Sender<Value>,
+    shared: &Shared,
+    workers: &workers::Workers,
+) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
@@ -458,7 +468,7 @@ fn route(global: &Global, line: &[u8], requests: &Sender<Value>, answers: &Sende
         return send(&protocol::result_response(&id, json!({})));
     }
     lock(shared).pending.insert(id.to_string());
-    if !call::alongside(global, shared, requests, &message) {
+    if !call::alongside(global, shared, workers, requests, &message) {
         let _ = requests.send(message);
     }
 }

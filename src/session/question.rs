@@ -5,8 +5,6 @@
 //! and an answer recorded for one question can never be handed to another. Pending questions
 //! live in the session file beside pending approvals, under the same lock.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -71,26 +69,10 @@ impl Question {
     }
 }
 
-/// `codesmith [--workspace W] [--session S]`: the start of a command a person runs for this
-/// workspace and session. Each option appears when it is in effect (`workspace` is the root
-/// when one was given, by flag or environment; the session when it is not `default`), quoted
-/// for the shell.
-pub fn command_prefix(workspace: Option<&Path>, session: &str) -> String {
-    let mut command = "codesmith".to_string();
-    if let Some(root) = workspace {
-        command.push_str(" --workspace ");
-        command.push_str(&crate::fs::workspace::shell_word(&root.to_string_lossy()));
-    }
-    if session != "default" {
-        command.push_str(" --session ");
-        command.push_str(&crate::fs::workspace::shell_word(session));
-    }
-    command
-}
-
-/// The `answer` command line for question `id`, the answer left for the person to type.
-pub fn answer_command(workspace: Option<&Path>, session: &str, id: &str) -> String {
-    format!("{} answer {id} \"TEXT\"", command_prefix(workspace, session))
+/// The `answer` command line for question `id`, the answer left for the person to type. The
+/// front ends add the call's workspace and session to it (see `cli::person`).
+pub fn answer_command(id: &str) -> String {
+    format!("codesmith answer {id} \"TEXT\"")
 }
 
 #[cfg(test)]

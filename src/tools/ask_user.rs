@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::error::{ToolError, Unanswered};
 use crate::session::context::Context;
 use crate::session::question::{answer_command, PendingQuestion, Question};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 /// At most this many choices: a question with more is a list to search, not to choose from.
 const MAX_CHOICES: usize = 20;
@@ -30,6 +30,13 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<AskUserArgs>,
     caps: &[],
+    data: &[
+        DataField::always("id", "string"),
+        DataField::always("question", "string"),
+        DataField::always("answer", "string"),
+        DataField::always("choice", "integer|null"),
+        DataField::always("source", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("ask_user", args, SPEC.schema)?, ctx),
 };
 
@@ -131,7 +138,7 @@ fn waiting(ctx: &Context, question: &Question, why: Unanswered) -> ToolError {
     if let Err(err) = recorded {
         return err;
     }
-    let command = answer_command(ctx.given_workspace(), ctx.state.session_name(), &id);
+    let command = answer_command(&id);
     ToolError::answer_required(&question.to_json(), &command, why)
 }
 

@@ -9,7 +9,7 @@ use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 /// max_bytes: 0 is refused, over the cap is read up to the cap.
 const MAX_BYTES: Cap = Cap::new("max_bytes", 1, MAX_BYTES_CAP);
@@ -24,6 +24,21 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FetchUrlArgs>,
     caps: &[MAX_BYTES, TIMEOUT],
+    data: &[
+        DataField::always("url", "string"),
+        DataField::always("final_url", "string"),
+        DataField::always("status", "integer"),
+        DataField::always("success", "boolean"),
+        DataField::always("content_type", "string|null"),
+        DataField::always("kind", "string"),
+        DataField::always("format", "string"),
+        DataField::always("charset", "string"),
+        DataField::always("bytes", "integer"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("redirects", "array"),
+        DataField::always("address", "string"),
+        DataField::always("decision", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("fetch_url", args, SPEC.schema)?, ctx),
 };
 

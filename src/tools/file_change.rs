@@ -99,6 +99,16 @@ impl LoadedFile {
 /// when the encoding could not be identified with confidence or does not round-trip exactly.
 /// `given` is the path as the caller wrote it (for messages).
 pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, ToolError> {
+    load_gated(ctx, path, given, true)
+}
+
+/// [`load`] for a preview that writes nothing (apply_patch's dry run): the freshness gate,
+/// which protects writes, is skipped.
+pub fn load_for_preview(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, ToolError> {
+    load_gated(ctx, path, given, false)
+}
+
+fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<LoadedFile, ToolError> {
     let mut file = crate::fs::open::open_regular_file(&ctx.workspace, ctx.tool, path, given)?;
     let meta = file
         .metadata()
@@ -124,7 +134,7 @@ pub fn load(ctx: &Context, path: &WsPath, given: &str) -> Result<LoadedFile, Too
     // disk matches after all, it changed while this call was reading it.
     let read_now = Fingerprint::of_content(&meta, &bytes);
     let recorded = freshness::lookup(&ctx.state, &path.display);
-    if !recorded.is_some_and(|r| r.fingerprint.same_content(&read_now)) {
+    if fresh && !recorded.is_some_and(|r| r.fingerprint.same_content(&read_now)) {
         freshness::check(&ctx.state, path, ctx.tool)?;
         return Err(stale_during_call(path, ctx.tool));
     }

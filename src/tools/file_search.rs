@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::fs::walk::{self, Rules};
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "file_search",
@@ -23,6 +23,18 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FileSearchArgs>,
     caps: &[MAX_RESULTS],
+    data: &[
+        DataField::always("pattern", "string"),
+        DataField::always("path", "string"),
+        DataField::always("total_matches", "integer"),
+        DataField::always("shown", "integer"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("max_results", "integer"),
+        DataField::always("sort", "string"),
+        DataField::always("paths", "array"),
+        DataField::sometimes("suggestions", "array"),
+        DataField::sometimes("ignored_matches", "integer"),
+    ],
     run: |args, ctx| run(crate::tools::parse("file_search", args, SPEC.schema)?, ctx),
 };
 

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::session::history;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "history",
@@ -17,6 +17,11 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<HistoryArgs>,
     caps: &[LIMIT],
+    data: &[
+        DataField::always("session", "string"),
+        DataField::always("checkpoints", "array"),
+        DataField::always("total", "integer"),
+    ],
     run: |args, ctx| run(crate::tools::parse("history", args, SPEC.schema)?, ctx),
 };
 

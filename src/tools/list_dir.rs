@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::fs::beneath::{Dir, Refusal};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "list_dir",
@@ -20,6 +20,12 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ListDirArgs>,
     caps: &[DEPTH],
+    data: &[
+        DataField::always("path", "string"),
+        DataField::always("entries", "integer"),
+        DataField::always("shown", "integer"),
+        DataField::always("truncated", "boolean"),
+    ],
     run: |args, ctx| run(crate::tools::parse("list_dir", args, SPEC.schema)?, ctx),
 };
 

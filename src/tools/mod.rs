@@ -68,8 +68,40 @@ pub struct ToolSpec {
     pub schema: fn() -> Value,
     /// The numeric arguments the tool holds inside a range rather than refusing.
     pub caps: &'static [Cap],
+    /// The fields of a successful result's `data`, for the output schema of the MCP catalog.
+    pub data: &'static [DataField],
     /// Deserializes the arguments (the one place that yields `invalid_arguments` for them) and runs.
     pub run: RunFn,
+}
+
+/// One field of a tool's result `data`. The MCP catalog declares them as the tool's
+/// `outputSchema`, which clients check every successful result's `structuredContent` against.
+pub struct DataField {
+    pub name: &'static str,
+    /// The JSON Schema type, or types joined by `|` (`integer|null`).
+    pub kind: &'static str,
+    /// Whether every successful result has the field.
+    pub always: bool,
+}
+
+impl DataField {
+    /// A field every successful result has.
+    pub const fn always(name: &'static str, kind: &'static str) -> DataField {
+        DataField {
+            name,
+            kind,
+            always: true,
+        }
+    }
+
+    /// A field only some results have.
+    pub const fn sometimes(name: &'static str, kind: &'static str) -> DataField {
+        DataField {
+            name,
+            kind,
+            always: false,
+        }
+    }
 }
 
 impl ToolSpec {
@@ -159,6 +191,7 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
         .into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut value = schema.to_value();
+    standard_formats(&mut value);
     if let Value::Object(map) = &mut value {
         map.remove("$schema");
         map.remove("title");
@@ -170,6 +203,49 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
         }
     }
     value
+}
+
+/// The `format` values JSON Schema defines; strict validators refuse others.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops the `format` values schemars writes for Rust's integer types (`uint64`, `int32`, ...),
+/// which are no JSON Schema formats: `type: integer` says the rest, and an unsigned one gets
+/// `minimum: 0` unless it has a larger minimum already.
+fn standard_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let format = map.get("format").and_then(Value::as_str).map(String::from);
+            if let Some(format) = format.filter(|f| !STANDARD_FORMATS.contains(&f.as_str())) {
+                map.remove("format");
+                if format.starts_with("uint") && !map.contains_key("minimum") {
+                    map.insert("minimum".to_string(), Value::from(0));
+                }
+            }
+            map.values_mut().for_each(standard_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(standard_formats),
+        _ => {}
+    }
 }
 
 /// Deserializes a tool's arguments; see [`crate::args::from_value`].

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::fs::workspace::{quote_arg, WsPath};
 use crate::session::context::Context;
 use crate::symbols::{self, languages, Symbol};
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "outline",
@@ -19,6 +19,12 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<OutlineArgs>,
     caps: &[MAX_RESULTS],
+    data: &[
+        DataField::always("path", "string"),
+        DataField::always("total_definitions", "integer"),
+        DataField::always("files", "array"),
+        DataField::always("truncated", "boolean"),
+    ],
     run: |args, ctx| run(crate::tools::parse("outline", args, SPEC.schema)?, ctx),
 };
 

@@ -14,7 +14,7 @@ use crate::fs::textfile;
 use crate::fs::workspace::{quote_arg, WsPath};
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint, HASH_LIMIT};
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
@@ -24,6 +24,16 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ReadFileArgs>,
     caps: &[MAX_LINES],
+    data: &[
+        DataField::always("path", "string"),
+        DataField::always("total_lines", "integer"),
+        DataField::always("start_line", "integer"),
+        DataField::always("end_line", "integer|null"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("next_start_line", "integer|null"),
+        DataField::always("cut_lines", "integer"),
+        DataField::sometimes("encoding", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("read_file", args, SPEC.schema)?, ctx),
 };
 

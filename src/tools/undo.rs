@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::session::history::restore::{self, Found, Step};
 use crate::session::history::{self, Checkpoint};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "undo",
@@ -19,6 +19,12 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<UndoArgs>,
     caps: &[],
+    data: &[
+        DataField::always("undone", "array"),
+        DataField::always("checkpoint", "integer"),
+        DataField::always("paths", "array"),
+        DataField::always("unchanged", "array"),
+    ],
     run: |args, ctx| run(crate::tools::parse("undo", args, SPEC.schema)?, ctx),
 };
 
@@ -189,12 +195,9 @@ fn unknown(id: u64) -> ToolError {
 
 fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
     let retry = match (&args.id, &args.to) {
-        (_, Some(to)) => format!("{{\"to\": \"{to}\", \"force\": true}}"),
-        (Some(id), _) => format!("{{\"id\": \"{id}\", \"force\": true}}"),
-        _ => format!(
-            "{{\"id\": \"{}\", \"force\": true}}",
-            ids.first().copied().unwrap_or(0)
-        ),
+        (_, Some(to)) => format!("to=\"{to}\" force=true"),
+        (Some(id), _) => format!("id=\"{id}\" force=true"),
+        _ => format!("id=\"{}\" force=true", ids.first().copied().unwrap_or(0)),
     };
     let later_ids: Vec<u64> = conflicts
         .iter()
@@ -203,7 +206,7 @@ fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) 
     let later = match (later_ids.is_empty(), ids.iter().min()) {
         (false, Some(first)) => format!(
             "A later checkpoint changed {}: to take it back as well, call undo with \
-             {{\"to\": \"{first}\"}} (it rewinds this session's checkpoints from {first} on). ",
+             to=\"{first}\" (it rewinds this session's checkpoints from {first} on). ",
             if later_ids.len() == 1 { "it" } else { "them" }
         ),
         _ => String::new(),

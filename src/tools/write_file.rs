@@ -12,7 +12,7 @@ use crate::fs::workspace::WsPath;
 use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "write_file",
@@ -22,6 +22,14 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<WriteFileArgs>,
     caps: &[],
+    data: &[
+        DataField::always("path", "string"),
+        DataField::always("action", "string"),
+        DataField::always("bytes", "integer"),
+        DataField::always("lines", "integer"),
+        DataField::sometimes("diff", "string"),
+        DataField::sometimes("encoding", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("write_file", args, SPEC.schema)?, ctx),
 };
 

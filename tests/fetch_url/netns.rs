@@ -411,7 +411,7 @@ fn the_approval_flow() {
     assert_eq!(server.connections(), 0, "nothing may connect before the approval");
     let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
     assert!(
-        out.message().contains(&format!("codesmith approve {id}")),
+        out.message().contains(&format!("`{} approve {id}`", ws.person())),
         "{}",
         out.message()
     );
@@ -487,7 +487,7 @@ fn policy_precedence_and_typos() {
             }
             if *expected == "approval_required" {
                 assert!(
-                    out.message().contains("codesmith approve ap-"),
+                    out.message().contains(&format!("`{} approve ap-", ws.person())),
                     "{}",
                     out.message()
                 );

@@ -20,6 +20,7 @@ pub fn render(format: &str) -> String {
 pub fn render_for(format: &str, specs: &[&'static ToolSpec]) -> String {
     match format {
         "markdown" => markdown(specs),
+        "text" => text(specs),
         "prompt" => prompt::render(specs),
         _ => {
             let value = match format {
@@ -86,7 +87,8 @@ fn anthropic(spec: &ToolSpec) -> Value {
 }
 
 /// The shapes `codesmith tools --format` prints the catalog in.
-pub const FORMATS: [&str; 7] = [
+pub const FORMATS: [&str; 8] = [
+    "text",
     "json",
     "openai",
     "openai-responses",
@@ -166,8 +168,44 @@ pub fn mcp_tool(spec: &ToolSpec) -> Value {
         "title": title(spec),
         "description": spec.description,
         "inputSchema": (spec.schema)(),
+        "outputSchema": output_schema(spec),
         "annotations": annotations(spec),
     })
+}
+
+/// The MCP `outputSchema`: what a successful result's `structuredContent` (the envelope's
+/// `data`) holds. Fields the tool adds in some results only are declared but not required.
+pub fn output_schema(spec: &ToolSpec) -> Value {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for field in spec.data.iter().chain(&crate::cli::envelope::CAPPED_DATA) {
+        let kinds: Vec<&str> = field.kind.split('|').collect();
+        let kind = match kinds.as_slice() {
+            [one] => json!(one),
+            several => json!(several),
+        };
+        properties.insert(field.name.to_string(), json!({"type": kind}));
+        if field.always {
+            required.push(field.name);
+        }
+    }
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// For a person at a terminal: one line per tool (name, command, capability, what it is for).
+fn text(specs: &[&'static ToolSpec]) -> String {
+    let mut out = String::new();
+    for spec in specs {
+        let summary = spec.description.lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "{:<12} {:<12} {:<13} {summary}\n",
+            spec.name,
+            spec.alias,
+            spec.capability.as_str()
+        ));
+    }
+    out.push_str("\nEvery parameter: `codesmith tools --format markdown`, or `codesmith COMMAND --help`.\n");
+    out
 }
 
 fn markdown(specs: &[&'static ToolSpec]) -> String {

@@ -2,6 +2,7 @@
 //! and stops at the first that was not read (or changed since); a caller fixing that one file
 //! would then hit the next on the following call. So before planning, every file the patch
 //! reads is checked, and when more than one needs a read_file call, one error names them all.
+//! A dry run writes nothing and needs no read; its result names the reads applying will need.
 
 use std::collections::HashSet;
 use std::fs;
@@ -26,6 +27,36 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
     if candidates.len() < 2 {
         return Ok(());
     }
+    let problems = needing_a_read(ctx, files);
+    if problems.len() < 2 {
+        return Ok(());
+    }
+    let files: Vec<(&str, String, bool)> = problems
+        .iter()
+        .map(|(path, code)| (path.display.as_str(), path.call_arg(), *code == ErrorCode::Stale))
+        .collect();
+    Err(ToolError::patch_files_unread(&files))
+}
+
+/// For a dry run, which writes nothing and so needs no read: the notice naming the files that
+/// applying the patch will need read first, if any.
+pub fn preview_notice(ctx: &Context, files: &[FilePatch]) -> Option<String> {
+    let calls: Vec<String> = needing_a_read(ctx, files)
+        .iter()
+        .map(|(path, _)| format!("call read_file with path={}", path.call_arg()))
+        .collect();
+    (!calls.is_empty()).then(|| {
+        format!(
+            "Applying this patch needs the current content of what it changes read in this \
+             session first: {}.",
+            calls.join("; ")
+        )
+    })
+}
+
+/// The existing files the patch changes that this session has not read, or that changed since
+/// it read them, with which of the two.
+fn needing_a_read(ctx: &Context, files: &[FilePatch]) -> Vec<(WsPath, ErrorCode)> {
     let mut seen = HashSet::new();
     let mut problems: Vec<(WsPath, ErrorCode)> = Vec::new();
     for file in files {
@@ -50,12 +81,5 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
             }
         }
     }
-    if problems.len() < 2 {
-        return Ok(());
-    }
-    let files: Vec<(&str, String, bool)> = problems
-        .iter()
-        .map(|(path, code)| (path.display.as_str(), path.call_arg(), *code == ErrorCode::Stale))
-        .collect();
-    Err(ToolError::patch_files_unread(&files))
+    problems
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 use model::{FilePatch, Format, ParseError};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -34,12 +34,20 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ApplyPatchArgs>,
     caps: &[],
+    data: &[
+        DataField::always("format", "string"),
+        DataField::always("dry_run", "boolean"),
+        DataField::always("files", "array"),
+        DataField::always("hunks_applied", "integer"),
+        DataField::always("fuzz", "string|null"),
+        DataField::always("diff", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("apply_patch", args, SPEC.schema)?, ctx),
 };
 
 const DESCRIPTION: &str = "Apply a patch to one or more files: a unified diff (as `git diff` or `diff -u` print it) or the `*** Begin Patch` format.
 Use this for changes spanning several places or files, and instead of `git apply`, `patch` or heredocs in exec_shell; for one small replacement edit_file is simpler. Unified diffs may hold several files and hunks, `a/` `b/` prefixes, /dev/null for new and deleted files, and git's rename, copy and mode headers (symlink and submodule modes are refused; deleting or renaming a symlink acts on the link, not its target); hunk line counts must match the body. `*** Begin Patch` takes `*** Add File:` (every line `+`; over a file this session read, it replaces the file whole, as write_file does), `*** Delete File:`, `*** Update File:` with optional `*** Move to:`, chunks headed by `@@` or `@@ <line above the change>`, and `*** End of File`.
-Every existing file the patch touches must have been read with read_file (and not changed since). Hunks are found near their stated line even if the file drifted (up to 50 lines), forgiving whitespace and typographic punctuation but never ambiguity. All or nothing: if any hunk fails, nothing is written and the error shows the expected and the actual text. Line endings, BOM and encoding are kept. dry_run=true shows the result without writing.
+Every existing file the patch touches must have been read with read_file (and not changed since). Hunks are found near their stated line even if the file drifted (up to 50 lines), forgiving whitespace and typographic punctuation but never ambiguity. All or nothing: if any hunk fails, nothing is written and the error shows the expected and the actual text. Line endings, BOM and encoding are kept. dry_run=true shows the result without writing (and needs no prior read).
 Examples:
 {\"patch\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def greet():\\n-    print(\\\"hi\\\")\\n+    print(\\\"hello\\\")\\n*** Add File: NOTES.md\\n+# Notes\\n*** End Patch\"}
 {\"patch\": \"--- a/src/lib.rs\\n+++ b/src/lib.rs\\n@@ -1,3 +1,3 @@\\n fn main() {\\n-    run(1);\\n+    run(2);\\n }\\n\"}
@@ -74,8 +82,10 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     }
     let (format, files) = parse(ctx, &args.patch)?;
     let _locks = lock_all(ctx, &files)?;
-    fresh::check_all(ctx, &files)?;
-    let mut plan = transaction::plan(ctx, &files)?;
+    if !args.dry_run {
+        fresh::check_all(ctx, &files)?;
+    }
+    let mut plan = transaction::plan(ctx, &files, args.dry_run)?;
     let reports: Vec<Value> = plan.reports.iter().map(|r| r.to_json()).collect();
     let hunks_applied: usize = plan.reports.iter().map(|r| r.hunks.len()).sum();
     let fuzz = plan.reports.iter().filter_map(|r| r.fuzz()).max();
@@ -92,6 +102,9 @@ pub fn run(args: ApplyPatchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     output.truncate(output.trim_end().len());
     let mut result = ToolOutput::new(output);
     result.notices = std::mem::take(&mut plan.notices);
+    if args.dry_run {
+        result.notices.extend(fresh::preview_notice(ctx, &files));
+    }
     Ok(result
         .with("format", format.as_str())
         .with("dry_run", args.dry_run)

@@ -109,8 +109,9 @@ pub struct Plan {
 }
 
 /// Computes every file's new content. Nothing is written.
-pub fn plan(ctx: &Context, files: &[FilePatch]) -> Result<Plan, ToolError> {
+pub fn plan(ctx: &Context, files: &[FilePatch], preview: bool) -> Result<Plan, ToolError> {
     let mut plan = Planning {
+        preview,
         slots: Vec::new(),
         index: HashMap::new(),
         links: Vec::new(),
@@ -288,6 +289,8 @@ pub(super) struct Planning {
     pub(super) reports: Vec<FileReport>,
     pub(super) diff: String,
     notices: Vec<String>,
+    /// A dry run: files are loaded without the freshness gate, since nothing is written.
+    preview: bool,
 }
 
 impl Planning {
@@ -450,7 +453,12 @@ fn slot_at(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, 0),
         _ if plan.claimed_by_links.contains(&path.abs) => (None, 0),
         _ => {
-            let loaded = file_change::load(ctx, &path, given).map_err(|err| at_line(err, file))?;
+            let loaded = if plan.preview {
+                file_change::load_for_preview(ctx, &path, given)
+            } else {
+                file_change::load(ctx, &path, given)
+            };
+            let loaded = loaded.map_err(|err| at_line(err, file))?;
             let mode = fs::metadata(&path.abs)
                 .map(|m| m.permissions().mode() & 0o7777)
                 .map_err(|err| ToolError::io(&path.display, "inspect", &err))?;

@@ -15,7 +15,7 @@ use crate::fs::line_endings::{to_lf, LfEdit};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::tools::file_change;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 use adapt::IndentChange;
 use matching::Level;
 
@@ -27,6 +27,17 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<EditFileArgs>,
     caps: &[],
+    data: &[
+        DataField::always("path", "string"),
+        DataField::always("match", "string"),
+        DataField::always("replacements", "integer"),
+        DataField::always("lines", "array"),
+        DataField::always("dry_run", "boolean"),
+        DataField::always("line_ending", "string"),
+        DataField::always("diff", "string"),
+        DataField::sometimes("encoding", "string"),
+        DataField::sometimes("indentation", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("edit_file", args, SPEC.schema)?, ctx),
 };
 

@@ -28,7 +28,7 @@ use crate::net::{Decision, Policy};
 use crate::policy::{classify, scope};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 use classify::{Class, Classification};
 use scope::Scope;
 use sentinel::Sentinel;
@@ -41,6 +41,26 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<ExecShellArgs>,
     caps: &[TIMEOUT],
+    data: &[
+        DataField::always("class", "string"),
+        DataField::always("cwd", "string"),
+        DataField::always("sandbox", "object"),
+        DataField::sometimes("exit_code", "integer|null"),
+        DataField::sometimes("signal", "integer|null"),
+        DataField::sometimes("stdout_lines", "integer"),
+        DataField::sometimes("stdout_truncated", "boolean"),
+        DataField::sometimes("stderr_lines", "integer"),
+        DataField::sometimes("stderr_truncated", "boolean"),
+        DataField::sometimes("background_holds_output", "boolean"),
+        DataField::sometimes("background_stopped", "integer"),
+        DataField::sometimes("task_id", "string"),
+        DataField::sometimes("interactive", "boolean"),
+        DataField::sometimes("status", "string"),
+        DataField::sometimes("stdout_path", "string"),
+        DataField::sometimes("stderr_path", "string"),
+        DataField::sometimes("env_held_back", "array"),
+        DataField::sometimes("approval", "object"),
+    ],
     run: |args, ctx| run(crate::tools::parse("exec_shell", args, SPEC.schema)?, ctx),
 };
 

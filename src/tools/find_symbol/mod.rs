@@ -12,7 +12,7 @@ use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "find_symbol",
@@ -22,6 +22,19 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<FindSymbolArgs>,
     caps: &[MAX_RESULTS],
+    data: &[
+        DataField::always("name", "string"),
+        DataField::always("match", "string"),
+        DataField::always("total_definitions", "integer"),
+        DataField::always("total_references", "integer"),
+        DataField::always("definitions", "array"),
+        DataField::always("references", "array"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("files_searched", "integer"),
+        DataField::always("index", "object"),
+        DataField::sometimes("references_partial", "array"),
+        DataField::sometimes("suggestions", "array"),
+    ],
     run: |args, ctx| run(crate::tools::parse("find_symbol", args, SPEC.schema)?, ctx),
 };
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::error::ToolError;
 use crate::fs::walk::{self, GlobFilter, Rules};
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "grep_files",
@@ -22,6 +22,24 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<GrepFilesArgs>,
     caps: &[MAX_RESULTS, CONTEXT],
+    data: &[
+        DataField::always("pattern", "string"),
+        DataField::always("path", "string"),
+        DataField::always("output_mode", "string"),
+        DataField::always("total_matches", "integer"),
+        DataField::always("total_files", "integer"),
+        DataField::always("files_searched", "integer"),
+        DataField::always("shown", "integer"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("max_results", "integer"),
+        DataField::always("skipped_binary", "integer"),
+        DataField::always("skipped_large", "integer"),
+        DataField::sometimes("matches", "array"),
+        DataField::sometimes("files", "array"),
+        DataField::sometimes("counts", "array"),
+        DataField::sometimes("ignored_files", "integer"),
+        DataField::sometimes("unreadable", "integer"),
+    ],
     run: |args, ctx| run(crate::tools::parse("grep_files", args, SPEC.schema)?, ctx),
 };
 

@@ -13,7 +13,7 @@ use crate::fs::walk::GlobFilter;
 use crate::fs::workspace::quote_arg;
 use crate::session::context::Context;
 use crate::symbols::search::{self, rank, tokens, SearchIndex};
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "search_code",
@@ -23,6 +23,16 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<SearchCodeArgs>,
     caps: &[MAX_RESULTS],
+    data: &[
+        DataField::always("query", "string"),
+        DataField::always("ranking", "string"),
+        DataField::always("results", "array"),
+        DataField::always("total_matches", "integer"),
+        DataField::always("truncated", "boolean"),
+        DataField::always("files_searched", "integer"),
+        DataField::always("chunks_searched", "integer"),
+        DataField::always("index", "object"),
+    ],
     run: |args, ctx| run(crate::tools::parse("search_code", args, SPEC.schema)?, ctx),
 };
 

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::error::ToolError;
 use crate::net::{fetch, scrub, Policy};
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 /// max_results: 1..=20, the most a provider's first page gives.
 const MAX_RESULTS: Cap = Cap::new("max_results", 1, 20);
@@ -32,6 +32,13 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<WebSearchArgs>,
     caps: &[MAX_RESULTS],
+    data: &[
+        DataField::always("provider", "string"),
+        DataField::always("query", "string"),
+        DataField::always("results", "array"),
+        DataField::always("host", "string"),
+        DataField::always("decision", "string"),
+    ],
     run: |args, ctx| run(crate::tools::parse("web_search", args, SPEC.schema)?, ctx),
 };
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::tools::exec_shell::run::kill_group;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 use super::Status;
 
@@ -20,6 +20,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskCancelArgs>,
     caps: &[],
+    data: &[DataField::always("cancelled", "array")],
     run: |args, ctx| run(crate::tools::parse("task_cancel", args, SPEC.schema)?, ctx),
 };
 

@@ -16,7 +16,7 @@ use crate::error::ToolError;
 use crate::policy::classify;
 use crate::policy::scope::Scope;
 use crate::session::context::Context;
-use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 /// wait_ms: how long to wait for the answer, 0..=30000.
 const WAIT: Cap = Cap::new("wait_ms", 0, 30_000);
@@ -36,6 +36,20 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskInputArgs>,
     caps: &[WAIT],
+    data: &[
+        DataField::always("task_id", "string"),
+        DataField::always("status", "string"),
+        DataField::always("finished", "boolean"),
+        DataField::always("exit_code", "integer|null"),
+        DataField::always("stdout_path", "string"),
+        DataField::always("stderr_path", "string"),
+        DataField::always("new_stdout_bytes", "integer"),
+        DataField::always("new_stderr_bytes", "integer"),
+        DataField::always("dropped_stdout_bytes", "integer"),
+        DataField::always("dropped_stderr_bytes", "integer"),
+        DataField::sometimes("approval", "object"),
+        DataField::always("sent_bytes", "integer"),
+    ],
     run: |args, ctx| run(crate::tools::parse("task_input", args, SPEC.schema)?, ctx),
 };
 

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::error::ToolError;
 use crate::session::context::Context;
-use crate::tools::{Capability, ToolOutput, ToolSpec};
+use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_output",
@@ -15,6 +15,19 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskOutputArgs>,
     caps: &[],
+    data: &[
+        DataField::always("task_id", "string"),
+        DataField::always("status", "string"),
+        DataField::always("finished", "boolean"),
+        DataField::always("exit_code", "integer|null"),
+        DataField::always("stdout_path", "string"),
+        DataField::always("stderr_path", "string"),
+        DataField::always("new_stdout_bytes", "integer"),
+        DataField::always("new_stderr_bytes", "integer"),
+        DataField::always("dropped_stdout_bytes", "integer"),
+        DataField::always("dropped_stderr_bytes", "integer"),
+        DataField::sometimes("approval", "object"),
+    ],
     run: |args, ctx| run(crate::tools::parse("task_output", args, SPEC.schema)?, ctx),
 };
 
