@@ -139,7 +139,7 @@ fn the_printed_answer_command_runs_verbatim_from_anywhere() {
     let id = out.error()["question"]["id"].as_str().unwrap().to_string();
     let command = out.error()["command"].as_str().unwrap().to_string();
     assert!(
-        command.contains("--workspace '") && command.contains("--session agent-2"),
+        command.contains("--workspace \"") && command.contains("--session agent-2"),
         "{command}"
     );
     assert!(out.message().contains(&command));

@@ -60,7 +60,7 @@ fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
     let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
     let line = printed_command(out.message(), &format!("approve {id}"));
     assert!(
-        line.starts_with("codesmith --workspace '") && line.contains(" --session conv9 approve "),
+        line.starts_with("codesmith --workspace \"") && line.contains(" --session conv9 approve "),
         "{line}"
     );
     Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();
@@ -144,7 +144,7 @@ fn an_mcp_client_that_cannot_ask_prints_an_approve_command_that_runs_verbatim() 
         .to_string();
     let line = printed_command(&texts(&result)[0], &format!("approve {id}"));
     assert!(
-        line.starts_with("codesmith --workspace '") && line.contains(" --session mcp-"),
+        line.starts_with("codesmith --workspace \"") && line.contains(" --session mcp-"),
         "{line}"
     );
     Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();

@@ -71,26 +71,16 @@ pub(super) fn misplaced_global(
     } else {
         "command"
     };
-    let corrected: Vec<String> = corrected.iter().map(|a| shell_quote(a)).collect();
+    let corrected: Vec<String> = corrected
+        .iter()
+        .map(|a| crate::fs::workspace::shell_word(a))
+        .collect();
     Some(ToolError::global_option_after_name(
         &named,
         what,
         invoked,
         &corrected.join(" "),
     ))
-}
-
-/// `arg` as a POSIX shell word.
-fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c));
-    if plain {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
 }
 
 /// The envelope's `tool` for a command line clap refused: the canonical tool name when a tool

@@ -279,17 +279,14 @@ pub fn quote_arg(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
 }
 
-/// A path as a suggested shell command writes it: as is when it holds only characters no shell
-/// treats specially, otherwise in single quotes.
+/// A word (a path, an argument) as a printed shell command writes it: as is when no shell
+/// treats any of its characters specially, otherwise quoted (`shlex`). Every command line
+/// codesmith prints quotes its words here.
 pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '+' | ',' | ':' | '@' | '%'));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
+    match shlex::try_quote(text) {
+        Ok(word) => word.into_owned(),
+        // A NUL byte, which no argument can hold: single quotes keep the text readable.
+        Err(_) => format!("'{}'", text.replace('\'', "'\\''")),
     }
 }
 
@@ -496,7 +493,9 @@ mod tests {
         assert_eq!(quote_arg("q\"x"), "\"q\\\"x\"");
         assert_eq!(quote_arg("n\ny"), "\"n\\ny\"");
         assert_eq!(shell_word("src/a.rs"), "src/a.rs");
-        assert_eq!(shell_word("it's here"), "'it'\\''s here'");
+        assert_eq!(shell_word("it's here"), "\"it's here\"");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
     }
 
     #[test]

@@ -275,7 +275,7 @@ fn resolve(
         Ok(_) => {
             return Err(ToolError::search_in_file(
                 &root.display,
-                &quote(&args.pattern),
+                &crate::fs::workspace::quote_arg(&args.pattern),
                 &root.call_arg(),
             ))
         }
@@ -290,13 +290,14 @@ fn resolve(
     }
     crate::fs::walk::check_glob_length(&args.pattern)
         .map_err(|err| ToolError::glob_too_long(&err.to_string()))?;
-    let pattern = Pattern::new(&args.pattern, &root.display)
-        .map_err(|err| ToolError::bad_glob(&args.pattern, &quote(&args.pattern), &err.to_string()))?;
+    let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
+        ToolError::bad_glob(
+            &args.pattern,
+            &crate::fs::workspace::quote_arg(&args.pattern),
+            &err.to_string(),
+        )
+    })?;
     Ok((root, pattern))
-}
-
-fn quote(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
 }
 
 /// Every entry below `root` the walker offers that matches `pattern`, unsorted.
@@ -400,12 +401,12 @@ fn suggest(ctx: &Context, root: &Path, rules: Rules, raw: &str) -> Vec<String> {
 fn no_match_text(args: &FileSearchArgs, root_display: &str, suggestions: &[String], hidden: usize) -> String {
     let mut text = format!(
         "No files or directories match {} under `{root_display}`.",
-        quote(&args.pattern)
+        crate::fs::workspace::quote_arg(&args.pattern)
     );
     let base = if args.path == "." {
         String::new()
     } else {
-        format!(" path={}", quote(&args.path))
+        format!(" path={}", crate::fs::workspace::quote_arg(&args.path))
     };
     if !suggestions.is_empty() {
         text.push_str(&format!("\nSimilar names: {}.", suggestions.join(", ")));
@@ -415,14 +416,14 @@ fn no_match_text(args: &FileSearchArgs, root_display: &str, suggestions: &[Strin
             "\n{hidden} {} hidden by .gitignore/.ignore rules. To list {}, call file_search with pattern={}{base} include_ignored=true.",
             if hidden == 1 { "match is" } else { "matches are" },
             if hidden == 1 { "it" } else { "them" },
-            quote(&args.pattern)
+            crate::fs::workspace::quote_arg(&args.pattern)
         ));
     }
     let trimmed = args.pattern.trim_end_matches('/');
     if !trimmed.is_empty() && !trimmed.contains(['*', '?', '[', '{', '/', '.']) {
         text.push_str(&format!(
             "\nNames must match whole; for names containing {0}, call file_search with pattern=\"*{1}*\"{base}.",
-            quote(trimmed),
+            crate::fs::workspace::quote_arg(trimmed),
             trimmed.replace('"', "\\\"")
         ));
     }

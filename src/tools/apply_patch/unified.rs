@@ -409,7 +409,7 @@ fn unsupported_mode(
         [one] => *one,
         _ => "TARGET",
     };
-    let quoted = shell_quote(path);
+    let quoted = crate::fs::workspace::shell_word(path);
     let (kind, instead) = match mode & TYPE_BITS {
         SYMLINK if header.deleted => (
             "a symlink",
@@ -419,7 +419,7 @@ fn unsupported_mode(
             "a symlink",
             format!(
                 "make the link with exec_shell: `ln -sfn {} {quoted}`",
-                shell_quote(target)
+                crate::fs::workspace::shell_word(target)
             ),
         ),
         GITLINK => (
@@ -441,19 +441,6 @@ fn unsupported_mode(
             clip(text)
         ),
     )
-}
-
-/// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-/+=:@,".contains(c))
-    {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 /// The path of a `---`/`+++` line: quoted, or up to a tab (after which `diff -u` writes a
