@@ -1,17 +1,21 @@
 //! codesmith: a headless toolbox of file, search, shell and network tools for AI coding agents.
 //!
 //! One process per call: the command line is parsed into an [`cli::Invocation`], the tool runs
-//! in a [`session::context::Context`] (workspace boundary, session state), and
-//! [`cli::envelope`] prints the one JSON result object.
+//! through [`dispatch::call_tool`] in a [`session::context::Context`] (workspace boundary,
+//! session state), and [`cli::envelope`] prints the one JSON result object.
 //!
 //! The modules below are grouped by layer, highest first; a module names only lower layers
 //! (`tests/layers.rs` checks it). ARCHITECTURE.md has the map, the flow of a call and the
 //! decisions behind them.
 #![deny(clippy::print_stdout)]
 
-// Front ends: the command line and the MCP server. They parse a call and print its envelope.
+// Front ends, side by side: the command line and the MCP server. They parse a call and print
+// its envelope.
 pub mod cli;
 pub mod mcp;
+
+// What both front ends do with a call: resolve it, run the tool, build the envelope.
+pub mod dispatch;
 
 // The tools, one module each, and the registry that lists them.
 pub mod tools;
@@ -45,14 +49,14 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     }
     match cli::parse(argv) {
         Invocation::Tool { global, spec, args } => {
-            let (envelope, status) = cli::dispatch::call_tool(&global, spec, args);
+            let (envelope, status) = dispatch::call_tool(&global, spec, args);
             cli::envelope::print(&envelope, &global);
             status
         }
-        Invocation::Tools { global, format } => match cli::catalog::enabled_tools(&global) {
+        Invocation::Tools { global, format } => match dispatch::catalog::enabled_tools(&global) {
             Ok(specs) => {
-                cli::envelope::write_stdout(cli::catalog::render_for(&format, &specs).as_bytes());
-                cli::envelope::EXIT_OK
+                dispatch::envelope::write_stdout(dispatch::catalog::render_for(&format, &specs).as_bytes());
+                dispatch::envelope::EXIT_OK
             }
             Err(err) => cli::envelope::emit("tools", Err(err), &global),
         },
@@ -60,17 +64,21 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             global,
             session_given,
         } => mcp::serve(global, session_given),
-        Invocation::Trust { global, action, path } => {
-            cli::envelope::emit("trust", cli::commands::trust(&global, &action, path), &global)
-        }
-        Invocation::Approve { global, id, persist } => {
-            cli::envelope::emit("approve", cli::commands::approve(&global, &id, persist), &global)
-        }
+        Invocation::Trust { global, action, path } => cli::envelope::emit(
+            "trust",
+            dispatch::commands::trust(&global, &action, path),
+            &global,
+        ),
+        Invocation::Approve { global, id, persist } => cli::envelope::emit(
+            "approve",
+            dispatch::commands::approve(&global, &id, persist),
+            &global,
+        ),
         Invocation::Answer { global, id, text } => {
-            cli::envelope::emit("answer", cli::commands::answer(&global, &id, &text), &global)
+            cli::envelope::emit("answer", dispatch::commands::answer(&global, &id, &text), &global)
         }
         Invocation::Print(text, status) => {
-            cli::envelope::write_stdout(text.as_bytes());
+            dispatch::envelope::write_stdout(text.as_bytes());
             status
         }
         Invocation::Usage { global, tool, error } => cli::envelope::emit(&tool, Err(error), &global),

@@ -14,7 +14,7 @@ fn tools(ws: &Ws, format: &str) -> String {
 fn every_format_is_byte_stable_and_lists_every_tool() {
     let ws = Ws::new();
     let names: Vec<&str> = codesmith::tools::REGISTRY.iter().map(|s| s.name).collect();
-    for format in codesmith::cli::catalog::FORMATS {
+    for format in codesmith::dispatch::catalog::FORMATS {
         let first = tools(&ws, format);
         assert_eq!(first, tools(&ws, format), "{format} is not byte-stable");
         for name in &names {
@@ -445,7 +445,7 @@ fn a_disabled_tool_is_refused_on_every_command_line_surface() {
 #[test]
 fn the_question_search_and_input_tools_are_in_every_catalog_and_in_their_capability() {
     let ws = Ws::new();
-    for format in codesmith::cli::catalog::FORMATS {
+    for format in codesmith::dispatch::catalog::FORMATS {
         let text = tools(&ws, format);
         for name in ["ask_user", "web_search", "task_input"] {
             assert!(text.contains(name), "{format} lacks {name}");

@@ -40,7 +40,7 @@ fn man_page_documents_every_tool_parameter_and_error_code() {
             "{}",
             spec.name
         );
-        for param in codesmith::cli::catalog::parameters(spec) {
+        for param in codesmith::dispatch::catalog::parameters(spec) {
             assert!(man.contains(&param.name), "{}: {}", spec.name, param.name);
         }
     }
@@ -107,7 +107,7 @@ fn reference_documents_every_tool_and_error_code() {
     for spec in codesmith::tools::REGISTRY {
         assert!(tools.contains(&format!("\n## {} (`codesmith {}`)\n", spec.name, spec.alias)));
         assert!(tools.contains(spec.description.trim_end()), "{}", spec.name);
-        for param in codesmith::cli::catalog::parameters(spec) {
+        for param in codesmith::dispatch::catalog::parameters(spec) {
             assert!(
                 tools.contains(&format!("- `{}` (", param.name)),
                 "{}: {}",

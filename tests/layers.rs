@@ -30,8 +30,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("symbols", 4),
     // The tools and their registry.
     ("tools", 5),
-    // The front ends; the MCP server uses the command line's dispatch and envelope.
-    ("cli", 6),
+    // What both front ends do with a call: resolve it, run the tool, answer with the envelope;
+    // the catalogs and the commands that are not tools.
+    ("dispatch", 6),
+    // The front ends, side by side: neither names the other.
+    ("cli", 7),
     ("mcp", 7),
 ];
 

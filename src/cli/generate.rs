@@ -2,14 +2,14 @@
 //! reference documents (docs/TOOLS.md, docs/ERRORS.md).
 //!
 //! All are rendered from the registry (through [`crate::cli::command`] and
-//! [`crate::cli::catalog`]), committed under `man/`, `completions/` and `tests/snapshots/`, and
+//! [`crate::dispatch::catalog`]), committed under `man/`, `completions/` and `tests/snapshots/`, and
 //! checked by the `generated` integration test, which rewrites them when `CODESMITH_BLESS=1`.
 
 use clap_complete::Shell;
 use roff::{bold, italic, roman, Inline, Roff};
 
-use crate::cli::catalog;
 use crate::cli::reference;
+use crate::dispatch::catalog;
 use crate::error::ErrorCode;
 use crate::tools::REGISTRY;
 

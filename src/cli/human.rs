@@ -13,7 +13,7 @@ use crate::fs::workspace::shell_word;
 use crate::tools;
 
 /// What `--format text` prints for `envelope`, ending in a newline; `prefix` starts the
-/// command lines (see `cli::person`), asked for only when there is one.
+/// command lines (see `dispatch::person`), asked for only when there is one.
 pub fn text(envelope: &Value, prefix: impl FnOnce() -> String) -> String {
     let colour =
         std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
@@ -34,7 +34,7 @@ pub fn text(envelope: &Value, prefix: impl FnOnce() -> String) -> String {
         out.push_str(&format!("{label} {notice}\n"));
     }
     if out.contains("`codesmith ") {
-        if let Some(localized) = crate::cli::person::localize(&out, &prefix()) {
+        if let Some(localized) = crate::dispatch::person::localize(&out, &prefix()) {
             return localized;
         }
     }

@@ -10,20 +10,14 @@ use serde_json::{Map, Value};
 
 mod arguments;
 pub mod call;
-pub mod catalog;
-pub mod commands;
-pub mod dispatch;
 pub mod envelope;
-mod foreign;
 pub mod generate;
 pub mod human;
-pub mod person;
 pub mod reference;
-mod translate;
 mod usage;
 
 use crate::args::{flag_kind, FlagKind};
-use crate::error::{NearMiss, ToolError};
+use crate::error::ToolError;
 use crate::session::context::Global;
 use crate::tools::{self, ToolSpec, REGISTRY};
 
@@ -326,7 +320,7 @@ fn tools_command() -> Command {
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser(crate::cli::catalog::FORMATS)
+                .value_parser(crate::dispatch::catalog::FORMATS)
                 .help("The catalog's shape [default: text at a terminal, json otherwise]"),
         )
 }
@@ -602,7 +596,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
             None => Invocation::Usage {
                 global,
                 tool: name.to_string(),
-                error: unknown_tool(name),
+                error: crate::dispatch::unknown::unknown_tool(name),
             },
         },
     }
@@ -640,39 +634,6 @@ where
         return None;
     }
     Some(value.clone())
-}
-
-/// The `unknown_tool` error: the tools there are, and not to retry the name.
-///
-/// A name another harness uses (`Edit`, `Bash`, `str_replace_editor`) also gets the tool it
-/// most likely meant here, in the message and as `error.suggestion`.
-pub fn unknown_tool(name: &str) -> ToolError {
-    let near = usage::nearest_command(name);
-    let intended = foreign::intended(name).or_else(|| near.and_then(|(_, tool)| tool.map(|t| (t, ""))));
-    let near_miss = match (foreign::intended(name), near) {
-        (Some((tool, what)), _) => NearMiss::Foreign { tool, what },
-        (None, Some((command, tool))) => NearMiss::Typo { command, tool },
-        (None, None) => NearMiss::None,
-    };
-    ToolError::unknown_tool(name, near_miss, tools::names(), intended.map(|(tool, _)| tool))
-}
-
-/// The `unknown_tool` error for a whole call from another harness: the call translated into
-/// codesmith's tool and arguments, in the message and as `error.suggestion`, ready to send.
-pub(crate) fn unknown_tool_call(name: &str, arguments: &Value, files: &dyn translate::Files) -> ToolError {
-    let Some(translated) = translate::translate(name, arguments, files) else {
-        return unknown_tool(name);
-    };
-    match translated {
-        Ok(call) => ToolError::unknown_tool_translated(
-            name,
-            call.name,
-            serde_json::json!({"name": call.name, "arguments": call.arguments}),
-            &call.notes,
-            tools::names(),
-        ),
-        Err(why) => unknown_tool(name).untranslatable(name, &why),
-    }
 }
 
 #[cfg(test)]

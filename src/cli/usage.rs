@@ -158,21 +158,3 @@ pub(super) fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendere
     }
     ToolError::invalid(message)
 }
-
-/// The command or tool name `name` is a near miss of (`reed` for `read`), with the tool's
-/// canonical name when it is a tool.
-pub(super) fn nearest_command(name: &str) -> Option<(&'static str, Option<&'static str>)> {
-    let lower = name.to_lowercase();
-    let tools = tools::REGISTRY
-        .iter()
-        .flat_map(|spec| [(spec.alias, Some(spec.name)), (spec.name, Some(spec.name))]);
-    let commands = ["call", "tools", "trust", "approve"]
-        .into_iter()
-        .map(|c| (c, None));
-    tools
-        .chain(commands)
-        .map(|(command, tool)| (strsim::damerau_levenshtein(&lower, command), command, tool))
-        .filter(|(distance, command, _)| *distance <= (command.len() / 3).clamp(1, 2))
-        .min_by_key(|(distance, _, _)| *distance)
-        .map(|(_, command, tool)| (command, tool))
-}

@@ -48,12 +48,12 @@ pub(super) fn tools_call(
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
     // Taken as `codesmith call` takes a call: another harness's tool and shapes translated.
-    let (spec, arguments) = match crate::cli::call::resolve(&server.global, name, arguments) {
+    let (spec, arguments) = match crate::dispatch::resolve::resolve(&server.global, name, arguments) {
         Ok(resolved) => resolved,
         Err(refusal) => {
             let (tool, error) = *refusal;
-            let (mut envelope, _) = crate::cli::envelope::build(&tool, Err(error), None);
-            crate::cli::person::localize_envelope(&mut envelope, || person_command(server));
+            let (mut envelope, _) = crate::dispatch::envelope::build(&tool, Err(error), None);
+            crate::dispatch::person::localize_envelope(&mut envelope, || person_command(server));
             return Ok(Some(call_result(envelope)));
         }
     };
@@ -122,9 +122,9 @@ pub(super) fn tools_call(
         };
         match decision {
             Decision::Approve { persist } => {
-                if let Err(err) = crate::cli::commands::approve(&global, &approval.id, persist) {
+                if let Err(err) = crate::dispatch::commands::approve(&global, &approval.id, persist) {
                     return Ok(Some(call_result(
-                        crate::cli::envelope::build(spec.name, Err(err), None).0,
+                        crate::dispatch::envelope::build(spec.name, Err(err), None).0,
                     )));
                 }
                 global.approve.push(approval.id.clone());
@@ -154,12 +154,12 @@ pub(super) fn alongside(
     let Some(name) = params["name"].as_str() else {
         return false;
     };
-    if !crate::tools::find(name).is_some_and(crate::cli::catalog::read_only) {
+    if !crate::tools::find(name).is_some_and(crate::dispatch::catalog::read_only) {
         return false;
     }
     // A call that does not resolve is answered by the main thread, which reports why.
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let Ok((spec, arguments)) = crate::cli::call::resolve(global, name, arguments) else {
+    let Ok((spec, arguments)) = crate::dispatch::resolve::resolve(global, name, arguments) else {
         return false;
     };
     // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
@@ -176,7 +176,7 @@ pub(super) fn alongside(
     let worker = move || {
         let run = || {
             super::panic_for_tests("tools/call", &request["params"]);
-            crate::cli::dispatch::call_tool(&global, spec, arguments).0
+            crate::dispatch::call_tool(&global, spec, arguments).0
         };
         let response = match std::panic::catch_unwind(run) {
             // A call that needs a person (an approval, or ask_user's answer) did nothing: it is
@@ -243,7 +243,7 @@ fn run_with_progress(
     progress: Option<&Progress>,
 ) -> Value {
     let Some(progress) = progress else {
-        return crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
+        return crate::dispatch::call_tool(global, spec, arguments.clone()).0;
     };
     let progress = Progress {
         token: progress.token.clone(),
@@ -260,7 +260,7 @@ fn run_with_progress(
             progress.tick(&format!("{} still running after {seconds} s", spec.name));
         }
     });
-    let envelope = crate::cli::dispatch::call_tool(global, spec, arguments.clone()).0;
+    let envelope = crate::dispatch::call_tool(global, spec, arguments.clone()).0;
     drop(stop);
     let _ = ticker.join();
     envelope
@@ -378,7 +378,7 @@ fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
         &approval.subject,
         approval.json.clone(),
     );
-    crate::cli::envelope::build(spec.name, Err(error), None).0
+    crate::dispatch::envelope::build(spec.name, Err(error), None).0
 }
 
 /// An `approval_required` envelope reworded for a client that cannot ask its user: the
@@ -402,5 +402,5 @@ fn cannot_ask(server: &Server, mut envelope: Value, approval: &Approval, why: &s
 /// `codesmith --workspace W [--session S]`: the start of a command a person runs in a terminal
 /// for this server's workspace and session.
 pub(super) fn person_command(server: &Server) -> String {
-    crate::cli::person::prefix(Some(&server.root), &server.global.session)
+    crate::dispatch::person::prefix(Some(&server.root), &server.global.session)
 }

@@ -54,7 +54,7 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Inflight> {
 fn send(message: &Value) {
     let mut line = serde_json::to_string(message).unwrap_or_default();
     line.push('\n');
-    crate::cli::envelope::write_stdout(line.as_bytes());
+    crate::dispatch::envelope::write_stdout(line.as_bytes());
 }
 
 /// Serves until stdin closes; returns the exit status. Without `session_given` the connection
@@ -79,7 +79,7 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
         }
     };
     // Named from here on: the commands a result prints for a person are run in their terminal,
-    // not where the server runs, so they name the workspace (see `cli::person`).
+    // not where the server runs, so they name the workspace (see `dispatch::person`).
     global.workspace = Some(root.clone());
     let Some(state_key) = request_state::StateKey::generate() else {
         eprintln!("codesmith mcp: no randomness for the requestState key");
@@ -301,7 +301,7 @@ impl Server {
             .map_err(|err| RpcError::new(protocol::INTERNAL_ERROR, err.message))?;
         let tools: Vec<Value> = crate::tools::profile::enabled(&self.global, Some(&config))
             .into_iter()
-            .map(crate::cli::catalog::mcp_tool)
+            .map(crate::dispatch::catalog::mcp_tool)
             .collect();
         let mut result = json!({"tools": tools});
         if era.modern {
@@ -384,13 +384,13 @@ fn panicked(request: &Value, panic: &(dyn std::any::Any + Send)) -> RpcError {
 }
 
 /// Whether a request would change files or run commands: a `tools/call` of a tool that is not
-/// read-only (see [`crate::cli::catalog::read_only`]).
+/// read-only (see [`crate::dispatch::catalog::read_only`]).
 fn changes_anything(request: &Value) -> bool {
     request["method"] == "tools/call"
         && request["params"]["name"]
             .as_str()
             .and_then(crate::tools::find)
-            .is_some_and(|spec| !crate::cli::catalog::read_only(spec))
+            .is_some_and(|spec| !crate::dispatch::catalog::read_only(spec))
 }
 
 /// The answer to a call that would change something, when the client left before it ran.

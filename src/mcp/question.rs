@@ -94,7 +94,7 @@ pub(super) fn ask(
     let action = result["action"].as_str().unwrap_or("cancel");
     let text = result["content"]["answer"].as_str();
     match (action, text) {
-        ("accept", Some(text)) => match crate::cli::commands::answer(global, &id, text) {
+        ("accept", Some(text)) => match crate::dispatch::commands::answer(global, &id, text) {
             Ok(_) => Step::Answered(id),
             Err(err) => Step::Result(envelope_of(spec, err)),
         },
@@ -106,7 +106,7 @@ pub(super) fn ask(
 }
 
 fn envelope_of(spec: &ToolSpec, error: ToolError) -> Value {
-    crate::cli::envelope::build(spec.name, Err(error), None).0
+    crate::dispatch::envelope::build(spec.name, Err(error), None).0
 }
 
 /// Whether a person recorded an answer to `id` in this session (with `codesmith answer`).

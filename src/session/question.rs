@@ -70,7 +70,7 @@ impl Question {
 }
 
 /// The `answer` command line for question `id`, the answer left for the person to type. The
-/// front ends add the call's workspace and session to it (see `cli::person`).
+/// front ends add the call's workspace and session to it (see `dispatch::person`).
 pub fn answer_command(id: &str) -> String {
     format!("codesmith answer {id} \"TEXT\"")
 }

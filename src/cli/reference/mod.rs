@@ -9,7 +9,7 @@
 pub mod errors;
 pub mod roff;
 
-use crate::cli::catalog;
+use crate::dispatch::catalog;
 use crate::tools::{ToolSpec, REGISTRY};
 
 /// The behaviour notes of every tool, by canonical name, in markdown.

@@ -1,9 +1,20 @@
-//! One tool call, from the resolved global options and arguments to the envelope. The command
-//! line prints what this returns; the MCP server wraps it in a `tools/call` result.
+//! What both front ends (the command line, `cli`, and the MCP server, `mcp`) do with a call,
+//! side by side on it: resolve a model's call ([`resolve`], translating another harness's
+//! shapes), run the tool ([`call_tool`]), answer with the envelope ([`envelope`]) whose printed
+//! command lines carry the call's workspace and session ([`person`]); the catalogs
+//! ([`catalog`]) and the commands that are not tools ([`commands`]: trust, approve, answer).
+
+pub mod catalog;
+pub mod commands;
+pub mod envelope;
+mod foreign;
+pub mod person;
+pub mod resolve;
+mod translate;
+pub mod unknown;
 
 use serde_json::Value;
 
-use crate::cli::person;
 use crate::session::context::{Context, Global};
 use crate::tools::ToolSpec;
 
@@ -20,13 +31,13 @@ pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (
                 })
             });
             let result = ctx.with_opening_notices(result);
-            let (mut envelope, status) = crate::cli::envelope::build(spec.name, result, Some(&ctx));
+            let (mut envelope, status) = envelope::build(spec.name, result, Some(&ctx));
             let session = ctx.state.session_name();
             person::localize_envelope(&mut envelope, || person::prefix(ctx.given_workspace(), session));
             (envelope, status)
         }
         Err(err) => {
-            let (mut envelope, status) = crate::cli::envelope::build(spec.name, Err(err), None);
+            let (mut envelope, status) = envelope::build(spec.name, Err(err), None);
             person::localize_envelope(&mut envelope, || person::prefix_of(global));
             (envelope, status)
         }

@@ -178,7 +178,7 @@ pub fn mcp_tool(spec: &ToolSpec) -> Value {
 pub fn output_schema(spec: &ToolSpec) -> Value {
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
-    for field in spec.data.iter().chain(&crate::cli::envelope::CAPPED_DATA) {
+    for field in spec.data.iter().chain(&crate::dispatch::envelope::CAPPED_DATA) {
         let kinds: Vec<&str> = field.kind.split('|').collect();
         let kind = match kinds.as_slice() {
             [one] => json!(one),
