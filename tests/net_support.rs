@@ -228,18 +228,8 @@ impl Server {
     }
 }
 
-fn serve(
-    stream: TcpStream,
-    addr: SocketAddr,
-    handler: &Handler,
-    sent: &AtomicUsize,
-    (paths, received): (&Mutex<Vec<String>>, &Mutex<Vec<Received>>),
-) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
+/// A request's headers, names in lowercase, up to the blank line.
+fn read_headers(reader: &mut BufReader<TcpStream>) -> Vec<(String, String)> {
     let mut headers = Vec::new();
     loop {
         let mut line = String::new();
@@ -253,6 +243,22 @@ fn serve(
             }
         }
     }
+    headers
+}
+
+fn serve(
+    stream: TcpStream,
+    addr: SocketAddr,
+    handler: &Handler,
+    sent: &AtomicUsize,
+    (paths, received): (&Mutex<Vec<String>>, &Mutex<Vec<Received>>),
+) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let headers = read_headers(&mut reader);
     let length = headers
         .iter()
         .find(|(name, _)| name == "content-length")

@@ -560,14 +560,7 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
                 .unwrap_or_else(|| if global.text_format { "text" } else { "json" }.to_string()),
             global,
         },
-        "completions" => {
-            let shell = match sub.get_one::<String>("shell").map(String::as_str) {
-                Some("zsh") => clap_complete::Shell::Zsh,
-                Some("fish") => clap_complete::Shell::Fish,
-                _ => clap_complete::Shell::Bash,
-            };
-            Invocation::Print(generate::completions(shell), 0)
-        }
+        "completions" => Invocation::Print(generate::completions(completion_shell(sub)), 0),
         "man" => Invocation::Print(generate::man_page(), 0),
         "trust" => Invocation::Trust {
             global,
@@ -599,6 +592,15 @@ pub fn parse(argv: Vec<OsString>) -> Invocation {
                 error: crate::dispatch::unknown::unknown_tool(name),
             },
         },
+    }
+}
+
+/// The shell `codesmith completions SHELL` names (bash when none).
+fn completion_shell(sub: &ArgMatches) -> clap_complete::Shell {
+    match sub.get_one::<String>("shell").map(String::as_str) {
+        Some("zsh") => clap_complete::Shell::Zsh,
+        Some("fish") => clap_complete::Shell::Fish,
+        _ => clap_complete::Shell::Bash,
     }
 }
 

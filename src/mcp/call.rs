@@ -36,6 +36,24 @@ pub(super) const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 /// The key of the one input request an approval makes.
 const APPROVAL_INPUT: &str = "approval";
 
+/// The result for a call that could not be resolved to a tool: its tool name and error.
+fn refused(server: &Server, (tool, error): (String, ToolError)) -> Value {
+    let (mut envelope, _) = crate::dispatch::envelope::build(&tool, Err(error), None);
+    crate::dispatch::person::localize_envelope(&mut envelope, || person_command(server));
+    call_result(envelope)
+}
+
+/// The progress a call's `_meta.progressToken` asks for, if any.
+fn progress_of(params: &Value) -> Option<Progress> {
+    params["_meta"]
+        .get("progressToken")
+        .cloned()
+        .map(|token| Progress {
+            token,
+            sent: Arc::new(AtomicU64::new(0)),
+        })
+}
+
 /// `Ok(None)`: the call was cancelled and gets no response.
 pub(super) fn tools_call(
     server: &mut Server,
@@ -50,20 +68,9 @@ pub(super) fn tools_call(
     // Taken as `codesmith call` takes a call: another harness's tool and shapes translated.
     let (spec, arguments) = match crate::dispatch::resolve::resolve(&server.global, name, arguments) {
         Ok(resolved) => resolved,
-        Err(refusal) => {
-            let (tool, error) = *refusal;
-            let (mut envelope, _) = crate::dispatch::envelope::build(&tool, Err(error), None);
-            crate::dispatch::person::localize_envelope(&mut envelope, || person_command(server));
-            return Ok(Some(call_result(envelope)));
-        }
+        Err(refusal) => return Ok(Some(refused(server, *refusal))),
     };
-    let progress = params["_meta"]
-        .get("progressToken")
-        .cloned()
-        .map(|token| Progress {
-            token,
-            sent: Arc::new(AtomicU64::new(0)),
-        });
+    let progress = progress_of(params);
     let mut global = server.global.clone();
     let mut answer = if era.modern { retry_answer(params) } else { None };
     let mut reply = if era.modern { question::retry(params) } else { None };

@@ -171,19 +171,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         ));
     }
     if spells(&parts, &file.text) {
-        let mut text = format!(
-            "The replacement leaves `{display}` unchanged (it matched {}); nothing was written.",
-            plan.summary
-        );
-        for note in &notes {
-            text.push('\n');
-            text.push_str(note);
-        }
-        return Ok(ToolOutput::new(text)
-            .with("path", display)
-            .with("match", plan.level.as_str())
-            .with("replacements", 0)
-            .with("dry_run", args.dry_run));
+        return Ok(unchanged(display, &plan, &notes, args.dry_run));
     }
     let diff = crate::fs::diff::unified_for_edits(display, hay, &plan.edits);
     // A plain UTF-8 file is written part by part from the text already read, so a large one is
@@ -235,6 +223,23 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     }
     out.notices = out_notices;
     Ok(out)
+}
+
+/// The result of an edit whose replacement leaves the file as it is: nothing is written.
+fn unchanged(display: &str, plan: &Plan, notes: &[String], dry_run: bool) -> ToolOutput {
+    let mut text = format!(
+        "The replacement leaves `{display}` unchanged (it matched {}); nothing was written.",
+        plan.summary
+    );
+    for note in notes {
+        text.push('\n');
+        text.push_str(note);
+    }
+    ToolOutput::new(text)
+        .with("path", display)
+        .with("match", plan.level.as_str())
+        .with("replacements", 0)
+        .with("dry_run", dry_run)
 }
 
 impl Plan {

@@ -97,6 +97,22 @@ pub struct Start<'a> {
     pub interactive: bool,
 }
 
+/// Starts relaying a terminal task's terminal into its capture; the task is killed when the
+/// relay cannot start. The task's side of the terminal is closed here (the task holds it).
+fn relay(
+    (master, slave): (std::os::fd::OwnedFd, std::fs::File),
+    stdout: &std::fs::File,
+    dir: &std::path::Path,
+    pid: i32,
+) -> std::io::Result<()> {
+    let relayed = terminal::start_relay(&master, stdout, dir);
+    drop(slave);
+    if relayed.is_err() {
+        run::kill_group(pid, libc::SIGKILL);
+    }
+    relayed
+}
+
 /// Starts `command` detached in the session cwd, inside its sandbox, and returns at once.
 pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let Start {
@@ -153,13 +169,8 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
             None => run::spawn_detached(&launch, &stdout, &stderr),
         }
     })?;
-    if let Some((master, slave)) = pty {
-        let relayed = terminal::start_relay(&master, &stdout, &dir);
-        drop(slave);
-        if let Err(err) = relayed {
-            run::kill_group(pid, libc::SIGKILL);
-            return Err(fail(err));
-        }
+    if let Some(pty) = pty {
+        relay(pty, &stdout, &dir, pid).map_err(fail)?;
     }
     Confined::record(ctx, &dir, &confinement, network, &report);
     // The child is not waited for: it must outlive this process, and once we exit it is
