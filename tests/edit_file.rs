@@ -3,14 +3,14 @@ use serde_json::{json, Value};
 use crate::harness::{Outcome, Ws};
 
 /// A workspace holding `rel` with `content`, already read in the default session.
-pub fn ws_with(rel: &str, content: impl AsRef<[u8]>) -> Ws {
+pub(crate) fn ws_with(rel: &str, content: impl AsRef<[u8]>) -> Ws {
     let ws = Ws::new();
     ws.write(rel, content);
     ws.read_via_tool(rel);
     ws
 }
 
-pub fn edit(ws: &Ws, args: Value) -> Outcome {
+pub(crate) fn edit(ws: &Ws, args: Value) -> Outcome {
     ws.call("edit_file", args)
 }
 

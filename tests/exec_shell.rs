@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::harness::{Outcome, Ws, BIN};
 
 /// Live (non-zombie) processes whose command line contains `marker`.
-pub fn procs_with(marker: &str) -> Vec<i32> {
+pub(crate) fn procs_with(marker: &str) -> Vec<i32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -34,7 +34,7 @@ pub fn procs_with(marker: &str) -> Vec<i32> {
 }
 
 /// Waits until no live process carries `marker` (or panics after a few seconds).
-pub fn assert_gone(marker: &str) {
+pub(crate) fn assert_gone(marker: &str) {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !procs_with(marker).is_empty() {
         if Instant::now() > deadline {
@@ -46,7 +46,7 @@ pub fn assert_gone(marker: &str) {
     }
 }
 
-pub fn kill_all(marker: &str) {
+pub(crate) fn kill_all(marker: &str) {
     for pid in procs_with(marker) {
         // SAFETY-free: plain kill(1) of a pid we just found by our unique marker.
         let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
@@ -54,7 +54,7 @@ pub fn kill_all(marker: &str) {
 }
 
 /// A unique marker for one test's processes.
-pub fn marker(name: &str) -> String {
+pub(crate) fn marker(name: &str) -> String {
     format!("cs-test-{name}-{}", std::process::id())
 }
 

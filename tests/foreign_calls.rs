@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::harness::{Outcome, Ws};
 
 /// Sends `call`, expects `code` with a suggestion, and returns the suggestion and the message.
-pub fn translated(ws: &Ws, call: Value, code: &str) -> (Value, String) {
+pub(crate) fn translated(ws: &Ws, call: Value, code: &str) -> (Value, String) {
     let out = ws.run_stdin(&["call"], &call.to_string()).err(code);
     let suggestion = out.error()["suggestion"].clone();
     assert!(
@@ -24,7 +24,7 @@ pub fn translated(ws: &Ws, call: Value, code: &str) -> (Value, String) {
 }
 
 /// Sends the suggestion back through `call`.
-pub fn send(ws: &Ws, suggestion: &Value) -> Outcome {
+pub(crate) fn send(ws: &Ws, suggestion: &Value) -> Outcome {
     ws.run_stdin(&["call"], &suggestion.to_string())
 }
 

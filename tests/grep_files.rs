@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::harness::{symlink, Ws};
 
 /// The skip rules as ripgrep flags (see src/fs/walk.rs).
-pub const RG_FLAGS: &[&str] = &[
+pub(crate) const RG_FLAGS: &[&str] = &[
     "--hidden",
     "--no-require-git",
     "--max-filesize",
@@ -37,7 +37,7 @@ pub const RG_FLAGS: &[&str] = &[
 
 /// A tree with one of everything the walker must handle. `needle` occurs in every file; the
 /// comment says whether the search counts it.
-pub fn fixture(ws: &Ws, outside: &tempfile::TempDir) {
+pub(crate) fn fixture(ws: &Ws, outside: &tempfile::TempDir) {
     ws.write("src/main.rs", "fn main() {\n    let needle = 1;\n}\n"); // 1
     ws.write("src/lib.rs", "// needle here\npub fn needle() {}\n"); // 2
     ws.write(".hidden/conf.txt", "needle hidden\n"); // 1: hidden files are searched

@@ -12,11 +12,11 @@ use std::process::{Command, Stdio};
 use serde::Deserialize;
 use serde_json::Value;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_codesmith");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_codesmith");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Envelope {
+pub(crate) struct Envelope {
     pub ok: bool,
     pub tool: String,
     pub output: String,
@@ -29,7 +29,7 @@ pub struct Envelope {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     pub code: String,
     pub message: String,
     #[serde(flatten)]
@@ -37,7 +37,7 @@ pub struct ErrorBody {
 }
 
 /// A temporary workspace.
-pub struct Ws {
+pub(crate) struct Ws {
     dir: tempfile::TempDir,
     pub session: Option<String>,
     /// Set by [`Ws::at`]: the workspace is this directory (the TempDir is then unused).
@@ -51,7 +51,7 @@ impl Default for Ws {
 }
 
 impl Ws {
-    pub fn new() -> Ws {
+    pub(crate) fn new() -> Ws {
         Ws {
             dir: tempfile::tempdir().expect("tempdir"),
             session: None,
@@ -60,7 +60,7 @@ impl Ws {
     }
 
     /// A workspace at an existing directory the caller owns (for tests that need siblings).
-    pub fn at(dir: &Path) -> Ws {
+    pub(crate) fn at(dir: &Path) -> Ws {
         Ws {
             root: Some(dir.canonicalize().expect("canonical")),
             ..Ws::new()
@@ -68,7 +68,7 @@ impl Ws {
     }
 
     /// The canonical workspace root.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         if let Some(root) = &self.root {
             return root.clone();
         }
@@ -77,7 +77,7 @@ impl Ws {
 
     /// `codesmith --workspace WS [--session S]`: how the commands a result prints for a person
     /// start (the test workspaces' paths need no quoting).
-    pub fn person(&self) -> String {
+    pub(crate) fn person(&self) -> String {
         let mut prefix = format!("codesmith --workspace {}", self.path().display());
         if let Some(session) = &self.session {
             prefix.push_str(&format!(" --session {session}"));
@@ -85,11 +85,11 @@ impl Ws {
         prefix
     }
 
-    pub fn join(&self, rel: &str) -> PathBuf {
+    pub(crate) fn join(&self, rel: &str) -> PathBuf {
         self.path().join(rel)
     }
 
-    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Ws {
+    pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Ws {
         let path = self.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("mkdir");
@@ -98,21 +98,21 @@ impl Ws {
         self
     }
 
-    pub fn mkdir(&self, rel: &str) -> &Ws {
+    pub(crate) fn mkdir(&self, rel: &str) -> &Ws {
         std::fs::create_dir_all(self.join(rel)).expect("mkdir");
         self
     }
 
-    pub fn read(&self, rel: &str) -> Vec<u8> {
+    pub(crate) fn read(&self, rel: &str) -> Vec<u8> {
         std::fs::read(self.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
-    pub fn read_string(&self, rel: &str) -> String {
+    pub(crate) fn read_string(&self, rel: &str) -> String {
         String::from_utf8(self.read(rel)).expect("utf8")
     }
 
     /// Names of codesmith's temporary files left at the workspace root (a torn atomic write).
-    pub fn temp_files(&self) -> Vec<String> {
+    pub(crate) fn temp_files(&self) -> Vec<String> {
         std::fs::read_dir(self.path())
             .expect("read the workspace")
             .filter_map(|e| e.ok())
@@ -122,7 +122,7 @@ impl Ws {
     }
 
     /// The permission bits of a file in the workspace.
-    pub fn mode(&self, rel: &str) -> u32 {
+    pub(crate) fn mode(&self, rel: &str) -> u32 {
         use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(self.join(rel))
             .expect("stat")
@@ -131,14 +131,14 @@ impl Ws {
             & 0o7777
     }
 
-    pub fn exists(&self, rel: &str) -> bool {
+    pub(crate) fn exists(&self, rel: &str) -> bool {
         self.join(rel).symlink_metadata().is_ok()
     }
 
     /// Starts `codesmith ARGS` with the (debug-build) fault hook stalling its atomic write of
     /// `path` just before the rename, and returns it once its temp file is there: the writer
     /// is then stopped with the whole new content written, the target untouched.
-    pub fn spawn_stalled(&self, args: &[&str], path: &str) -> std::process::Child {
+    pub(crate) fn spawn_stalled(&self, args: &[&str], path: &str) -> std::process::Child {
         let mut cmd = self.command(args);
         cmd.env("CODESMITH_FAULT", format!("stall:{path}"))
             .stdout(Stdio::null())
@@ -156,7 +156,7 @@ impl Ws {
     }
 
     /// A command for `codesmith --workspace WS [--session S] ARGS`, stdin from /dev/null.
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.arg("--workspace").arg(self.path());
         if let Some(session) = &self.session {
@@ -169,30 +169,30 @@ impl Ws {
     }
 
     /// Runs `codesmith ARGS` in the workspace.
-    pub fn run(&self, args: &[&str]) -> Outcome {
+    pub(crate) fn run(&self, args: &[&str]) -> Outcome {
         Outcome::of(self.command(args))
     }
 
     /// Runs `codesmith TOOL --json JSON`.
-    pub fn call(&self, tool: &str, json: Value) -> Outcome {
+    pub(crate) fn call(&self, tool: &str, json: Value) -> Outcome {
         let text = json.to_string();
         self.run(&[tool, "--json", &text])
     }
 
     /// Runs `codesmith ARGS` with `stdin` piped in.
-    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Outcome {
+    pub(crate) fn run_stdin(&self, args: &[&str], stdin: &str) -> Outcome {
         Outcome::from_output(self.raw_stdin(args, stdin))
     }
 
     /// Reads a file through codesmith (so the session may edit it).
-    pub fn read_via_tool(&self, rel: &str) -> Outcome {
+    pub(crate) fn read_via_tool(&self, rel: &str) -> Outcome {
         self.call("read_file", serde_json::json!({"path": rel})).ok()
     }
 }
 
 /// One finished invocation.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub status: i32,
     pub stdout: String,
     pub stderr: String,
@@ -201,11 +201,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn of(mut cmd: Command) -> Outcome {
+    pub(crate) fn of(mut cmd: Command) -> Outcome {
         Outcome::from_output(cmd.output().expect("run codesmith"))
     }
 
-    pub fn from_output(out: std::process::Output) -> Outcome {
+    pub(crate) fn from_output(out: std::process::Output) -> Outcome {
         let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(
@@ -231,7 +231,7 @@ impl Outcome {
     }
 
     /// Asserts success: `ok`, exit 0, `data` and `notices` present, no `error`.
-    pub fn ok(self) -> Outcome {
+    pub(crate) fn ok(self) -> Outcome {
         assert!(self.envelope.ok, "expected ok, got: {}", self.stdout);
         assert_eq!(self.status, 0, "exit status: {}", self.stdout);
         assert!(self.envelope.data.is_some(), "data missing: {}", self.stdout);
@@ -245,7 +245,7 @@ impl Outcome {
     }
 
     /// Asserts failure with `code`: exit status by code, `output` equals the message.
-    pub fn err(self, code: &str) -> Outcome {
+    pub(crate) fn err(self, code: &str) -> Outcome {
         assert!(!self.envelope.ok, "expected error {code}, got: {}", self.stdout);
         let error = self
             .envelope
@@ -266,28 +266,28 @@ impl Outcome {
         self
     }
 
-    pub fn output(&self) -> &str {
+    pub(crate) fn output(&self) -> &str {
         &self.envelope.output
     }
 
-    pub fn data(&self) -> &Value {
+    pub(crate) fn data(&self) -> &Value {
         &self.json["data"]
     }
 
-    pub fn error(&self) -> &Value {
+    pub(crate) fn error(&self) -> &Value {
         &self.json["error"]
     }
 
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         self.json["error"]["message"].as_str().unwrap_or_default()
     }
 
-    pub fn notices(&self) -> Vec<String> {
+    pub(crate) fn notices(&self) -> Vec<String> {
         self.envelope.notices.clone().unwrap_or_default()
     }
 
     /// Asserts the output (or error message) contains `needle`.
-    pub fn contains(self, needle: &str) -> Outcome {
+    pub(crate) fn contains(self, needle: &str) -> Outcome {
         assert!(
             self.envelope.output.contains(needle),
             "expected {needle:?} in output: {}",
@@ -297,18 +297,18 @@ impl Outcome {
     }
 }
 
-pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
+pub(crate) fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
     std::os::unix::fs::symlink(target, link).expect("symlink");
 }
 
 impl Ws {
     /// Runs `codesmith ARGS` and returns the raw process output (for `--format text`, help).
-    pub fn raw(&self, args: &[&str]) -> std::process::Output {
+    pub(crate) fn raw(&self, args: &[&str]) -> std::process::Output {
         self.command(args).output().expect("run codesmith")
     }
 
     /// Runs `codesmith ARGS` with `stdin` piped in, returning the raw process output.
-    pub fn raw_stdin(&self, args: &[&str], stdin: &str) -> std::process::Output {
+    pub(crate) fn raw_stdin(&self, args: &[&str], stdin: &str) -> std::process::Output {
         let mut cmd = self.command(args);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -323,7 +323,7 @@ impl Ws {
     }
 
     /// The fingerprint records of `session` (default: this Ws's session), as JSON values.
-    pub fn fingerprints(&self, session: Option<&str>) -> Vec<Value> {
+    pub(crate) fn fingerprints(&self, session: Option<&str>) -> Vec<Value> {
         let name = session
             .or(self.session.as_deref())
             .unwrap_or("default")
@@ -345,7 +345,7 @@ impl Ws {
 /// The first of `programs` that runs, for a test that compares codesmith with it. When none
 /// does, says so on the terminal (past the test harness's capture, so a passing run shows it
 /// too) and returns `None`; with `CODESMITH_REQUIRE_COMPARISONS=1` a missing program fails.
-pub fn comparison_program(test: &str, programs: &[&'static str]) -> Option<&'static str> {
+pub(crate) fn comparison_program(test: &str, programs: &[&'static str]) -> Option<&'static str> {
     let found = programs.iter().copied().find(|p| {
         Command::new(p)
             .arg("--version")
@@ -364,7 +364,7 @@ pub fn comparison_program(test: &str, programs: &[&'static str]) -> Option<&'sta
 }
 
 /// What a skipped comparison prints.
-pub fn skip_line(test: &str, programs: &[&str]) -> String {
+pub(crate) fn skip_line(test: &str, programs: &[&str]) -> String {
     format!(
         "SKIPPED the comparison with {} in {test}: not installed (`.ci/run` installs it with apt-get)",
         programs.join(" / ")

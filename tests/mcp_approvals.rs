@@ -13,24 +13,24 @@ use crate::harness::Ws;
 use crate::mcp_support::{eventually, modern_meta, process_gone, texts, McpSession};
 
 /// A directory outside the workspace, and the command that deletes it.
-pub struct Victim {
+pub(crate) struct Victim {
     _dir: tempfile::TempDir,
     path: PathBuf,
 }
 
 impl Victim {
-    pub fn new() -> Victim {
+    pub(crate) fn new() -> Victim {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().canonicalize().expect("canonical").join("victim");
         std::fs::create_dir(&path).expect("mkdir");
         Victim { _dir: dir, path }
     }
 
-    pub fn arguments(&self) -> Value {
+    pub(crate) fn arguments(&self) -> Value {
         json!({"command": format!("rm -rf {}", self.path.display())})
     }
 
-    pub fn exists(&self) -> bool {
+    pub(crate) fn exists(&self) -> bool {
         self.path.exists()
     }
 }

@@ -10,12 +10,12 @@ use serde_json::{json, Value};
 
 use crate::harness::{Ws, BIN};
 
-pub const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// How long any single wait for the server may take before the test fails.
 const WAIT: Duration = Duration::from_secs(20);
 
-pub struct McpSession {
+pub(crate) struct McpSession {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -26,12 +26,12 @@ pub struct McpSession {
 
 impl McpSession {
     /// `codesmith --workspace WS [GLOBAL...] mcp`.
-    pub fn start(ws: &Ws, global: &[&str]) -> McpSession {
+    pub(crate) fn start(ws: &Ws, global: &[&str]) -> McpSession {
         McpSession::start_with_env(ws, global, &[])
     }
 
     /// [`McpSession::start`] with extra environment variables.
-    pub fn start_with_env(ws: &Ws, global: &[&str], env: &[(&str, &str)]) -> McpSession {
+    pub(crate) fn start_with_env(ws: &Ws, global: &[&str], env: &[(&str, &str)]) -> McpSession {
         let mut cmd = Command::new(BIN);
         cmd.envs(env.iter().copied());
         cmd.arg("--workspace")
@@ -66,7 +66,7 @@ impl McpSession {
     }
 
     /// A session after the handshake at `version`, with `capabilities`.
-    pub fn initialized(ws: &Ws, global: &[&str], version: &str, capabilities: Value) -> McpSession {
+    pub(crate) fn initialized(ws: &Ws, global: &[&str], version: &str, capabilities: Value) -> McpSession {
         let mut session = McpSession::start(ws, global);
         let result = session.request(
             "initialize",
@@ -78,20 +78,20 @@ impl McpSession {
         session
     }
 
-    pub fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(line.as_bytes()).expect("write");
         stdin.write_all(b"\n").expect("write");
         stdin.flush().expect("flush");
     }
 
-    pub fn next_id(&mut self) -> i64 {
+    pub(crate) fn next_id(&mut self) -> i64 {
         self.next_id += 1;
         self.next_id
     }
 
     /// Sends a request without waiting; returns its id.
-    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id();
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.send_line(&message.to_string());
@@ -99,7 +99,7 @@ impl McpSession {
     }
 
     /// The next message from the server.
-    pub fn recv(&mut self) -> Value {
+    pub(crate) fn recv(&mut self) -> Value {
         let line = self
             .lines
             .recv_timeout(WAIT)
@@ -108,7 +108,7 @@ impl McpSession {
     }
 
     /// Waits for the response with `id`, keeping everything else in `seen`.
-    pub fn response(&mut self, id: &Value) -> Value {
+    pub(crate) fn response(&mut self, id: &Value) -> Value {
         loop {
             let message = self.recv();
             if &message["id"] == id && message.get("method").is_none() {
@@ -119,13 +119,13 @@ impl McpSession {
     }
 
     /// Sends a request and waits for its response (the whole JSON-RPC message).
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         self.response(&json!(id))
     }
 
     /// `tools/call` in the handshake versions; returns the `result`.
-    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, name: &str, arguments: Value) -> Value {
         let response = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         response
             .get("result")
@@ -134,14 +134,14 @@ impl McpSession {
     }
 
     /// Nothing arrives from the server for `quiet`.
-    pub fn assert_silent(&mut self, quiet: Duration) {
+    pub(crate) fn assert_silent(&mut self, quiet: Duration) {
         if let Ok(line) = self.lines.recv_timeout(quiet) {
             panic!("unexpected message from the server: {line}");
         }
     }
 
     /// Closes stdin and waits for the server to exit; returns its status and stderr.
-    pub fn close(mut self) -> (std::process::ExitStatus, String) {
+    pub(crate) fn close(mut self) -> (std::process::ExitStatus, String) {
         drop(self.stdin.take());
         let deadline = Instant::now() + WAIT;
         loop {
@@ -169,7 +169,7 @@ impl Drop for McpSession {
 }
 
 /// The `_meta` of a 2026-07-28 request.
-pub fn modern_meta(capabilities: Value) -> Value {
+pub(crate) fn modern_meta(capabilities: Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -178,7 +178,7 @@ pub fn modern_meta(capabilities: Value) -> Value {
 }
 
 /// The text blocks of a `CallToolResult`.
-pub fn texts(result: &Value) -> Vec<String> {
+pub(crate) fn texts(result: &Value) -> Vec<String> {
     result["content"]
         .as_array()
         .expect("content")
@@ -191,7 +191,7 @@ pub fn texts(result: &Value) -> Vec<String> {
 }
 
 /// Whether process `pid` is gone (or a zombie no one has reaped yet).
-pub fn process_gone(pid: i32) -> bool {
+pub(crate) fn process_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(stat) => stat
@@ -201,7 +201,7 @@ pub fn process_gone(pid: i32) -> bool {
 }
 
 /// Waits until `check` holds, at most [`WAIT`].
-pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+pub(crate) fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + WAIT;
     while !check() {
         assert!(Instant::now() < deadline, "timed out waiting: {what}");

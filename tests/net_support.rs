@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Set in the environment of the test binary re-executed inside the namespace.
-pub const INNER_ENV: &str = "CODESMITH_TEST_NETNS";
+pub(crate) const INNER_ENV: &str = "CODESMITH_TEST_NETNS";
 
 /// The hosts file mounted over /etc/hosts inside the namespace.
-pub const HOSTS: &str = "\
+pub(crate) const HOSTS: &str = "\
 127.0.0.1 localhost
 ::1 localhost ip6-localhost ip6-loopback
 127.0.0.2 good.test prompt.test approve.test
@@ -41,7 +41,7 @@ fd00::1 ula.test
 
 /// Panics unless this process runs in the private namespace the outer test made: an env mark
 /// AND no interface but `lo`. Every test that can open a connection calls this first.
-pub fn assert_private_namespace() {
+pub(crate) fn assert_private_namespace() {
     assert!(
         std::env::var_os(INNER_ENV).is_some(),
         "this test opens connections; it runs only inside the network namespace made by \
@@ -58,7 +58,7 @@ pub fn assert_private_namespace() {
 }
 
 /// Whether this machine lets us make namespaces (root, or unprivileged user namespaces).
-pub fn namespaces_available() -> Result<(), String> {
+pub(crate) fn namespaces_available() -> Result<(), String> {
     let probe = Command::new("unshare")
         .args(["--mount", "--net", "--", "sh", "-c", "ip link set lo up"])
         .output();
@@ -74,7 +74,7 @@ pub fn namespaces_available() -> Result<(), String> {
 
 /// Runs the ignored tests whose names contain `filter` in this same test binary, inside a new
 /// network and mount namespace. Returns (success, combined output).
-pub fn run_inside_namespace(filter: &str) -> (bool, String) {
+pub(crate) fn run_inside_namespace(filter: &str) -> (bool, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let hosts = dir.path().join("hosts");
     std::fs::write(&hosts, HOSTS).expect("hosts");
@@ -110,7 +110,7 @@ exec "$@"
 }
 
 /// A canned HTTP reply.
-pub enum Reply {
+pub(crate) enum Reply {
     /// Status, extra headers, body.
     Full(u16, Vec<(String, String)>, Vec<u8>),
     /// The whole response as bytes, sent as it is (headers that are not text, odd framing).
@@ -125,7 +125,7 @@ pub enum Reply {
     },
 }
 
-pub fn html(status: u16, body: &str) -> Reply {
+pub(crate) fn html(status: u16, body: &str) -> Reply {
     Reply::Full(
         status,
         vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
@@ -134,7 +134,7 @@ pub fn html(status: u16, body: &str) -> Reply {
 }
 
 /// A response with these header lines (raw bytes, `\r\n` added) and an empty body.
-pub fn raw_head(status_line: &str, headers: &[&[u8]]) -> Reply {
+pub(crate) fn raw_head(status_line: &str, headers: &[&[u8]]) -> Reply {
     let mut bytes = format!("{status_line}\r\n").into_bytes();
     for header in headers {
         bytes.extend_from_slice(header);
@@ -144,7 +144,7 @@ pub fn raw_head(status_line: &str, headers: &[&[u8]]) -> Reply {
     Reply::Raw(bytes)
 }
 
-pub fn redirect(status: u16, location: &str) -> Reply {
+pub(crate) fn redirect(status: u16, location: &str) -> Reply {
     Reply::Full(status, vec![("Location".into(), location.into())], Vec::new())
 }
 
@@ -153,7 +153,7 @@ type Handler = dyn Fn(&str, SocketAddr) -> Reply + Send + Sync;
 /// A request as the server received it: method, path (with the query), headers (names in
 /// lower case) and body.
 #[derive(Debug, Clone, Default)]
-pub struct Received {
+pub(crate) struct Received {
     pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
@@ -161,7 +161,7 @@ pub struct Received {
 }
 
 impl Received {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(key, _)| key == name)
@@ -170,7 +170,7 @@ impl Received {
 }
 
 /// A tiny HTTP/1.1 server (one thread per connection, `Connection: close`).
-pub struct Server {
+pub(crate) struct Server {
     pub addr: SocketAddr,
     pub connections: Arc<AtomicUsize>,
     pub bytes_sent: Arc<AtomicUsize>,
@@ -179,7 +179,10 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn start(ip: &str, handler: impl Fn(&str, SocketAddr) -> Reply + Send + Sync + 'static) -> Server {
+    pub(crate) fn start(
+        ip: &str,
+        handler: impl Fn(&str, SocketAddr) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = TcpListener::bind((ip, 0)).expect("bind test server");
         let addr = listener.local_addr().expect("addr");
         let connections = Arc::new(AtomicUsize::new(0));
@@ -209,21 +212,21 @@ impl Server {
         }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// The URL with a host name instead of the address (resolved through the test hosts file).
-    pub fn url_for(&self, host: &str, path: &str) -> String {
+    pub(crate) fn url_for(&self, host: &str, path: &str) -> String {
         format!("http://{host}:{}{path}", self.addr.port())
     }
 
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         self.connections.load(Ordering::SeqCst)
     }
 
     /// The requests received so far, in order.
-    pub fn requests(&self) -> Vec<Received> {
+    pub(crate) fn requests(&self) -> Vec<Received> {
         self.received.lock().expect("received").clone()
     }
 }
@@ -340,13 +343,13 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Listeners that count every connection made to them: placed where a refused URL would go.
-pub struct Trap {
+pub(crate) struct Trap {
     hits: Arc<Mutex<Vec<String>>>,
 }
 
 impl Trap {
     /// Listens on every address (IPv6 dual-stack when available) at each port.
-    pub fn on_ports(ports: &[u16]) -> Trap {
+    pub(crate) fn on_ports(ports: &[u16]) -> Trap {
         let hits = Arc::new(Mutex::new(Vec::new()));
         for &port in ports {
             let listener = TcpListener::bind(("::", port))
@@ -358,7 +361,7 @@ impl Trap {
     }
 
     /// Listens on one address.
-    pub fn at(addr: &str) -> (Trap, SocketAddr) {
+    pub(crate) fn at(addr: &str) -> (Trap, SocketAddr) {
         let hits = Arc::new(Mutex::new(Vec::new()));
         let listener = TcpListener::bind(addr).unwrap_or_else(|e| panic!("trap at {addr}: {e}"));
         let local = listener.local_addr().expect("addr");
@@ -375,19 +378,19 @@ impl Trap {
         });
     }
 
-    pub fn hits(&self) -> Vec<String> {
+    pub(crate) fn hits(&self) -> Vec<String> {
         self.hits.lock().expect("hits").clone()
     }
 }
 
 /// Writes `.codesmith/config.toml` in the workspace at `root`.
-pub fn config(root: &Path, text: &str) {
+pub(crate) fn config(root: &Path, text: &str) {
     std::fs::create_dir_all(root.join(".codesmith")).expect("mkdir");
     std::fs::write(root.join(".codesmith/config.toml"), text).expect("config");
 }
 
 /// The audit log's lines as JSON values.
-pub fn audit_lines(root: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn audit_lines(root: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(root.join(".codesmith/audit.log"))
         .unwrap_or_default()
         .lines()
@@ -399,7 +402,7 @@ pub fn audit_lines(root: &Path) -> Vec<serde_json::Value> {
 /// network namespace and requires all `expected` of them to pass. Where namespaces cannot be
 /// made it says so and passes, unless CODESMITH_REQUIRE_NETNS makes that a failure; inside the
 /// namespace it does nothing (the inner run is the real one).
-pub fn run_suite_in_namespace(what: &str, filter: &str, expected: usize) {
+pub(crate) fn run_suite_in_namespace(what: &str, filter: &str, expected: usize) {
     if std::env::var_os(INNER_ENV).is_some() {
         return;
     }

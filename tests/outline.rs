@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::harness::Ws;
 
 /// A workspace holding the per-language fixtures of `tests/fixtures/symbols/`.
-pub fn symbols_ws() -> Ws {
+pub(crate) fn symbols_ws() -> Ws {
     let ws = Ws::new();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/symbols");
     for entry in std::fs::read_dir(dir).expect("fixtures") {

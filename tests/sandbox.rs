@@ -14,13 +14,13 @@ use crate::harness::{Outcome, Ws};
 
 /// Whether this machine gives commands the whole sandbox. When it does not, the test says so
 /// and passes, unless CODESMITH_REQUIRE_SANDBOX=1 (as CI sets) makes that a failure.
-pub fn sandbox_here(ws: &Ws) -> bool {
+pub(crate) fn sandbox_here(ws: &Ws) -> bool {
     protections_here(ws, &["filesystem", "network", "state"])
 }
 
 /// Whether each of `protections` (keys of `data.sandbox`) holds for a command here; the same
 /// skip, or failure under CODESMITH_REQUIRE_SANDBOX=1, when one does not.
-pub fn protections_here(ws: &Ws, protections: &[&str]) -> bool {
+pub(crate) fn protections_here(ws: &Ws, protections: &[&str]) -> bool {
     let out = ws.call("exec_shell", json!({"command": "true"})).ok();
     let sandbox = &out.data()["sandbox"];
     let whole = protections.iter().all(|layer| sandbox[layer]["active"] == true);
@@ -35,7 +35,7 @@ pub fn protections_here(ws: &Ws, protections: &[&str]) -> bool {
 }
 
 /// Makes the workspace a git repository; false (with a word) where git is not installed.
-pub fn git_init(ws: &Ws) -> bool {
+pub(crate) fn git_init(ws: &Ws) -> bool {
     let git = std::process::Command::new("git")
         .args(["init", "-q"])
         .current_dir(ws.path())
@@ -48,17 +48,17 @@ pub fn git_init(ws: &Ws) -> bool {
 }
 
 /// A directory outside the workspace that the test owns.
-pub fn scratch() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn scratch() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("scratch dir");
     let path = dir.path().canonicalize().expect("canonical");
     (dir, path)
 }
 
-pub fn shell(ws: &Ws, command: &str) -> Outcome {
+pub(crate) fn shell(ws: &Ws, command: &str) -> Outcome {
     ws.call("exec_shell", json!({"command": command}))
 }
 
-pub fn approval_id(out: &Outcome) -> String {
+pub(crate) fn approval_id(out: &Outcome) -> String {
     out.data()["approval"]["id"]
         .as_str()
         .unwrap_or_else(|| panic!("no data.approval in {}", out.output()))

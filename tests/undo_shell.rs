@@ -19,7 +19,7 @@ fn checkpoints(ws: &Ws) -> Vec<serde_json::Value> {
         .unwrap_or_default()
 }
 
-pub fn git(ws: &Ws, args: &[&str]) {
+pub(crate) fn git(ws: &Ws, args: &[&str]) {
     let status = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)

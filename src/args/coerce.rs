@@ -17,7 +17,7 @@ fn shown(value: &Value) -> String {
 
 /// Replaces the unambiguous spellings in `map` by the type the schema asks for; refuses the
 /// rest, naming every field that is wrong, with an example call that fixes them.
-pub fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<String, Value>, ToolError> {
+pub(super) fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<String, Value>, ToolError> {
     let problems = fix(&mut map, schema);
     let Some(first) = problems.first() else {
         return Ok(map);
@@ -32,14 +32,14 @@ pub fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<String,
 }
 
 /// A field whose value has the wrong type.
-pub struct Problem {
+pub(super) struct Problem {
     pub field: String,
     /// "`start_line` must be a whole number from 1 (got \"abc\")".
     pub sentence: String,
 }
 
 /// The problems as one clause: "`a` must be ...; `b` must be ...".
-pub fn sentences(problems: &[Problem]) -> String {
+pub(super) fn sentences(problems: &[Problem]) -> String {
     problems
         .iter()
         .map(|p| p.sentence.as_str())
@@ -49,7 +49,7 @@ pub fn sentences(problems: &[Problem]) -> String {
 
 /// Converts the unambiguous spellings in `map` in place and replaces each value it cannot
 /// take by a legal one (so `map` becomes an example call); returns what was wrong.
-pub fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> {
+pub(super) fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> {
     let mut problems = Vec::new();
     let Some(properties) = schema["properties"].as_object() else {
         return problems;

@@ -139,7 +139,7 @@ fn how_corrected(renames: &[(&str, &str)], dropped: &[&str], fixed: &[String]) -
     how
 }
 
-pub fn check_unknown(
+pub(super) fn check_unknown(
     tool: &str,
     map: Map<String, Value>,
     schema: &Value,

@@ -176,7 +176,7 @@ const TABLE: &[(&[&str], &str, &str)] = &[
 /// The tool `name` most likely meant, with what it is: a known name from another harness, or
 /// a codesmith name in other case or spelling (`Read_File`, `read-file`). A namespace prefix
 /// (`functions.`, `mcp__server__`) is ignored.
-pub fn intended(name: &str) -> Option<(&'static str, &'static str)> {
+pub(super) fn intended(name: &str) -> Option<(&'static str, &'static str)> {
     let base = name.rsplit("__").next().unwrap_or(name);
     let base = base.rsplit('.').next().unwrap_or(base);
     let key: String = base

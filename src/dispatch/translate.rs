@@ -17,7 +17,7 @@ use crate::tools::Cap;
 
 /// The codesmith call another harness's call translates to.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Translation {
+pub(super) struct Translation {
     pub name: &'static str,
     pub arguments: Value,
     /// What the translation could not carry over, one sentence each.
@@ -33,7 +33,11 @@ pub trait Files {
 
 /// The translation of the call `name(arguments)`, when `name` is a tool of a harness this
 /// knows; `Err` when the call cannot be translated, with the reason.
-pub fn translate(name: &str, arguments: &Value, files: &dyn Files) -> Option<Result<Translation, String>> {
+pub(super) fn translate(
+    name: &str,
+    arguments: &Value,
+    files: &dyn Files,
+) -> Option<Result<Translation, String>> {
     let empty = Map::new();
     let args = arguments.as_object().unwrap_or(&empty);
     let mut call = Builder::new(args);

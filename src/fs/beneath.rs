@@ -519,10 +519,10 @@ mod sys {
     use super::*;
 
     /// How the walk opens a directory: a path descriptor, enough to go on from.
-    pub const DIR_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    pub(super) const DIR_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
     /// How the directory a write happens in is opened where it can be: for reading, so the
     /// same descriptor can be synced after the rename.
-    pub const DIR_READ: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    pub(super) const DIR_READ: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
 
     fn c_name(name: &OsStr) -> io::Result<CString> {
         CString::new(name.as_bytes()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
@@ -546,7 +546,7 @@ mod sys {
 
     /// Opens a root (or a state directory) by its path: for reading where permitted (so a
     /// write at its top level can sync it), else as a path.
-    pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+    pub(super) fn open_dir(path: &Path) -> io::Result<OwnedFd> {
         let path = c_name(path.as_os_str())?;
         // SAFETY: a valid C string; the returned descriptor is checked.
         let read = fd_result(unsafe { libc::open(path.as_ptr(), DIR_READ) });
@@ -559,18 +559,23 @@ mod sys {
         }
     }
 
-    pub fn openat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
+    pub(super) fn openat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
         openat_mode(dir, name, flags, 0)
     }
 
-    pub fn openat_mode(dir: &OwnedFd, name: &OsStr, flags: libc::c_int, mode: u32) -> io::Result<OwnedFd> {
+    pub(super) fn openat_mode(
+        dir: &OwnedFd,
+        name: &OsStr,
+        flags: libc::c_int,
+        mode: u32,
+    ) -> io::Result<OwnedFd> {
         let name = c_name(name)?;
         // SAFETY: a valid descriptor and C string; the returned descriptor is checked.
         fd_result(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode as libc::c_uint) })
     }
 
     /// `openat2` with `RESOLVE_BENEATH` (and no magic links such as `/proc/self/fd/N`).
-    pub fn openat2_beneath(dir: &OwnedFd, path: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
+    pub(super) fn openat2_beneath(dir: &OwnedFd, path: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
         #[cfg(test)]
         if tests::NO_OPENAT2.with(std::cell::Cell::get) {
             return Err(io::Error::from_raw_os_error(libc::ENOSYS));
@@ -596,7 +601,7 @@ mod sys {
     /// Whether an `openat2` failure is one the walk decides instead: the kernel refused a
     /// step it would not take beneath the root (an escape, an absolute symlink), a rename
     /// raced the lookup, a loop, or the call itself is missing or filtered.
-    pub fn walk_instead(err: &io::Error) -> bool {
+    pub(super) fn walk_instead(err: &io::Error) -> bool {
         matches!(
             err.raw_os_error(),
             Some(
@@ -611,7 +616,7 @@ mod sys {
         )
     }
 
-    pub fn readlinkat(dir: &OwnedFd, name: &OsStr) -> io::Result<PathBuf> {
+    pub(super) fn readlinkat(dir: &OwnedFd, name: &OsStr) -> io::Result<PathBuf> {
         let name = c_name(name)?;
         let mut buf = vec![0u8; libc::PATH_MAX as usize];
         // SAFETY: the buffer is as long as the length passed.
@@ -622,17 +627,17 @@ mod sys {
         Ok(PathBuf::from(OsString::from_vec(buf)))
     }
 
-    pub fn mkdirat(dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
+    pub(super) fn mkdirat(dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
         let name = c_name(name)?;
         // SAFETY: a valid descriptor and C string.
         unit(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) })
     }
 
-    pub fn fstatat(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
+    pub(super) fn fstatat(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
         stat_at(dir, name, libc::AT_SYMLINK_NOFOLLOW)
     }
 
-    pub fn fstatat_follow(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
+    pub(super) fn fstatat_follow(dir: &OwnedFd, name: &OsStr) -> io::Result<libc::stat> {
         stat_at(dir, name, 0)
     }
 
@@ -645,7 +650,7 @@ mod sys {
         Ok(stat)
     }
 
-    pub fn renameat(from_dir: &OwnedFd, from: &OsStr, to_dir: &OwnedFd, to: &OsStr) -> io::Result<()> {
+    pub(super) fn renameat(from_dir: &OwnedFd, from: &OsStr, to_dir: &OwnedFd, to: &OsStr) -> io::Result<()> {
         let (from, to) = (c_name(from)?, c_name(to)?);
         // SAFETY: valid descriptors and C strings.
         unit(unsafe {
@@ -658,13 +663,13 @@ mod sys {
         })
     }
 
-    pub fn unlinkat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<()> {
+    pub(super) fn unlinkat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> io::Result<()> {
         let name = c_name(name)?;
         // SAFETY: a valid descriptor and C string.
         unit(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) })
     }
 
-    pub fn symlinkat(target: &OsStr, dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
+    pub(super) fn symlinkat(target: &OsStr, dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
         let (target, name) = (c_name(target)?, c_name(name)?);
         // SAFETY: valid C strings and descriptor.
         unit(unsafe { libc::symlinkat(target.as_ptr(), dir.as_raw_fd(), name.as_ptr()) })
@@ -672,7 +677,7 @@ mod sys {
 
     /// Lists a directory from a descriptor opened for reading, with `getdents64` itself (no
     /// `DIR` stream, whose set-up costs two more calls per listing).
-    pub fn read_dir(fd: &OwnedFd) -> io::Result<Vec<(OsString, bool)>> {
+    pub(super) fn read_dir(fd: &OwnedFd) -> io::Result<Vec<(OsString, bool)>> {
         // linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name (NUL-ended).
         const NAME_AT: usize = 19;
         let mut buf = vec![0u8; 32 * 1024];

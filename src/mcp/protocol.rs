@@ -4,26 +4,26 @@
 use serde_json::{json, Map, Value};
 
 /// The versions reached through the `initialize` handshake, oldest first.
-pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(super) const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The stateless version: no handshake, the version and capabilities in every request's `_meta`.
-pub const MODERN_VERSION: &str = "2026-07-28";
+pub(super) const MODERN_VERSION: &str = "2026-07-28";
 
-pub const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-pub const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(super) const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+pub(super) const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
+pub(super) const PARSE_ERROR: i64 = -32700;
+pub(super) const INVALID_REQUEST: i64 = -32600;
+pub(super) const METHOD_NOT_FOUND: i64 = -32601;
+pub(super) const INVALID_PARAMS: i64 = -32602;
+pub(super) const INTERNAL_ERROR: i64 = -32603;
 /// A request the server will not run (the client left first); the number LSP uses.
-pub const REQUEST_CANCELLED: i64 = -32800;
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+pub(super) const REQUEST_CANCELLED: i64 = -32800;
+pub(super) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Every version served, oldest first.
-pub fn supported_versions() -> Vec<&'static str> {
+pub(super) fn supported_versions() -> Vec<&'static str> {
     HANDSHAKE_VERSIONS
         .iter()
         .copied()
@@ -31,12 +31,12 @@ pub fn supported_versions() -> Vec<&'static str> {
         .collect()
 }
 
-pub fn server_info() -> Value {
+pub(super) fn server_info() -> Value {
     json!({"name": "codesmith", "title": "codesmith", "version": env!("CARGO_PKG_VERSION")})
 }
 
 /// What the server tells a model about itself (`instructions`).
-pub const INSTRUCTIONS: &str = "codesmith's tools work in one workspace, with paths relative to it. \
+pub(super) const INSTRUCTIONS: &str = "codesmith's tools work in one workspace, with paths relative to it. \
 Read a file with read_file before editing it with edit_file, write_file or apply_patch: an edit of \
 a file not read, or changed since it was read, is refused with the read_file call to make. Prefer \
 read_file, grep_files, file_search and list_dir over cat, grep, find and ls in exec_shell. Every \
@@ -44,14 +44,14 @@ result's text says what to do next when a call fails.";
 
 /// A JSON-RPC error to answer a request with.
 #[derive(Debug)]
-pub struct RpcError {
+pub(super) struct RpcError {
     pub code: i64,
     pub message: String,
     pub data: Option<Value>,
 }
 
 impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+    pub(super) fn new(code: i64, message: impl Into<String>) -> RpcError {
         RpcError {
             code,
             message: message.into(),
@@ -59,16 +59,16 @@ impl RpcError {
         }
     }
 
-    pub fn invalid_params(message: impl Into<String>) -> RpcError {
+    pub(super) fn invalid_params(message: impl Into<String>) -> RpcError {
         RpcError::new(INVALID_PARAMS, message)
     }
 }
 
-pub fn result_response(id: &Value, result: Value) -> Value {
+pub(super) fn result_response(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-pub fn error_response(id: &Value, error: RpcError) -> Value {
+pub(super) fn error_response(id: &Value, error: RpcError) -> Value {
     let mut body = Map::new();
     body.insert("code".into(), Value::from(error.code));
     body.insert("message".into(), Value::String(error.message));
@@ -78,13 +78,13 @@ pub fn error_response(id: &Value, error: RpcError) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": Value::Object(body)})
 }
 
-pub fn notification(method: &str, params: Value) -> Value {
+pub(super) fn notification(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
 /// Which protocol a request speaks, and what its client can do.
 #[derive(Debug, Clone)]
-pub struct Era {
+pub(super) struct Era {
     /// 2026-07-28: results carry `resultType` and the server's identity in `_meta`.
     pub modern: bool,
     /// The client can ask its user (`elicitation` among its capabilities, form mode).
@@ -98,7 +98,7 @@ pub struct Era {
 impl Era {
     /// Completes a result for this era: 2026-07-28 results say they are complete and who
     /// answered; the handshake versions have neither field.
-    pub fn finish(&self, mut result: Value) -> Value {
+    pub(super) fn finish(&self, mut result: Value) -> Value {
         if self.modern {
             if let Value::Object(map) = &mut result {
                 map.entry("resultType").or_insert_with(|| Value::from("complete"));
@@ -111,7 +111,7 @@ impl Era {
 
 /// Whether declared client capabilities include form elicitation: `elicitation: {}` (form
 /// implied) or `elicitation: {form: {...}}`; `{url: {...}}` alone is not a form.
-pub fn can_elicit_form(capabilities: &Value) -> bool {
+pub(super) fn can_elicit_form(capabilities: &Value) -> bool {
     match capabilities.get("elicitation") {
         Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
         _ => false,
@@ -119,7 +119,7 @@ pub fn can_elicit_form(capabilities: &Value) -> bool {
 }
 
 /// Whether the client declared elicitation in `url` mode alone (no form).
-pub fn elicits_url_only(capabilities: &Value) -> bool {
+pub(super) fn elicits_url_only(capabilities: &Value) -> bool {
     match capabilities.get("elicitation") {
         Some(Value::Object(modes)) => modes.contains_key("url") && !modes.contains_key("form"),
         _ => false,
@@ -128,7 +128,7 @@ pub fn elicits_url_only(capabilities: &Value) -> bool {
 
 /// The per-request version of a 2026-07-28 request: `Ok(None)` for a request without one (a
 /// handshake-era request), an error naming the supported versions for one not spoken here.
-pub fn request_version(params: &Value) -> Result<Option<String>, RpcError> {
+pub(super) fn request_version(params: &Value) -> Result<Option<String>, RpcError> {
     let Some(version) = params.get("_meta").and_then(|meta| meta.get(VERSION_KEY)) else {
         return Ok(None);
     };
@@ -148,7 +148,7 @@ pub fn request_version(params: &Value) -> Result<Option<String>, RpcError> {
 
 /// The version the server answers an `initialize` with: the client's when spoken here, else
 /// the newest handshake version (the client then decides whether to go on).
-pub fn negotiate(requested: Option<&str>) -> &'static str {
+pub(super) fn negotiate(requested: Option<&str>) -> &'static str {
     HANDSHAKE_VERSIONS
         .iter()
         .copied()

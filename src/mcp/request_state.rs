@@ -10,22 +10,22 @@
 use ring::hmac;
 use serde_json::Value;
 
-pub struct StateKey(hmac::Key);
+pub(super) struct StateKey(hmac::Key);
 
 impl StateKey {
-    pub fn generate() -> Option<StateKey> {
+    pub(super) fn generate() -> Option<StateKey> {
         let rng = ring::rand::SystemRandom::new();
         hmac::Key::generate(hmac::HMAC_SHA256, &rng).ok().map(StateKey)
     }
 
     /// The state for asking about `approval_id` on a call of `tool` with `arguments`.
-    pub fn seal(&self, approval_id: &str, tool: &str, arguments: &Value) -> String {
+    pub(super) fn seal(&self, approval_id: &str, tool: &str, arguments: &Value) -> String {
         let tag = hmac::sign(&self.0, &message(approval_id, tool, arguments));
         format!("v1.{approval_id}.{}", hex(tag.as_ref()))
     }
 
     /// Whether `state` was sealed by this process for `approval_id` on this very call.
-    pub fn verify(&self, state: &str, approval_id: &str, tool: &str, arguments: &Value) -> bool {
+    pub(super) fn verify(&self, state: &str, approval_id: &str, tool: &str, arguments: &Value) -> bool {
         let Some(rest) = state.strip_prefix("v1.") else {
             return false;
         };

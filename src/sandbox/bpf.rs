@@ -40,7 +40,7 @@ const AUDIT_ARCH: Option<u32> = None;
 /// A call refused when one of its arguments, masked, is one of `values` (its low 32 bits:
 /// the arguments filtered here are all `int` or `mode_t`, which the kernel reads as such).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArgFilter {
+pub(super) struct ArgFilter {
     pub nr: i64,
     /// Which argument, from 0.
     pub arg: u32,
@@ -71,7 +71,11 @@ impl Verdict {
 
 /// The program refusing `calls` (syscall numbers), the calls of `filters` for the argument
 /// values they name and, with `sockets`, `socket()` of every family but `AF_UNIX`.
-pub fn program(calls: &[i64], sockets: bool, filters: &[ArgFilter]) -> Result<Vec<sock_filter>, String> {
+pub(super) fn program(
+    calls: &[i64],
+    sockets: bool,
+    filters: &[ArgFilter],
+) -> Result<Vec<sock_filter>, String> {
     let arch = AUDIT_ARCH.ok_or_else(|| {
         format!(
             "the seccomp program is not written for {}",
@@ -104,7 +108,7 @@ pub fn program(calls: &[i64], sockets: bool, filters: &[ArgFilter]) -> Result<Ve
 ///
 /// # Safety
 /// System calls only; meant for the child between fork and exec.
-pub unsafe fn install(program: &[sock_filter]) -> Result<(), i32> {
+pub(super) unsafe fn install(program: &[sock_filter]) -> Result<(), i32> {
     let errno = || {
         std::io::Error::last_os_error()
             .raw_os_error()

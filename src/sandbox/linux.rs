@@ -37,7 +37,7 @@ const DEVICES: [&str; 8] = [
 
 /// The steps of [`Prepared::enter`] (and of the clone that starts it), by index, as the child
 /// reports a failure through a pipe.
-pub const STEPS: [(Layer, &str); 16] = [
+pub(super) const STEPS: [(Layer, &str); 16] = [
     (Layer::Mounts, "unshare(CLONE_NEWNS)"),
     (Layer::Mounts, "clone(CLONE_NEWUSER)"),
     (Layer::Mounts, "writing the user namespace's id maps"),
@@ -57,23 +57,23 @@ pub const STEPS: [(Layer, &str); 16] = [
 ];
 
 /// Indexes into [`STEPS`].
-pub mod step {
-    pub const UNSHARE_MOUNTS: usize = 0;
-    pub const CLONE_USER: usize = 1;
-    pub const ID_MAPS: usize = 2;
-    pub const PRIVATE: usize = 3;
-    pub const CLONE_ROOT: usize = 4;
-    pub const READ_ONLY: usize = 5;
-    pub const MOUNT_BACK: usize = 6;
-    pub const PROTECT: usize = 7;
-    pub const REOPEN: usize = 8;
-    pub const NO_NEW_PRIVS: usize = 9;
-    pub const LANDLOCK: usize = 10;
-    pub const SECCOMP: usize = 11;
-    pub const MASK: usize = 12;
-    pub const CAPABILITIES: usize = 13;
-    pub const CLONE_PIDS: usize = 14;
-    pub const CLONE_USER_PIDS: usize = 15;
+pub(super) mod step {
+    pub(crate) const UNSHARE_MOUNTS: usize = 0;
+    pub(crate) const CLONE_USER: usize = 1;
+    pub(crate) const ID_MAPS: usize = 2;
+    pub(crate) const PRIVATE: usize = 3;
+    pub(crate) const CLONE_ROOT: usize = 4;
+    pub(crate) const READ_ONLY: usize = 5;
+    pub(crate) const MOUNT_BACK: usize = 6;
+    pub(crate) const PROTECT: usize = 7;
+    pub(crate) const REOPEN: usize = 8;
+    pub(crate) const NO_NEW_PRIVS: usize = 9;
+    pub(crate) const LANDLOCK: usize = 10;
+    pub(crate) const SECCOMP: usize = 11;
+    pub(crate) const MASK: usize = 12;
+    pub(crate) const CAPABILITIES: usize = 13;
+    pub(crate) const CLONE_PIDS: usize = 14;
+    pub(crate) const CLONE_USER_PIDS: usize = 15;
 }
 
 /// Builds the failure of step `index` with the current errno.

@@ -68,14 +68,14 @@ fn is_false(flag: &bool) -> bool {
 mod ns {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
         match i64::try_from(*value) {
             Ok(small) => serializer.serialize_i64(small),
             Err(_) => serializer.serialize_i128(*value),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i128, D::Error> {
         i64::deserialize(deserializer).map(i128::from)
     }
 }
@@ -83,14 +83,14 @@ mod ns {
 mod opt_ns {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(value: &Option<i128>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(value: &Option<i128>, serializer: S) -> Result<S::Ok, S::Error> {
         match value {
             Some(value) => super::ns::serialize(value, serializer),
             None => serializer.serialize_none(),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i128>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i128>, D::Error> {
         Option::<i64>::deserialize(deserializer).map(|value| value.map(i128::from))
     }
 }

@@ -14,9 +14,9 @@ use crate::net_support::{
     assert_private_namespace, audit_lines, config, html, redirect, Reply, Server, Trap,
 };
 
-pub const TRUSTED: &str = "[network]\ndefault = \"allow\"\ntrusted_cidrs = [\"127.0.0.2/32\"]\n";
+pub(super) const TRUSTED: &str = "[network]\ndefault = \"allow\"\ntrusted_cidrs = [\"127.0.0.2/32\"]\n";
 
-pub fn fetch(ws: &Ws, url: &str) -> Outcome {
+pub(super) fn fetch(ws: &Ws, url: &str) -> Outcome {
     ws.call("fetch_url", json!({ "url": url }))
 }
 

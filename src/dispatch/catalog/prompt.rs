@@ -12,7 +12,7 @@ const LACKING: [(Capability, &str); 4] = [
     (Capability::Network, "fetch web pages or reach the network"),
 ];
 
-pub fn render(specs: &[&'static ToolSpec]) -> String {
+pub(super) fn render(specs: &[&'static ToolSpec]) -> String {
     let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
     let mut out = String::from("<tools>\n");
     if names.is_empty() {

@@ -44,7 +44,7 @@ struct Kept {
     is_dir: bool,
 }
 
-pub struct MountPlan {
+pub(super) struct MountPlan {
     /// Mount a `/proc` of the command's own PID namespace (set when that layer is entered).
     pub fresh_proc: bool,
     /// Outermost first, so an inner root is mounted on top of the outer one.
@@ -57,7 +57,7 @@ pub struct MountPlan {
     binds: Vec<(CString, Bind)>,
 }
 
-pub fn plan(request: &Request) -> Result<MountPlan, String> {
+pub(super) fn plan(request: &Request) -> Result<MountPlan, String> {
     let mut writable: Vec<&PathBuf> = request.writable.iter().filter(|p| p.is_dir()).collect();
     writable.sort_by_key(|p| p.components().count());
     let mut binds: Vec<(&PathBuf, Bind)> = Vec::new();
@@ -119,7 +119,7 @@ fn kept(request: &Request) -> Result<Vec<Kept>, String> {
 ///
 /// The working directory is set by the caller afterwards: a cwd taken before step 4 would
 /// still point into the read-only copy.
-pub unsafe fn enter(plan: &MountPlan) -> Result<(), (usize, i32)> {
+pub(super) unsafe fn enter(plan: &MountPlan) -> Result<(), (usize, i32)> {
     if libc::unshare(libc::CLONE_NEWNS) != 0 {
         return Err((step::UNSHARE_MOUNTS, errno()));
     }

@@ -30,7 +30,7 @@ struct CapData {
 ///
 /// # Safety
 /// System calls only; meant for the child between clone and exec.
-pub unsafe fn drop_all() -> Result<(), i32> {
+pub(super) unsafe fn drop_all() -> Result<(), i32> {
     use super::errno;
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
         return Err(errno());

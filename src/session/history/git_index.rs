@@ -9,7 +9,7 @@ use std::fs;
 use std::path::Path;
 
 /// One entry: the stat data git recorded when it last hashed the file, and the blob id.
-pub struct Entry {
+pub(super) struct Entry {
     pub path: Vec<u8>,
     pub ctime: (u32, u32),
     pub mtime: (u32, u32),
@@ -19,7 +19,7 @@ pub struct Entry {
     pub oid: [u8; 20],
 }
 
-pub struct Index {
+pub(super) struct Index {
     pub entries: Vec<Entry>,
     /// The index file's own mtime (seconds, nanoseconds): an entry whose file changed in the
     /// same clock tick as the index was written may have changed unseen ("racily clean").
@@ -36,7 +36,7 @@ const NAME_MASK: u16 = 0x0fff;
 
 /// Reads the index at `path`: `Ok(None)` when there is none, `Err` when it holds something this
 /// reader does not handle.
-pub fn read(path: &Path) -> Result<Option<Index>, String> {
+pub(super) fn read(path: &Path) -> Result<Option<Index>, String> {
     use std::os::unix::fs::MetadataExt;
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
@@ -54,7 +54,7 @@ pub fn read(path: &Path) -> Result<Option<Index>, String> {
 
 impl Index {
     /// Whether the file at `path` is still the version this was read from.
-    pub fn is_current(&self, path: &Path) -> bool {
+    pub(super) fn is_current(&self, path: &Path) -> bool {
         use std::os::unix::fs::MetadataExt;
         fs::metadata(path).is_ok_and(|meta| {
             (meta.mtime(), meta.mtime_nsec()) == self.mtime && (meta.len(), meta.ino()) == self.identity

@@ -33,7 +33,7 @@ const MAX_THREADS: usize = 4;
 
 /// What differs from the index.
 #[derive(Default)]
-pub struct Changes {
+pub(super) struct Changes {
     /// Paths whose content, type, executable bit or presence changed, and new files.
     pub changed: Vec<Vec<u8>>,
     /// Paths whose stat data changed but not their content: git re-reads them only to bring
@@ -83,7 +83,7 @@ struct Found {
 
 /// Compares the working tree under `root` with `index`; `exclude` holds the shadow's extra
 /// ignore rules. With `watch`, every directory read is watched from then on.
-pub fn changes(root: &Path, index: &Index, exclude: Gitignore, watch: Option<&Watch>) -> Changes {
+pub(super) fn changes(root: &Path, index: &Index, exclude: Gitignore, watch: Option<&Watch>) -> Changes {
     let root_job = Job {
         rel: Vec::new(),
         ignores: Arc::new(Vec::new()),
@@ -104,7 +104,7 @@ pub fn changes(root: &Path, index: &Index, exclude: Gitignore, watch: Option<&Wa
 
 /// The changes a command made, from the paths its watch events name (see [`Watch`]) and the
 /// entries the walk before it did not reach; nothing else is read.
-pub fn changes_named(
+pub(super) fn changes_named(
     root: &Path,
     index: &Index,
     exclude: Gitignore,

@@ -14,7 +14,7 @@ use super::{git_index, scan};
 use crate::session::state::State;
 
 /// What [`Shadow::refresh`] did.
-pub struct Refreshed {
+pub(super) struct Refreshed {
     /// Whether the index changed.
     pub changed: bool,
     /// The index entries the walk did not reach; `None` when git did the work.
@@ -28,14 +28,14 @@ pub struct Refreshed {
 
 /// What the "after" snapshot of a watched command reads: the paths the events name, the
 /// entries the walk before did not reach, against the index as it was then.
-pub struct Since {
+pub(super) struct Since {
     pub events: watch::Events,
     pub unreached: Vec<Vec<u8>>,
     pub index: Option<git_index::Index>,
 }
 
 /// The marker of a tree too large to snapshot (its text says why).
-pub const TOO_LARGE: &str = "too-large";
+pub(super) const TOO_LARGE: &str = "too-large";
 /// The tree of the index, with the identity of the index file it was written from.
 const TREE: &str = "tree";
 /// Touched files (stat changed, content not) are left stale in the index up to this many; past
@@ -45,13 +45,13 @@ const MAX_TOUCHED: usize = 256;
 /// The tree git computes for an empty directory (known to git without being stored).
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-pub struct Shadow {
+pub(super) struct Shadow {
     pub git_dir: PathBuf,
     pub root: PathBuf,
 }
 
 impl Shadow {
-    pub fn open(state: &State, root: &Path) -> std::io::Result<Shadow> {
+    pub(super) fn open(state: &State, root: &Path) -> std::io::Result<Shadow> {
         let git_dir = super::history_dir(state).join("shadow");
         let shadow = Shadow {
             git_dir,
@@ -157,7 +157,7 @@ impl Shadow {
         command
     }
 
-    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
+    pub(super) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
         let output = self
             .git()
             .args(args)
@@ -185,7 +185,7 @@ impl Shadow {
     /// (see [`scan`]); git hashes only what it found changed, and does all the work itself for
     /// an index [`git_index`] does not read. With `watch`, every directory read is watched from
     /// then on; after a command, `since` says what its watch saw, and only that is read.
-    pub fn refresh(&self, watch: Option<&Watch>, since: Option<Since>) -> Result<Refreshed, String> {
+    pub(super) fn refresh(&self, watch: Option<&Watch>, since: Option<Since>) -> Result<Refreshed, String> {
         let git_did_it = Refreshed {
             changed: true,
             unreached: None,
@@ -281,7 +281,7 @@ impl Shadow {
     }
 
     /// Snapshots the working tree into a tree id, watching it from then on.
-    pub fn snapshot(&self) -> Result<Before, String> {
+    pub(super) fn snapshot(&self) -> Result<Before, String> {
         let watch = Watch::new();
         let refreshed = self.refresh(watch.as_ref(), None)?;
         let tree = self.tree(refreshed.changed)?;
@@ -303,7 +303,7 @@ impl Shadow {
     }
 
     /// The tree of the index: the one stored with it when the index has not changed since.
-    pub fn tree(&self, index_changed: bool) -> Result<String, String> {
+    pub(super) fn tree(&self, index_changed: bool) -> Result<String, String> {
         let stored = self.git_dir.join(TREE);
         let index = self.index_identity();
         if !index_changed {
@@ -344,7 +344,7 @@ impl Shadow {
 /// Drops the shadow's objects that its index no longer uses (older versions of changed files,
 /// whose content the checkpoints hold in their own blobs). Objects younger than an hour are
 /// kept: a snapshot running in parallel may not have put them in the index yet.
-pub fn prune_shadow(state: &State) {
+pub(super) fn prune_shadow(state: &State) {
     let Some(root) = state.dir().parent() else { return };
     let git_dir = super::history_dir(state).join("shadow");
     if !git_dir.join("HEAD").exists() {
@@ -359,7 +359,10 @@ pub fn prune_shadow(state: &State) {
 
 impl Shadow {
     /// The contents of blobs, by id (`git cat-file --batch`).
-    pub fn cat_blobs(&self, ids: &[&str]) -> Result<std::collections::HashMap<String, Vec<u8>>, String> {
+    pub(super) fn cat_blobs(
+        &self,
+        ids: &[&str],
+    ) -> Result<std::collections::HashMap<String, Vec<u8>>, String> {
         let mut blobs = std::collections::HashMap::new();
         if ids.is_empty() {
             return Ok(blobs);

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use inotify::{EventMask, Inotify, WatchMask};
 
 /// Open watches, by descriptor, on the directories they name (workspace-relative).
-pub struct Watch {
+pub(super) struct Watch {
     inotify: Inotify,
     dirs: Mutex<HashMap<i32, Vec<u8>>>,
     /// Set once a watch could not be added: the events would not cover the tree.
@@ -28,7 +28,7 @@ pub struct Watch {
 
 /// What the events name.
 #[derive(Default)]
-pub struct Events {
+pub(super) struct Events {
     /// Paths (workspace-relative) of files created, changed, removed or moved.
     pub files: Vec<Vec<u8>>,
     /// Directories created, removed or moved: everything beneath them is to be read again.
@@ -48,7 +48,7 @@ const MASK: WatchMask = WatchMask::MODIFY
     .union(WatchMask::DONT_FOLLOW);
 
 impl Watch {
-    pub fn new() -> Option<Watch> {
+    pub(super) fn new() -> Option<Watch> {
         Some(Watch {
             inotify: Inotify::init().ok()?,
             dirs: Mutex::new(HashMap::new()),
@@ -57,7 +57,7 @@ impl Watch {
     }
 
     /// Watches the directory `abs`, known as `rel`.
-    pub fn add(&self, abs: &Path, rel: &[u8]) {
+    pub(super) fn add(&self, abs: &Path, rel: &[u8]) {
         let added = self.inotify.watches().add(abs, MASK);
         match (added, self.dirs.lock()) {
             (Ok(wd), Ok(mut dirs)) => {
@@ -68,7 +68,7 @@ impl Watch {
     }
 
     /// The events since the watches were added; `None` when they may not tell everything.
-    pub fn events(mut self) -> Option<Events> {
+    pub(super) fn events(mut self) -> Option<Events> {
         if self.incomplete.load(Ordering::Relaxed) {
             return None;
         }

@@ -19,7 +19,7 @@ use crate::fs::workspace::WsPath;
 
 /// A file's text as lines: where each starts (4 bytes a line, not a 16-byte slice: a large
 /// file has hundreds of thousands).
-pub struct FileText<'a> {
+pub(super) struct FileText<'a> {
     text: &'a str,
     starts: Vec<u32>,
     /// The ending most lines use; what added lines get.
@@ -29,7 +29,7 @@ pub struct FileText<'a> {
 
 impl<'a> FileText<'a> {
     /// `text` is at most [`crate::tools::file_change::MAX_FILE_BYTES`] long, well under 4 GB.
-    pub fn new(text: &'a str) -> FileText<'a> {
+    pub(super) fn new(text: &'a str) -> FileText<'a> {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         let (mut crlf, mut lf) = (0usize, 0usize);
         let mut start = 0;
@@ -92,7 +92,7 @@ impl Lines for FileText<'_> {
 /// added text, in order. A large file is then never copied whole: its untouched stretches are
 /// written straight from the old text.
 #[derive(Debug, Clone, Default)]
-pub struct Splice {
+pub(super) struct Splice {
     /// `(added, start, end)`: a range of `added` when true, of the old text when false.
     parts: Vec<(bool, usize, usize)>,
     added: String,
@@ -101,7 +101,7 @@ pub struct Splice {
 
 impl Splice {
     /// The parts as text, given the old text the splice was made from.
-    pub fn slices<'s>(&'s self, old: &'s str) -> impl Iterator<Item = &'s str> + 's {
+    pub(super) fn slices<'s>(&'s self, old: &'s str) -> impl Iterator<Item = &'s str> + 's {
         self.parts.iter().map(move |&(added, start, end)| {
             if added {
                 &self.added[start..end]
@@ -112,7 +112,7 @@ impl Splice {
     }
 
     /// The parts as bytes, given the old bytes (for plain UTF-8, the old text's bytes).
-    pub fn byte_slices<'s>(&'s self, old: &'s [u8]) -> impl Iterator<Item = &'s [u8]> + 's {
+    pub(super) fn byte_slices<'s>(&'s self, old: &'s [u8]) -> impl Iterator<Item = &'s [u8]> + 's {
         self.parts.iter().map(move |&(added, start, end)| {
             if added {
                 &self.added.as_bytes()[start..end]
@@ -123,7 +123,7 @@ impl Splice {
     }
 
     /// The whole new text.
-    pub fn to_text(&self, old: &str) -> String {
+    pub(super) fn to_text(&self, old: &str) -> String {
         let mut text = String::with_capacity(self.len);
         for slice in self.slices(old) {
             text.push_str(slice);
@@ -131,7 +131,7 @@ impl Splice {
         text
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
@@ -233,7 +233,7 @@ impl Out {
 }
 
 /// What applying one file's hunks produced.
-pub struct Applied {
+pub(super) struct Applied {
     /// The new content, as a splice of the text the hunks were applied to.
     pub splice: Splice,
     pub hunks: Vec<HunkResult>,
@@ -242,7 +242,7 @@ pub struct Applied {
 }
 
 #[derive(Debug, Clone)]
-pub struct HunkResult {
+pub(super) struct HunkResult {
     /// 1-based line the hunk was applied at in the old file.
     pub line: usize,
     /// How far that is from where the header said (0 for `*** Begin Patch` chunks).
@@ -251,13 +251,13 @@ pub struct HunkResult {
 }
 
 /// Who the hunks belong to, for messages.
-pub struct Target<'p> {
+pub(super) struct Target<'p> {
     pub path: &'p WsPath,
     pub patch: &'p FilePatch,
 }
 
 /// Applies `target.patch`'s hunks to `text`.
-pub fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
+pub(super) fn apply(text: &str, target: &Target) -> Result<Applied, ToolError> {
     let file = FileText::new(text);
     let patch = target.patch;
     let n = file.count();

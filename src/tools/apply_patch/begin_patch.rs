@@ -23,7 +23,7 @@ const FORMS: &str = "Legal lines: `*** Add File: PATH`, `*** Delete File: PATH`,
      starting with ` ` (context), `-` (removed) or `+` (added), `*** End of File`, `*** End Patch`.";
 
 /// True when the text's first meaningful line is `*** Begin Patch`.
-pub fn detect(text: &str) -> bool {
+pub(super) fn detect(text: &str) -> bool {
     // The marker opens the patch (after at most a few heredoc, fence or blank lines): one
     // SIMD scan of the head rules out a unified diff before any line is split.
     const HEAD_BYTES: usize = 64 * 1024;
@@ -117,7 +117,7 @@ fn marker(line: &str) -> Option<Marker<'_>> {
 }
 
 /// Parses a `*** Begin Patch` patch. Line numbers in errors are 1-based lines of `text`.
-pub fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
+pub(super) fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
     let lines = patch_lines(text);
     let (start, end) = frame(&lines);
     if !lines.get(start).is_some_and(|l| is_begin(l)) {

@@ -98,7 +98,7 @@ const WRITE: WriteOptions = WriteOptions {
 
 /// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
 /// reverse order. Refreshes the session's fingerprints of every file written.
-pub fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
+pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
     let changes = checkpoint_changes(&steps);
     let recorded = record_checkpoint(ctx, &changes);
     let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();

@@ -16,7 +16,7 @@ use super::model::{FilePatch, Op};
 
 /// `Ok` when at most one file needs a read (planning then reports it, with its patch line);
 /// otherwise an error with the first problem's code listing every file and its read_file call.
-pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
+pub(super) fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
     // With one file to check, planning's own gate reports it (with its patch line), so the
     // content of a large file is not hashed twice.
     let candidates = files
@@ -40,7 +40,7 @@ pub fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolError> {
 
 /// For a dry run, which writes nothing and so needs no read: the notice naming the files that
 /// applying the patch will need read first, if any.
-pub fn preview_notice(ctx: &Context, files: &[FilePatch]) -> Option<String> {
+pub(super) fn preview_notice(ctx: &Context, files: &[FilePatch]) -> Option<String> {
     let calls: Vec<String> = needing_a_read(ctx, files)
         .iter()
         .map(|(path, _)| format!("call read_file with path={}", path.call_arg()))

@@ -18,7 +18,7 @@ use crate::session::context::Context;
 
 /// Plans `file` when it deletes or renames a symlink; returns false (nothing planned) for
 /// every other change, which goes through the link to its target as usual.
-pub fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool, ToolError> {
+pub(super) fn plan(ctx: &Context, plan: &mut Planning, file: &FilePatch) -> Result<bool, ToolError> {
     let moves = file.op == Op::Update && file.move_to.is_some() && !file.copy;
     if file.op != Op::Delete && !moves {
         return Ok(false);
@@ -135,7 +135,7 @@ fn destination(
 
 /// A symlink the patch names: where the link itself is, and what it points to.
 #[derive(Debug, Clone)]
-pub struct Link {
+pub(super) struct Link {
     /// The link's own path (its directory resolved, its last component not followed).
     pub path: WsPath,
     /// The link's text, as `readlink` returns it (restored verbatim on rollback).
@@ -143,7 +143,7 @@ pub struct Link {
 }
 
 /// The symlink `given` (a path of `file`) names, if its last component is one.
-pub fn link_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<Option<Link>, ToolError> {
+pub(super) fn link_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<Option<Link>, ToolError> {
     let lexical = Path::new(given);
     let Some(name) = lexical.file_name() else {
         return Ok(None);
@@ -181,14 +181,14 @@ pub fn link_at(ctx: &Context, given: &str, file: &FilePatch) -> Result<Option<Li
 }
 
 /// A change to a link, run before the patch's content changes.
-pub enum LinkStep {
+pub(super) enum LinkStep {
     Remove(Link),
     Move { link: Link, to: WsPath },
 }
 
 impl LinkStep {
     /// Performs the step; returns the directories it created (deepest first), for undo.
-    pub fn perform(&self) -> Result<Vec<PathBuf>, ToolError> {
+    pub(super) fn perform(&self) -> Result<Vec<PathBuf>, ToolError> {
         match self {
             LinkStep::Remove(link) => {
                 let roots = &link.path.roots;
@@ -209,7 +209,7 @@ impl LinkStep {
     }
 
     /// Puts the link back; on failure returns its path.
-    pub fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), String> {
+    pub(super) fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), String> {
         match self {
             LinkStep::Remove(link) => link
                 .path
@@ -227,7 +227,7 @@ impl LinkStep {
     }
 
     /// The path the link leaves (for pruning emptied directories).
-    pub fn vacated(&self) -> &Path {
+    pub(super) fn vacated(&self) -> &Path {
         match self {
             LinkStep::Remove(link) | LinkStep::Move { link, .. } => &link.path.abs,
         }

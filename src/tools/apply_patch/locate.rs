@@ -12,11 +12,11 @@
 //! guess that can land an edit in the wrong place.
 
 /// How far from the expected position a hunk may be found, in lines, either way.
-pub const MAX_WINDOW: usize = 50;
+pub(super) const MAX_WINDOW: usize = 50;
 
 /// How forgiving a match was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Fuzz {
+pub(super) enum Fuzz {
     Exact,
     TrailingWhitespace,
     Whitespace,
@@ -24,14 +24,14 @@ pub enum Fuzz {
 }
 
 impl Fuzz {
-    pub const LEVELS: [Fuzz; 4] = [
+    pub(super) const LEVELS: [Fuzz; 4] = [
         Fuzz::Exact,
         Fuzz::TrailingWhitespace,
         Fuzz::Whitespace,
         Fuzz::Punctuation,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Fuzz::Exact => "exact",
             Fuzz::TrailingWhitespace => "trailing_whitespace",
@@ -41,7 +41,7 @@ impl Fuzz {
     }
 
     /// Whether `file` and `patch` are the same line at this level.
-    pub fn same(self, file: &str, patch: &str) -> bool {
+    pub(super) fn same(self, file: &str, patch: &str) -> bool {
         match self {
             Fuzz::Exact => file == patch,
             Fuzz::TrailingWhitespace => file.trim_end() == patch.trim_end(),
@@ -56,7 +56,7 @@ impl Fuzz {
 
 /// Folds typographic punctuation to ASCII: curly quotes, primes, dashes, ellipsis, and the
 /// exotic spaces (non-breaking, thin, ideographic ...).
-pub fn fold_punctuation(text: &str) -> impl Iterator<Item = char> + '_ {
+pub(super) fn fold_punctuation(text: &str) -> impl Iterator<Item = char> + '_ {
     text.chars().flat_map(|c| {
         let folded: &'static str = match c {
             '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{00B4}' => "'",
@@ -72,7 +72,7 @@ pub fn fold_punctuation(text: &str) -> impl Iterator<Item = char> + '_ {
 }
 
 /// Random access to a file's lines, without their endings.
-pub trait Lines {
+pub(super) trait Lines {
     fn count(&self) -> usize;
     fn line(&self, i: usize) -> &str;
 }
@@ -89,7 +89,7 @@ impl Lines for [&str] {
 
 /// Where to look.
 #[derive(Debug, Clone, Copy)]
-pub enum Search {
+pub(super) enum Search {
     /// Around `expected` (a unified hunk's header line plus the carried offset), never before `min`.
     Near { expected: usize, min: usize },
     /// Anywhere from `from` on (`*** Begin Patch` chunks, which carry no line numbers). With
@@ -101,7 +101,7 @@ pub enum Search {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Located {
+pub(super) enum Located {
     Found { at: usize, fuzz: Fuzz },
     Ambiguous { first: usize, second: usize, fuzz: Fuzz },
     NotFound,
@@ -116,7 +116,7 @@ fn matches_at<L: Lines + ?Sized>(file: &L, pattern: &[&str], at: usize, fuzz: Fu
 }
 
 /// Finds `pattern` (the hunk's old lines) in `file`.
-pub fn locate<L: Lines + ?Sized>(file: &L, pattern: &[&str], search: Search) -> Located {
+pub(super) fn locate<L: Lines + ?Sized>(file: &L, pattern: &[&str], search: Search) -> Located {
     let n = file.count();
     let len = pattern.len();
     if len > n {
@@ -168,7 +168,7 @@ pub fn locate<L: Lines + ?Sized>(file: &L, pattern: &[&str], search: Search) -> 
 
 /// Finds a single line (a `@@ <context>` anchor) at or after `from`: the first hit at the
 /// strictest level that has one.
-pub fn find_line<L: Lines + ?Sized>(file: &L, line: &str, from: usize) -> Option<(usize, Fuzz)> {
+pub(super) fn find_line<L: Lines + ?Sized>(file: &L, line: &str, from: usize) -> Option<(usize, Fuzz)> {
     Fuzz::LEVELS.into_iter().find_map(|fuzz| {
         (from..file.count())
             .find(|&i| fuzz.same(file.line(i), line))
@@ -178,7 +178,7 @@ pub fn find_line<L: Lines + ?Sized>(file: &L, line: &str, from: usize) -> Option
 
 /// The position in `range` where the most pattern lines match (whitespace-insensitively),
 /// nearest to `expected` on a tie: what a failure message shows as "closest text".
-pub fn best_effort<L: Lines + ?Sized>(
+pub(super) fn best_effort<L: Lines + ?Sized>(
     file: &L,
     pattern: &[&str],
     lo: usize,

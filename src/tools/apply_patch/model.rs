@@ -3,7 +3,7 @@
 
 /// One line of a hunk body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BodyLine {
+pub(super) struct BodyLine {
     pub tag: Tag,
     /// The line's text without its line ending (and without a `\r` before it).
     pub text: String,
@@ -12,7 +12,7 @@ pub struct BodyLine {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tag {
+pub(super) enum Tag {
     Context,
     Remove,
     Add,
@@ -20,7 +20,7 @@ pub enum Tag {
 
 /// One hunk (unified) or chunk (`*** Begin Patch`).
 #[derive(Debug, Clone, Default)]
-pub struct Hunk {
+pub(super) struct Hunk {
     /// The 1-based line the old side starts at, from `@@ -a,b ...`; `None` in the
     /// `*** Begin Patch` format, where position comes from context alone.
     pub old_start: Option<usize>,
@@ -39,22 +39,22 @@ pub struct Hunk {
 
 impl Hunk {
     /// The lines the hunk expects to find (context and removed), in order.
-    pub fn old_lines(&self) -> impl Iterator<Item = &BodyLine> {
+    pub(super) fn old_lines(&self) -> impl Iterator<Item = &BodyLine> {
         self.body.iter().filter(|l| l.tag != Tag::Add)
     }
 
-    pub fn old_len(&self) -> usize {
+    pub(super) fn old_len(&self) -> usize {
         self.old_lines().count()
     }
 
-    pub fn new_len(&self) -> usize {
+    pub(super) fn new_len(&self) -> usize {
         self.body.iter().filter(|l| l.tag != Tag::Remove).count()
     }
 }
 
 /// What happens to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(super) enum Op {
     /// Create `path` (it must not exist, unless it is being deleted or moved away by the same patch).
     Add,
     /// Delete `path`.
@@ -65,7 +65,7 @@ pub enum Op {
 
 /// One file's part of a patch.
 #[derive(Debug, Clone)]
-pub struct FilePatch {
+pub(super) struct FilePatch {
     pub op: Op,
     /// The file the change reads (for `Add`: the file created).
     pub path: String,
@@ -91,7 +91,7 @@ pub struct FilePatch {
 }
 
 impl FilePatch {
-    pub fn new(op: Op, path: String, line: usize) -> FilePatch {
+    pub(super) fn new(op: Op, path: String, line: usize) -> FilePatch {
         FilePatch {
             op,
             path,
@@ -109,13 +109,13 @@ impl FilePatch {
 
 /// Which format a patch was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(super) enum Format {
     Unified,
     BeginPatch,
 }
 
 impl Format {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Format::Unified => "unified",
             Format::BeginPatch => "begin_patch",
@@ -125,7 +125,7 @@ impl Format {
 
 /// A parse failure: the patch line it is about, what is wrong, and the legal forms.
 #[derive(Debug, Clone)]
-pub struct ParseError {
+pub(super) struct ParseError {
     pub line: usize,
     pub message: String,
     /// The patch parses, but asks for something apply_patch does not do (a symlink, a
@@ -134,7 +134,7 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    pub fn new(line: usize, message: impl Into<String>) -> ParseError {
+    pub(super) fn new(line: usize, message: impl Into<String>) -> ParseError {
         ParseError {
             line,
             message: message.into(),
@@ -142,7 +142,7 @@ impl ParseError {
         }
     }
 
-    pub fn unsupported(line: usize, message: impl Into<String>) -> ParseError {
+    pub(super) fn unsupported(line: usize, message: impl Into<String>) -> ParseError {
         ParseError {
             unsupported: true,
             ..ParseError::new(line, message)
@@ -153,7 +153,7 @@ impl ParseError {
 /// Splits patch text into lines, each without its `\n`; a `\r` before the `\n` stays, because
 /// in a `git diff` of a CRLF file it belongs to the line's content. A patch whose every line
 /// ends in `\r\n` was itself converted to CRLF in transit; those `\r` are dropped.
-pub fn patch_lines(text: &str) -> Vec<&str> {
+pub(super) fn patch_lines(text: &str) -> Vec<&str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     if body.is_empty() {
         return Vec::new();
@@ -176,7 +176,7 @@ pub fn patch_lines(text: &str) -> Vec<&str> {
 }
 
 /// A body line from its text after the tag character.
-pub fn body_line(tag: Tag, rest: &str) -> BodyLine {
+pub(super) fn body_line(tag: Tag, rest: &str) -> BodyLine {
     match rest.strip_suffix('\r') {
         Some(text) => BodyLine {
             tag,

@@ -57,7 +57,7 @@ struct Slot {
 }
 
 /// One entry of the result: what happened to one file of the patch.
-pub struct FileReport {
+pub(super) struct FileReport {
     pub status: &'static str,
     pub path: String,
     pub from: Option<String>,
@@ -65,11 +65,11 @@ pub struct FileReport {
 }
 
 impl FileReport {
-    pub fn fuzz(&self) -> Option<Fuzz> {
+    pub(super) fn fuzz(&self) -> Option<Fuzz> {
         self.hunks.iter().map(|h| h.fuzz).max()
     }
 
-    pub fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> Value {
         // Built as values directly: `json!` would serialize the list of positions (a thousand
         // objects for a large patch) into a second copy.
         let positions: Vec<Value> = self
@@ -100,7 +100,7 @@ impl FileReport {
 }
 
 /// The computed change, not yet written: every file's final bytes, already past the gates.
-pub struct Plan {
+pub(super) struct Plan {
     pub steps: Vec<Step>,
     pub reports: Vec<FileReport>,
     pub diff: String,
@@ -109,7 +109,7 @@ pub struct Plan {
 }
 
 /// Computes every file's new content. Nothing is written.
-pub fn plan(ctx: &Context, files: &[FilePatch], preview: bool) -> Result<Plan, ToolError> {
+pub(super) fn plan(ctx: &Context, files: &[FilePatch], preview: bool) -> Result<Plan, ToolError> {
     let mut plan = Planning {
         preview,
         slots: Vec::new(),

@@ -32,7 +32,7 @@ struct GitHeader {
 
 /// Parses a unified diff. `exists` tells whether a workspace-relative path exists; it decides
 /// whether leading `a/` `b/` style components are prefixes to strip.
-pub fn parse(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<Vec<FilePatch>, ParseError> {
+pub(super) fn parse(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<Vec<FilePatch>, ParseError> {
     let lines = patch_lines(text);
     let mut files = Vec::new();
     let mut i = 0;
@@ -465,7 +465,7 @@ fn header_path(text: &str, line: usize) -> Result<Option<String>, ParseError> {
 }
 
 /// Undoes git's C-style quoting (`"dir/caf\303\251 x.txt"`); unquoted text is returned as is.
-pub fn unquote_path(text: &str, line: usize) -> Result<String, ParseError> {
+pub(super) fn unquote_path(text: &str, line: usize) -> Result<String, ParseError> {
     let text = text.strip_suffix('\r').unwrap_or(text);
     let Some(inner) = text.strip_prefix('"') else {
         return Ok(text.to_string());
@@ -695,7 +695,7 @@ fn settle_plain(
 }
 
 /// A line shortened for quoting in a message.
-pub fn clip(text: &str) -> String {
+pub(super) fn clip(text: &str) -> String {
     const MAX: usize = 80;
     let text = text.strip_suffix('\r').unwrap_or(text);
     if text.chars().count() <= MAX {

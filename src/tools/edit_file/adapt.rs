@@ -8,7 +8,7 @@ use similar::{Algorithm, DiffOp};
 
 /// How the replacement's indentation was changed to fit the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IndentChange {
+pub(super) enum IndentChange {
     /// None needed.
     Kept,
     /// The file is indented deeper by this prefix on every line; new lines got it too.
@@ -24,7 +24,7 @@ pub enum IndentChange {
 
 impl IndentChange {
     /// `data.indentation`: how new lines were shifted, if they were.
-    pub fn as_field(&self) -> Option<&'static str> {
+    pub(super) fn as_field(&self) -> Option<&'static str> {
         match self {
             IndentChange::Kept => None,
             IndentChange::Added(_) => Some("shifted_right"),
@@ -34,7 +34,7 @@ impl IndentChange {
         }
     }
 
-    pub fn describe(&self) -> Option<String> {
+    pub(super) fn describe(&self) -> Option<String> {
         let show = |p: &str| {
             let tabs = p.matches('\t').count();
             let spaces = p.matches(' ').count();
@@ -84,7 +84,7 @@ fn lead(line: &str) -> &str {
 /// stand-in instead, is folded to that stand-in in the new lines, so typeset text pasted into
 /// search and replace does not leak into a file written in ASCII. The returned flag says
 /// whether that folding changed anything.
-pub fn adapt(
+pub(super) fn adapt(
     matched: &str,
     search: &str,
     replace: &str,
@@ -193,7 +193,7 @@ fn shift(line: &str, change: &IndentChange, mapped: &BTreeMap<String, String>) -
 /// `line` with each typographic character that search used but the file's span does not (the
 /// span has the character's ASCII stand-in there) folded to that stand-in. Characters search
 /// did not contain are the model's own choice and stay.
-pub fn fold_like_file(line: &str, matched: &str, search: &str) -> String {
+pub(super) fn fold_like_file(line: &str, matched: &str, search: &str) -> String {
     line.chars()
         .map(|c| match super::matching::punctuation_stand_in(c) {
             Some(ascii) if search.contains(c) && !matched.contains(c) && matched.contains(ascii) => ascii,

@@ -18,14 +18,14 @@ const MIN_SIMILARITY: f64 = 0.4;
 const SHOW_CHARS: usize = 160;
 
 /// A diagnosis: what to say, and the line a re-read should start near.
-pub struct Diagnosis {
+pub(super) struct Diagnosis {
     pub text: String,
     pub near_line: Option<usize>,
 }
 
 /// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text). `what`
 /// names the argument in the text (`search`, `search_start`, `search_end`).
-pub fn diagnose(hay: &str, search: &str, what: &str) -> Diagnosis {
+pub(super) fn diagnose(hay: &str, search: &str, what: &str) -> Diagnosis {
     let index = LineIndex::new(hay);
     if hay.is_empty() {
         return Diagnosis {
@@ -374,7 +374,7 @@ fn visible(line: &str) -> String {
 }
 
 /// A line in backticks, cut to [`SHOW_CHARS`] characters.
-pub fn show(line: &str) -> String {
+pub(super) fn show(line: &str) -> String {
     let count = line.chars().count();
     if count <= SHOW_CHARS {
         format!("`{line}`")

@@ -31,7 +31,7 @@ use regex::Regex;
 
 /// Which level of the ladder located the span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub(super) enum Level {
     Exact,
     Indentation,
     Punctuation,
@@ -39,7 +39,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Level::Exact => "exact",
             Level::Indentation => "indentation",
@@ -49,7 +49,7 @@ impl Level {
     }
 
     /// What the level forgave, for the result text.
-    pub fn forgave(self) -> &'static str {
+    pub(super) fn forgave(self) -> &'static str {
         match self {
             Level::Exact => "nothing",
             Level::Indentation => "differences in leading/trailing whitespace",
@@ -61,7 +61,7 @@ impl Level {
 
 /// Where the search text is, and the texts to use from here on.
 #[derive(Debug, Clone)]
-pub struct Found {
+pub(super) struct Found {
     pub level: Level,
     /// Candidate spans in LF space, in file order (fuzzy candidates may overlap).
     pub hits: Vec<Range<usize>>,
@@ -76,7 +76,7 @@ pub struct Found {
 }
 
 /// Runs the ladder over `hay` (LF text). `None` when no level hits.
-pub fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
+pub(super) fn find(hay: &str, search: &str, replace: &str) -> Option<Found> {
     let found = |level, hits: Vec<Range<usize>>| {
         (!hits.is_empty()).then(|| Found {
             level,
@@ -197,7 +197,7 @@ fn strip_replace(family: Family, replace: &str) -> Option<(String, bool)> {
 }
 
 /// Every non-overlapping exact occurrence. The scan advances by whole matches.
-pub fn find_exact(hay: &str, needle: &str) -> Vec<Range<usize>> {
+pub(super) fn find_exact(hay: &str, needle: &str) -> Vec<Range<usize>> {
     if needle.is_empty() {
         return Vec::new();
     }
@@ -207,13 +207,13 @@ pub fn find_exact(hay: &str, needle: &str) -> Vec<Range<usize>> {
 }
 
 /// Line starts of a text, for line-based matching and line numbers.
-pub struct LineIndex {
+pub(super) struct LineIndex {
     starts: Vec<usize>,
     len: usize,
 }
 
 impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
+    pub(super) fn new(text: &str) -> LineIndex {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
@@ -227,12 +227,12 @@ impl LineIndex {
         }
     }
 
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.starts.len()
     }
 
     /// Line `i` (0-based) without its newline, and its byte range.
-    pub fn line<'a>(&self, text: &'a str, i: usize) -> (&'a str, Range<usize>) {
+    pub(super) fn line<'a>(&self, text: &'a str, i: usize) -> (&'a str, Range<usize>) {
         let start = self.starts[i];
         let end = self.starts.get(i + 1).map_or(self.len, |next| next - 1);
         let end = end.max(start);
@@ -240,19 +240,19 @@ impl LineIndex {
     }
 
     /// 1-based number of the line holding `offset`.
-    pub fn number_at(&self, offset: usize) -> usize {
+    pub(super) fn number_at(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset).max(1)
     }
 }
 
 /// The search text as lines; a final `\n` means the span ends with its last line's newline.
-pub struct SearchLines<'a> {
+pub(super) struct SearchLines<'a> {
     pub lines: Vec<&'a str>,
     pub trailing_newline: bool,
 }
 
 impl<'a> SearchLines<'a> {
-    pub fn new(search: &'a str) -> SearchLines<'a> {
+    pub(super) fn new(search: &'a str) -> SearchLines<'a> {
         let trailing_newline = search.ends_with('\n');
         let body = search.strip_suffix('\n').unwrap_or(search);
         SearchLines {
@@ -395,7 +395,7 @@ fn match_lines_at(
 }
 
 /// The ASCII stand-in for a typographic character, if it is one.
-pub fn punctuation_stand_in(c: char) -> Option<char> {
+pub(super) fn punctuation_stand_in(c: char) -> Option<char> {
     Some(match c {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
@@ -410,7 +410,7 @@ fn has_punctuation(text: &str) -> bool {
 }
 
 /// `text` with every typographic character folded to its ASCII stand-in.
-pub fn fold_punctuation(text: &str) -> Cow<'_, str> {
+pub(super) fn fold_punctuation(text: &str) -> Cow<'_, str> {
     if !has_punctuation(text) {
         return Cow::Borrowed(text);
     }
@@ -424,7 +424,7 @@ pub fn fold_punctuation(text: &str) -> Cow<'_, str> {
 /// Substring matches after folding punctuation on both sides, mapped back to the original
 /// offsets. Folding maps one character to one ASCII byte, so a sparse table of the
 /// accumulated length differences is enough to map back.
-pub fn find_punctuation_substring(hay: &str, search: &str) -> Vec<Range<usize>> {
+pub(super) fn find_punctuation_substring(hay: &str, search: &str) -> Vec<Range<usize>> {
     let needle = fold_punctuation(search);
     let bytes = hay.as_bytes();
     let mut folded = String::with_capacity(hay.len());
@@ -467,7 +467,7 @@ pub fn find_punctuation_substring(hay: &str, search: &str) -> Vec<Range<usize>> 
 
 /// The ways models paste line numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(super) enum Family {
     /// read_file's own `    12│ text`.
     Bar,
     /// `    12→text`.
@@ -479,7 +479,7 @@ pub enum Family {
 }
 
 impl Family {
-    pub fn example(self) -> &'static str {
+    pub(super) fn example(self) -> &'static str {
         match self {
             Family::Bar => "`    12│ `",
             Family::Arrow => "`    12→`",
@@ -501,7 +501,7 @@ impl Family {
 
 /// A search whose every line carries a line-number prefix.
 #[derive(Debug, Clone)]
-pub struct Numbered {
+pub(super) struct Numbered {
     pub family: Family,
     pub numbers: Vec<usize>,
     pub lines: Vec<String>,
@@ -511,13 +511,13 @@ pub struct Numbered {
 impl Numbered {
     /// `Some` when every line of `text` has a prefix of one family and the numbers strictly
     /// increase.
-    pub fn parse(text: &str) -> Option<Numbered> {
+    pub(super) fn parse(text: &str) -> Option<Numbered> {
         Numbered::parse_prefixes(text, true)
     }
 
     /// Like [`Numbered::parse`], in any order of the numbers: what the diagnosis of a miss
     /// looks for, since out-of-order prefixes are never stripped by the ladder.
-    pub fn parse_unordered(text: &str) -> Option<Numbered> {
+    pub(super) fn parse_unordered(text: &str) -> Option<Numbered> {
         Numbered::parse_prefixes(text, false)
     }
 
@@ -550,7 +550,7 @@ impl Numbered {
     }
 
     /// The text without the prefixes.
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         let mut text = self.lines.join("\n");
         if self.trailing_newline {
             text.push('\n');
@@ -558,13 +558,13 @@ impl Numbered {
         text
     }
 
-    pub fn consecutive(&self) -> bool {
+    pub(super) fn consecutive(&self) -> bool {
         self.numbers.windows(2).all(|w| w[1] == w[0] + 1)
     }
 
     /// The span of the file lines the numbers name, if the stripped lines are those lines
     /// (exactly, or up to whitespace and punctuation at the line's ends).
-    pub fn land(&self, hay: &str, index: &LineIndex) -> Option<Range<usize>> {
+    pub(super) fn land(&self, hay: &str, index: &LineIndex) -> Option<Range<usize>> {
         let first = *self.numbers.first()?;
         if first == 0 || !self.consecutive() || first - 1 + self.lines.len() > index.count() {
             return None;

@@ -7,7 +7,7 @@ use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
-pub struct Search<'a> {
+pub(super) struct Search<'a> {
     pub args: &'a FindSymbolArgs,
     pub wanted: &'a Wanted,
     pub root_display: &'a str,
@@ -77,7 +77,7 @@ fn hit_lines(search: &Search, found: &Found, shown_defs: usize, shown_refs: usiz
     text
 }
 
-pub fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[String]) -> ToolOutput {
+pub(super) fn render(ctx: &Context, search: &Search, found: &Found, suggestions: &[String]) -> ToolOutput {
     let name = &search.args.name;
     let defs = found.definitions.len();
     let refs = found.references.len();

@@ -11,13 +11,13 @@ use crate::session::context::Context;
 use crate::tools::ToolOutput;
 
 /// The arguments of this call in catalog spelling, for "call grep_files with …" hints.
-pub struct CallText {
+pub(super) struct CallText {
     pattern: String,
     rest: String,
 }
 
 impl CallText {
-    pub fn of(args: &GrepFilesArgs) -> CallText {
+    pub(super) fn of(args: &GrepFilesArgs) -> CallText {
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""));
         let mut rest = String::new();
         if args.path != "." {
@@ -40,13 +40,13 @@ impl CallText {
     }
 
     /// `pattern="…" path="…"` (path and globs only when given).
-    pub fn base(&self) -> String {
+    pub(super) fn base(&self) -> String {
         format!("pattern={}{}", self.pattern, self.rest)
     }
 }
 
 /// `invalid_arguments` for a pattern the regex engine refused: its message, then the way out.
-pub fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Error) -> ToolError {
+pub(super) fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Error) -> ToolError {
     let engine = users_pattern_error(&args.pattern, &err.to_string());
     let mut hints = Vec::new();
     if engine.contains("look-around") || engine.contains("backreferences") {
@@ -151,7 +151,7 @@ fn summary_line(query: &Query, found: &Found, shown: u64, truncated: bool) -> St
 }
 
 /// The output text and data for a finished search.
-pub fn render(
+pub(super) fn render(
     ctx: &Context,
     args: &GrepFilesArgs,
     call: &CallText,

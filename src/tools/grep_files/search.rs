@@ -23,7 +23,7 @@ use crate::fs::beneath::Reader;
 use crate::fs::walk::{self, GlobFilter, Rules};
 
 /// What to search for and how much to keep.
-pub struct Query {
+pub(super) struct Query {
     pub matcher: RegexMatcher,
     pub multiline: bool,
     pub context: usize,
@@ -35,7 +35,7 @@ pub struct Query {
 /// fast) unless the pattern may span lines. Line by line, CRLF mode (ripgrep's `--crlf`) lets
 /// `$` match before a `\r\n` too, so `NEEDLE$` finds a line of a Windows-style file whose text
 /// shows `NEEDLE` at its end.
-pub fn build_matcher(args: &GrepFilesArgs) -> Result<RegexMatcher, grep_regex::Error> {
+pub(super) fn build_matcher(args: &GrepFilesArgs) -> Result<RegexMatcher, grep_regex::Error> {
     let mut builder = RegexMatcherBuilder::new();
     builder
         .case_insensitive(args.case_insensitive)
@@ -54,7 +54,7 @@ pub fn build_matcher(args: &GrepFilesArgs) -> Result<RegexMatcher, grep_regex::E
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowKind {
+pub(super) enum RowKind {
     /// The first line of a match.
     Match,
     /// A further line of a multiline match.
@@ -65,7 +65,7 @@ pub enum RowKind {
 }
 
 #[derive(Debug, Clone)]
-pub struct Row {
+pub(super) struct Row {
     pub line: u64,
     pub kind: RowKind,
     pub text: String,
@@ -73,7 +73,7 @@ pub struct Row {
 
 /// One matching file: its match count, and (content mode, if it can still be shown) its rows.
 #[derive(Debug)]
-pub struct FileHits {
+pub(super) struct FileHits {
     pub matches: u64,
     pub rows: Vec<Row>,
 }
@@ -81,7 +81,7 @@ pub struct FileHits {
 /// Everything one search found. `files` is sorted by path; in content mode it holds only the
 /// files whose rows may be shown, in the other modes every matching file.
 #[derive(Debug, Default)]
-pub struct Found {
+pub(super) struct Found {
     pub total_matches: u64,
     pub matching_files: u64,
     pub files: BTreeMap<PathBuf, FileHits>,
@@ -141,10 +141,10 @@ impl Kept {
 }
 
 /// The most the searcher buffers at once.
-pub const MAX_BUFFER_BYTES: usize = 64 << 20;
+pub(super) const MAX_BUFFER_BYTES: usize = 64 << 20;
 
 /// Searches every file under `root` the walker offers.
-pub fn run(
+pub(super) fn run(
     root: &Path,
     reader: &Reader,
     rules: Rules,
@@ -298,7 +298,7 @@ impl Job<'_> {
 
 /// Counts the regular files a walk with `rules` offers (after include/exclude), without
 /// searching them; the difference from a normal walk is what ignore rules hid.
-pub fn count_files(
+pub(super) fn count_files(
     root: &Path,
     rules: Rules,
     include: &Option<GlobFilter>,
@@ -344,7 +344,7 @@ fn exclude_filter(root: &Path, exclude: &Option<GlobFilter>) -> Option<walk::Ent
 }
 
 /// Lines longer than this many bytes are shown as a window around the match.
-pub const MAX_LINE_BYTES: usize = 500;
+pub(super) const MAX_LINE_BYTES: usize = 500;
 /// How much of the window comes before the match.
 const LEAD_BYTES: usize = 150;
 
@@ -445,7 +445,7 @@ impl Sink for FileSink<'_> {
 
 /// A line as text without its terminator; lines over [`MAX_LINE_BYTES`] become a window that
 /// starts a little before `focus` (the match) and says which bytes it shows.
-pub fn cut_line(bytes: &[u8], focus: usize) -> String {
+pub(super) fn cut_line(bytes: &[u8], focus: usize) -> String {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     if bytes.len() <= MAX_LINE_BYTES {

@@ -15,7 +15,7 @@ const PREVIEW_CHARS: usize = 160;
 const LEXICAL: &str = "ranked lexically (BM25 over code tokens); no embedding model is configured, \
                        so words are matched, not meanings";
 
-pub fn render(
+pub(super) fn render(
     ctx: &Context,
     args: &SearchCodeArgs,
     root_display: &str,

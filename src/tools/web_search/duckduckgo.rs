@@ -44,7 +44,7 @@ fn href() -> Option<&'static Regex> {
 }
 
 /// The results of a DuckDuckGo HTML page, in page order.
-pub fn parse(page: &str) -> Vec<Hit> {
+pub(super) fn parse(page: &str) -> Vec<Hit> {
     let (Some(start), Some(title), Some(snippet), Some(href)) =
         (block_start(), title_link(), snippet(), href())
     else {

@@ -20,7 +20,7 @@ const MAX_BYTES: usize = 2_000_000;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
+pub(super) enum Provider {
     DuckDuckGo,
     Brave,
     Searxng,
@@ -35,7 +35,7 @@ const ALL: [Provider; 4] = [
 ];
 
 impl Provider {
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Provider::DuckDuckGo => "duckduckgo",
             Provider::Brave => "brave",
@@ -45,7 +45,7 @@ impl Provider {
     }
 
     /// The environment variable holding the provider's key, for those that need one.
-    pub fn key_variable(self) -> Option<&'static str> {
+    pub(super) fn key_variable(self) -> Option<&'static str> {
         match self {
             Provider::Brave => Some("BRAVE_API_KEY"),
             Provider::Tavily => Some("TAVILY_API_KEY"),
@@ -74,7 +74,7 @@ impl Provider {
 }
 
 /// The provider and its base URL, from `[web_search]`.
-pub struct Settings {
+pub(super) struct Settings {
     pub provider: Provider,
     pub base: String,
 }
@@ -82,7 +82,7 @@ pub struct Settings {
 /// Reads `[web_search]`: `provider` (default duckduckgo) and `endpoint` (the base URL, which
 /// overrides the provider's). A value that cannot be used is refused rather than replaced:
 /// searching elsewhere than the user chose would send their queries to another host.
-pub fn settings(config: &Config) -> Result<Settings, ToolError> {
+pub(super) fn settings(config: &Config) -> Result<Settings, ToolError> {
     let section = config.section("web_search");
     let setting = |key: &str| section.and_then(|table| table.get(key));
     let provider = match setting("provider") {
@@ -109,7 +109,7 @@ pub fn settings(config: &Config) -> Result<Settings, ToolError> {
 
 /// The request for `query` asking for `count` results; `key` is the provider's key, if it
 /// takes one.
-pub fn request(
+pub(super) fn request(
     settings: &Settings,
     query: &str,
     count: u64,
@@ -167,7 +167,7 @@ pub fn request(
 }
 
 /// The results in a provider's answer, in its order.
-pub fn parse(provider: Provider, body: &str) -> Result<Vec<Hit>, ToolError> {
+pub(super) fn parse(provider: Provider, body: &str) -> Result<Vec<Hit>, ToolError> {
     if provider == Provider::DuckDuckGo {
         return Ok(super::duckduckgo::parse(body));
     }

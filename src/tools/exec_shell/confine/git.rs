@@ -42,7 +42,7 @@ const MODULE_DIRS: usize = 256;
 
 /// What protecting the git metadata adds to a command's plan.
 #[derive(Debug, Default)]
-pub struct GitGuard {
+pub(super) struct GitGuard {
     /// Redirections that did not exist before the run, removed if the command creates them.
     pub watched: Vec<PathBuf>,
     /// The line saying a planted `.git/commondir` was removed before the run.
@@ -50,7 +50,7 @@ pub struct GitGuard {
 }
 
 /// Adds the workspace's git metadata under `root` to `request` (pinned, protected, reopened).
-pub fn protect(root: &Path, request: &mut Request) -> GitGuard {
+pub(super) fn protect(root: &Path, request: &mut Request) -> GitGuard {
     let git = root.join(".git");
     let mut guard = GitGuard::default();
     match std::fs::symlink_metadata(&git) {

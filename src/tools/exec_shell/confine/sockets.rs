@@ -18,7 +18,7 @@ const SOCKET_DIRS: [&str; 3] = ["/run", "/var/run", "/tmp/.X11-unix"];
 const ALWAYS_KEPT: [&str; 2] = ["/etc/resolv.conf", "/etc/hosts"];
 
 /// The directories to hide from a command whose writable roots are `writable`.
-pub fn masked(writable: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn masked(writable: &[PathBuf]) -> Vec<PathBuf> {
     let from_env = ["XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"]
         .into_iter()
         .filter_map(|name| std::env::var_os(name).map(PathBuf::from))
@@ -50,7 +50,7 @@ pub fn masked(writable: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The paths in `masked` directories that stay reachable: the granted sockets and the files
 /// `/etc` links into them.
-pub fn kept(granted: &[PathBuf], masked: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn kept(granted: &[PathBuf], masked: &[PathBuf]) -> Vec<PathBuf> {
     let always = ALWAYS_KEPT
         .iter()
         .filter_map(|path| Path::new(path).canonicalize().ok());

@@ -9,7 +9,7 @@ use super::capture::{self, DONE, PID};
 
 /// What a stream holds past an offset.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct NewOutput {
+pub(super) struct NewOutput {
     /// The kept bytes, with a marker line where a span was dropped.
     pub bytes: Vec<u8>,
     /// The dropped spans, as stream offsets `[from, to)`.
@@ -19,7 +19,7 @@ pub struct NewOutput {
 }
 
 impl NewOutput {
-    pub fn dropped_bytes(&self) -> u64 {
+    pub(super) fn dropped_bytes(&self) -> u64 {
         self.dropped.iter().map(|(from, to)| to - from).sum()
     }
 }
@@ -66,7 +66,7 @@ fn pieces(dir: &Path, stream: &str) -> Vec<Piece> {
 /// bytes were dropped. New output longer than `window` is read as its first and last
 /// `window / 2` bytes around a marker: the report shows a head and a tail anyway, and one call
 /// should not hold the whole 64 MiB (the files keep it, for read_file).
-pub fn read_since(dir: &Path, stream: &str, offset: u64, window: u64) -> NewOutput {
+pub(super) fn read_since(dir: &Path, stream: &str, offset: u64, window: u64) -> NewOutput {
     let pieces = pieces(dir, stream);
     let end = pieces
         .iter()
@@ -170,7 +170,7 @@ fn marker(stream: &str, from: u64, to: u64) -> String {
 }
 
 /// The cap the task was started with, for the drop notice.
-pub fn cap_of(dir: &Path) -> u64 {
+pub(super) fn cap_of(dir: &Path) -> u64 {
     fs::read_to_string(dir.join(capture::CAP_FILE))
         .ok()
         .and_then(|text| text.trim().parse().ok())
@@ -185,7 +185,7 @@ const SETTLE_HELD: Duration = Duration::from_millis(250);
 
 /// Once a task has ended, waits until its capturing process has written everything (it writes
 /// [`DONE`]), or it is gone, or `held` says the pipes may stay open and a short grace passed.
-pub fn settle(dir: &Path, held: bool) {
+pub(super) fn settle(dir: &Path, held: bool) {
     let deadline = Instant::now() + if held { SETTLE_HELD } else { SETTLE };
     while !dir.join(DONE).exists() && capturing(dir) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
