@@ -12,6 +12,27 @@
 //! its whole group can be killed by `task_cancel`. Ids are `task-1`, `task-2`, … in order of
 //! creation within the workspace, so an output naming an id stays byte-stable for equal state.
 
+/// The `data` fields of a task's state, which task_output, task_wait and task_input all
+/// return, followed by a tool's own (`extra`).
+macro_rules! task_state_data {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            DataField::always("task_id", "string"),
+            DataField::always("status", "string"),
+            DataField::always("finished", "boolean"),
+            DataField::always("exit_code", "integer|null"),
+            DataField::always("stdout_path", "string"),
+            DataField::always("stderr_path", "string"),
+            DataField::always("new_stdout_bytes", "integer"),
+            DataField::always("new_stderr_bytes", "integer"),
+            DataField::always("dropped_stdout_bytes", "integer"),
+            DataField::always("dropped_stderr_bytes", "integer"),
+            DataField::sometimes("approval", "object"),
+            $($extra),*
+        ]
+    };
+}
+
 pub mod capture;
 mod spool;
 pub mod task_cancel;

@@ -36,20 +36,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskInputArgs>,
     caps: &[WAIT],
-    data: &[
-        DataField::always("task_id", "string"),
-        DataField::always("status", "string"),
-        DataField::always("finished", "boolean"),
-        DataField::always("exit_code", "integer|null"),
-        DataField::always("stdout_path", "string"),
-        DataField::always("stderr_path", "string"),
-        DataField::always("new_stdout_bytes", "integer"),
-        DataField::always("new_stderr_bytes", "integer"),
-        DataField::always("dropped_stdout_bytes", "integer"),
-        DataField::always("dropped_stderr_bytes", "integer"),
-        DataField::sometimes("approval", "object"),
-        DataField::always("sent_bytes", "integer"),
-    ],
+    data: task_state_data!(DataField::always("sent_bytes", "integer")),
     run: |args, ctx| run(crate::tools::parse("task_input", args, SPEC.schema)?, ctx),
 };
 

@@ -15,19 +15,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     description: DESCRIPTION,
     schema: crate::tools::schema_of::<TaskOutputArgs>,
     caps: &[],
-    data: &[
-        DataField::always("task_id", "string"),
-        DataField::always("status", "string"),
-        DataField::always("finished", "boolean"),
-        DataField::always("exit_code", "integer|null"),
-        DataField::always("stdout_path", "string"),
-        DataField::always("stderr_path", "string"),
-        DataField::always("new_stdout_bytes", "integer"),
-        DataField::always("new_stderr_bytes", "integer"),
-        DataField::always("dropped_stdout_bytes", "integer"),
-        DataField::always("dropped_stderr_bytes", "integer"),
-        DataField::sometimes("approval", "object"),
-    ],
+    data: task_state_data!(),
     run: |args, ctx| run(crate::tools::parse("task_output", args, SPEC.schema)?, ctx),
 };
 
