@@ -13,8 +13,10 @@
 //! reads the chunks of the files in scope, keeping only the query's terms.
 
 pub mod chunks;
+pub mod fusion;
 pub mod rank;
 pub mod tokens;
+pub mod vectors;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -200,6 +202,7 @@ impl SearchIndex {
             let after = manifest.hash_counts();
             for hash in before.keys().filter(|h| !after.contains_key(h)) {
                 let _ = fs::remove_file(self.chunks_path(*hash));
+                vectors::forget(&self.dir, *hash);
             }
             write_atomically(
                 &manifest_path,

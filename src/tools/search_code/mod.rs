@@ -2,6 +2,7 @@
 //! the search index (see [`crate::symbols::search`]).
 
 mod render;
+mod settings;
 
 use std::collections::HashSet;
 
@@ -12,7 +13,8 @@ use crate::error::ToolError;
 use crate::fs::walk::GlobFilter;
 use crate::fs::workspace::quote_arg;
 use crate::session::context::Context;
-use crate::symbols::search::{self, rank, tokens, SearchIndex};
+use crate::symbols::search::{self, fusion, rank, tokens, SearchIndex};
+use settings::Ranking;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
@@ -114,6 +116,13 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         error
     };
     ctx.state.ensure_dir().map_err(io_error)?;
+    let settings = settings::resolve(
+        ctx.config()?,
+        ctx.workspace.root(),
+        ctx.state.dir(),
+        &mut notices,
+    );
+    let mut unknown_words = false;
     let (session, refresh) = SearchIndex::new(ctx.state.dir())
         .refresh(&files, &prefix, walk_started)
         .map_err(io_error)?;
@@ -130,8 +139,34 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .collect();
     let term_set: HashSet<String> = terms.iter().cloned().collect();
     let loaded = session.load(&in_scope, &term_set);
+    let (lexical, chunks) = rank::bm25(&loaded, &terms);
+    let mut embedded = 0;
+    let scored = match &settings.model {
+        Some(model) if settings.ranking != Ranking::Lexical => {
+            let walked: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+            embedded = session.embed_missing(model, &walked);
+            match model.embedder().embed(&args.query) {
+                Some(query) => {
+                    let semantic = semantic(&session, model, &loaded, &query);
+                    match settings.ranking {
+                        Ranking::Embedding => semantic,
+                        _ => fusion::fuse(lexical, semantic),
+                    }
+                }
+                None => {
+                    notices.push(format!(
+                        "The embedding model knows none of the words of {}, so this search ranked them                          by words alone; describe the code in plain English words to search by meaning.",
+                        quote_arg(&args.query)
+                    ));
+                    unknown_words = true;
+                    lexical
+                }
+            }
+        }
+        _ => lexical,
+    };
     drop(session);
-    let (mut scored, chunks) = rank::bm25(loaded, &terms);
+    let mut scored = scored;
     let matched = scored.len();
     scored.truncate(max_results);
     let found = Found {
@@ -140,10 +175,32 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         chunks,
         files: in_scope.len(),
     };
-    let mut out = render::render(ctx, &args, &root.display, &found, &grep_pattern);
-    out = out.with("index", refresh_data(&refresh));
+    let ranked = if unknown_words {
+        Ranking::Lexical
+    } else {
+        settings.ranking
+    };
+    let mut out = render::render(ctx, &args, &root.display, &found, &grep_pattern, ranked, &settings);
+    let mut index = refresh_data(&refresh);
+    index["embedded"] = embedded.into();
+    out = out.with("index", index);
     out.notices.extend(notices);
     Ok(out)
+}
+
+/// The regions of `loaded` by the similarity of their stored vectors to `query`.
+fn semantic(
+    session: &search::Session,
+    model: &crate::symbols::embed::Model,
+    loaded: &[(String, Vec<search::chunks::Chunk>)],
+    query: &[f32],
+) -> Vec<rank::Scored> {
+    let hashes: Vec<u64> = loaded
+        .iter()
+        .map(|(path, _)| session.manifest.files.get(path).map_or(0, |e| e.hash))
+        .collect();
+    let vectors = session.vectors(model, &hashes);
+    fusion::by_similarity(loaded, query, |f, c| vectors.get(&hashes[f])?.get(c))
 }
 
 fn refresh_data(refresh: &search::Refresh) -> serde_json::Value {

@@ -1,0 +1,110 @@
+//! Ranking by meaning, and its fusion with the lexical ranking.
+//!
+//! Similarity is the cosine of the query's embedding and a region's. BM25 scores and cosines
+//! are on scales that do not compare, so the hybrid ranking fuses ranks, not scores
+//! (reciprocal-rank fusion): a region earns `K / (K + rank)` from each list it is in, and the
+//! best regions of either list rise to the top while a region both lists rank well beats both.
+
+use std::collections::HashMap;
+
+use super::chunks::Chunk;
+use super::rank::{sort, Scored};
+
+/// Reciprocal-rank fusion's constant: the larger, the more a list's lower ranks still count.
+const K: f64 = 60.0;
+
+/// Every region of `files` with a vector, by its similarity to `query` (best first), keeping
+/// those more similar than unrelated text (a positive cosine). `vector_of(file, chunk)` gives
+/// a region's stored vector.
+pub fn by_similarity<'a>(
+    files: &'a [(String, Vec<Chunk>)],
+    query: &[f32],
+    vector_of: impl Fn(usize, usize) -> Option<&'a [f32]>,
+) -> Vec<Scored> {
+    let mut scored = Vec::new();
+    for (f, (path, chunks)) in files.iter().enumerate() {
+        for (c, chunk) in chunks.iter().enumerate() {
+            let Some(vector) = vector_of(f, c) else { continue };
+            let similarity = f64::from(crate::symbols::embed::cosine(query, vector));
+            if similarity > 0.0 {
+                scored.push(Scored {
+                    path: path.clone(),
+                    index: c,
+                    chunk: chunk.clone(),
+                    score: similarity,
+                    similarity: Some(similarity),
+                });
+            }
+        }
+    }
+    sort(&mut scored);
+    scored
+}
+
+/// The regions of both rankings, by the sum of their reciprocal ranks scaled by `K` (a region
+/// first in both scores almost 2). A region's similarity is kept for the record.
+pub fn fuse(lexical: Vec<Scored>, semantic: Vec<Scored>) -> Vec<Scored> {
+    let mut fused: HashMap<(String, usize), Scored> = HashMap::new();
+    for (list, is_semantic) in [(lexical, false), (semantic, true)] {
+        for (rank, hit) in list.into_iter().enumerate() {
+            let share = K / (K + rank as f64 + 1.0);
+            let similarity = hit.similarity;
+            let entry = fused
+                .entry((hit.path.clone(), hit.index))
+                .or_insert(Scored { score: 0.0, ..hit });
+            entry.score += share;
+            if is_semantic {
+                entry.similarity = similarity;
+            }
+        }
+    }
+    let mut out: Vec<Scored> = fused.into_values().collect();
+    sort(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, score: f64) -> Scored {
+        Scored {
+            path: path.to_string(),
+            index: 0,
+            chunk: Chunk {
+                start_line: 1,
+                end_line: 1,
+                kind: "function".into(),
+                name: path.into(),
+                container: String::new(),
+                length: 1,
+                terms: Vec::new(),
+            },
+            score,
+            similarity: None,
+        }
+    }
+
+    #[test]
+    fn a_region_both_lists_rank_beats_the_first_of_one() {
+        let lexical = vec![hit("a", 9.0), hit("b", 5.0), hit("c", 1.0)];
+        let semantic = vec![hit("d", 0.9), hit("b", 0.8), hit("e", 0.1)];
+        let fused = fuse(lexical, semantic);
+        let order: Vec<&str> = fused.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(order, ["b", "a", "d", "c", "e"]);
+        assert!((fused[1].score - K / (K + 1.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn similarity_ranks_the_nearest_vector_first_and_drops_the_unrelated() {
+        let files = vec![
+            ("x.rs".to_string(), vec![hit("x", 0.0).chunk, hit("y", 0.0).chunk]),
+            ("z.rs".to_string(), vec![hit("z", 0.0).chunk]),
+        ];
+        let vectors: [&[f32]; 3] = [&[1.0, 0.0], &[0.6, 0.8], &[-1.0, 0.0]];
+        let scored = by_similarity(&files, &[0.0, 1.0], |f, c| Some(vectors[f * 2 + c]));
+        assert_eq!(scored.len(), 1);
+        assert_eq!((scored[0].path.as_str(), scored[0].index), ("x.rs", 1));
+        assert_eq!(scored[0].similarity, Some(f64::from(0.8f32)));
+    }
+}
