@@ -49,6 +49,12 @@ impl Model {
     /// [`TOKENIZER_FILE`], or the matrix file itself with the tokenizer beside it. `abs` is the
     /// setting resolved; `stamp_path` caches the hash of the matrix between calls.
     pub fn open(setting: &str, abs: &Path, stamp_path: &Path) -> Result<Model, ModelError> {
+        if let Err(err) = std::fs::metadata(abs) {
+            return Err(ModelError {
+                file: setting.to_string(),
+                problem: missing(&err),
+            });
+        }
         let (matrix_path, tokenizer_path, shown_dir) = if abs.is_dir() {
             (
                 abs.join(MATRIX_FILE),

@@ -81,7 +81,7 @@ impl Session {
 
     /// Embeds the chunks of each of `paths` (workspace-relative) whose content has no vectors
     /// of `model` yet, on every core, and removes the vectors of other models. Returns how many
-    /// contents were embedded.
+    /// contents with at least one region were embedded.
     pub fn embed_missing(&self, model: &Model, paths: &[&str]) -> usize {
         remove_other_models(&self.index.dir.join("vectors"), &self.model_dir(model));
         let mut seen = std::collections::HashSet::new();
@@ -100,7 +100,7 @@ impl Session {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((path, hash)) = missing.get(i) else { break };
-                        if self.embed_one(model, &mut embedder, path, *hash).is_some() {
+                        if self.embed_one(model, &mut embedder, path, *hash) == Some(true) {
                             embedded.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -116,7 +116,7 @@ impl Session {
         embedder: &mut crate::symbols::embed::Embedder<'_>,
         path: &str,
         hash: u64,
-    ) -> Option<()> {
+    ) -> Option<bool> {
         let abs = self.index.dir.parent()?.parent()?.join(path);
         let bytes = fs::read(&abs).ok()?;
         if xxhash_rust::xxh3::xxh3_64(&bytes) != hash {
@@ -139,7 +139,8 @@ impl Session {
             &encode(model.dims, &vectors),
             WriteOptions::STATE_FILE,
         )
-        .ok()
+        .ok()?;
+        Some(!vectors.is_empty())
     }
 
     /// The stored vectors of each of `hashes` under `model`; a content whose vectors are
