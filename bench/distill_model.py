@@ -87,7 +87,8 @@ def encode(w, config, ids):
     size = config["hidden_size"] // heads
     for layer in range(config["num_hidden_layers"]):
         at = f"encoder.layer.{layer}."
-        dense = lambda name, v: v @ p(at + name + ".weight").T + p(at + name + ".bias")
+        # A 2-D product: numpy multiplies a 3-D array by a transposed matrix without BLAS.
+        dense = lambda name, v: (v.reshape(-1, v.shape[-1]) @ p(at + name + ".weight").T).reshape(*v.shape[:-1], -1) + p(at + name + ".bias")
         split = lambda v: v.reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
         q = split(dense("attention.self.query", x))
         k = split(dense("attention.self.key", x))
