@@ -239,9 +239,10 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("--config")
     parser.add_argument("--model")
+    parser.add_argument("--rankings", default="lexical,embedding,hybrid", help="with --model: which rankings to run")
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()
-    modes = ["lexical", "embedding", "hybrid"] if args.model else [None]
+    modes = args.rankings.split(",") if args.model else [None]
     work = args.work or tempfile.mkdtemp(prefix="search-eval-", dir="/var/tmp")
     rows, times, builds = [], {m: [] for m in modes}, []
     for repo in args.repos:
