@@ -262,7 +262,14 @@ fn every_surface_runs_it() {
 /// Words of the tiny model, by the meaning they share: each group is one direction of the
 /// embedding space, so a word finds the regions that use its group's other words.
 const MEANINGS: [&[&str]; 4] = [
-    &["verifies", "identity", "password", "credentials", "authenticate", "login"],
+    &[
+        "verifies",
+        "identity",
+        "password",
+        "credentials",
+        "authenticate",
+        "login",
+    ],
     &["parse", "configuration", "settings", "load", "preferences"],
     &["retries", "backoff", "exponential", "attempts", "resilient"],
     &["deploying", "release", "server", "restart", "service", "ship"],
@@ -293,8 +300,9 @@ fn tiny_model(ws: &Ws, dir: &str, twist: f32) {
     });
     ws.write(&format!("{dir}/tokenizer.json"), tokenizer.to_string());
     let data: Vec<u8> = rows.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
-    let header = json!({"embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}})
-        .to_string();
+    let header =
+        json!({"embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}})
+            .to_string();
     let mut file = (header.len() as u64).to_le_bytes().to_vec();
     file.extend_from_slice(header.as_bytes());
     file.extend_from_slice(&data);
@@ -308,20 +316,37 @@ fn set_search(ws: &Ws, settings: &str) {
 #[test]
 fn a_model_finds_code_by_meaning_when_no_word_matches() {
     let ws = project();
-    let words_only = ws.call("search_code", json!({"query": "authenticate login"})).ok();
+    let words_only = ws
+        .call("search_code", json!({"query": "authenticate login"}))
+        .ok();
     assert_eq!(words_only.data()["ranking"], "lexical");
     assert_eq!(words_only.data()["results"], json!([]));
-    assert!(words_only.output().contains("no embedding model is set ([search] model in .codesmith/config.toml)"));
+    assert!(words_only
+        .output()
+        .contains("no embedding model is set ([search] model in .codesmith/config.toml)"));
     assert!(words_only.notices().is_empty());
     tiny_model(&ws, ".codesmith/models/tiny", 0.1);
     set_search(&ws, "model = \".codesmith/models/tiny\"");
-    let hybrid = ws.call("search_code", json!({"query": "authenticate login"})).ok();
+    let hybrid = ws
+        .call("search_code", json!({"query": "authenticate login"}))
+        .ok();
     assert_eq!(hybrid.data()["ranking"], "hybrid");
-    assert_eq!(first(&ws, "authenticate login"), "src/auth.rs:3-7 function check_credentials");
+    assert_eq!(
+        first(&ws, "authenticate login"),
+        "src/auth.rs:3-7 function check_credentials"
+    );
     assert_eq!(first(&ws, "resilient"), "web/retry.ts:1-7 function withBackoff");
     assert_eq!(first(&ws, "ship it"), "docs/deploy.md:1-4 lines");
-    assert_eq!(results(hybrid.data())[0], "src/auth.rs:3-7 function check_credentials");
-    assert!(hybrid.data()["results"][0]["similarity"].as_f64().expect("similarity") > 0.9);
+    assert_eq!(
+        results(hybrid.data())[0],
+        "src/auth.rs:3-7 function check_credentials"
+    );
+    assert!(
+        hybrid.data()["results"][0]["similarity"]
+            .as_f64()
+            .expect("similarity")
+            > 0.9
+    );
     assert_eq!(hybrid.data()["model"]["path"], ".codesmith/models/tiny");
     assert_eq!(hybrid.data()["model"]["dimensions"], 4);
     assert!(hybrid
@@ -333,22 +358,32 @@ fn a_model_finds_code_by_meaning_when_no_word_matches() {
     assert_eq!(by_meaning.data()["ranking"], "embedding");
     assert_eq!(
         results(by_meaning.data())[..2],
-        ["src/config.py:4-6 class Settings", "src/config.py:7-10 method load_file"]
+        [
+            "src/config.py:4-6 class Settings",
+            "src/config.py:7-10 method load_file"
+        ]
     );
     set_search(&ws, "model = \".codesmith/models/tiny\"\nranking = \"lexical\"");
-    let by_words = ws.call("search_code", json!({"query": "authenticate login"})).ok();
+    let by_words = ws
+        .call("search_code", json!({"query": "authenticate login"}))
+        .ok();
     assert_eq!(by_words.data()["ranking"], "lexical");
     assert_eq!(by_words.data()["results"], json!([]));
     assert!(by_words.output().contains("as [search] ranking asks"));
     set_search(&ws, "model = \".codesmith/models/tiny\"\nranking = \"semantic\"");
-    let unknown = ws.call("search_code", json!({"query": "authenticate login"})).ok();
+    let unknown = ws
+        .call("search_code", json!({"query": "authenticate login"}))
+        .ok();
     assert_eq!(unknown.data()["ranking"], "hybrid");
     assert!(unknown.notices()[0].contains("[search] ranking = \"semantic\" is not a ranking"));
     // A query of words the model does not know ranks by words, and says so.
     set_search(&ws, "model = \".codesmith/models/tiny\"");
     let unknown_words = ws.call("search_code", json!({"query": "hash"})).ok();
     assert_eq!(unknown_words.data()["ranking"], "lexical");
-    assert_eq!(results(unknown_words.data())[0], "src/auth.rs:13-15 function hash");
+    assert_eq!(
+        results(unknown_words.data())[0],
+        "src/auth.rs:13-15 function hash"
+    );
     assert!(unknown_words.notices()[0].contains("knows none of the words of \"hash\""));
 }
 
@@ -373,14 +408,35 @@ fn an_edit_embeds_only_that_file_and_another_model_embeds_all_again() {
     let mut found = results(edited.data());
     found.truncate(2);
     found.sort();
-    assert_eq!(found, ["docs/deploy.md:1-4 lines", "src/auth.rs:1-2 function rotate_keys"]);
+    assert_eq!(
+        found,
+        ["docs/deploy.md:1-4 lines", "src/auth.rs:1-2 function rotate_keys"]
+    );
     let id = edited.data()["model"]["id"].as_str().expect("id").to_string();
     assert!(ws.exists(&format!(".codesmith/index/vectors/{id}")));
     tiny_model(&ws, "models/tiny", 0.2);
     let other = ws.call("search_code", json!({"query": "ship"})).ok();
     assert_eq!(other.data()["index"]["embedded"], 4);
     assert_ne!(other.data()["model"]["id"], json!(id));
-    assert!(!ws.exists(&format!(".codesmith/index/vectors/{id}")), "the old model's vectors are removed");
+    assert!(
+        !ws.exists(&format!(".codesmith/index/vectors/{id}")),
+        "the old model's vectors are removed"
+    );
+    // A torn vectors file: its regions rank by words this once, and the next call embeds it.
+    let id = other.data()["model"]["id"].as_str().expect("id").to_string();
+    let model_dir = ws.join(&format!(".codesmith/index/vectors/{id}"));
+    let stored = std::fs::read_dir(&model_dir)
+        .expect("vectors")
+        .flat_map(|shard| std::fs::read_dir(shard.expect("shard").path()).expect("shard"))
+        .map(|file| file.expect("file").path())
+        .find(|path| std::fs::metadata(path).expect("stat").len() > 28)
+        .expect("the vectors of a content with regions");
+    std::fs::write(&stored, b"codesmith-vectors 2\n").expect("tear");
+    let torn = ws.call("search_code", json!({"query": "ship"})).ok();
+    assert_eq!(torn.data()["index"]["embedded"], 0);
+    assert!(!stored.exists());
+    let mended = ws.call("search_code", json!({"query": "ship"})).ok();
+    assert_eq!(mended.data()["index"]["embedded"], 1);
 }
 
 #[test]
@@ -390,32 +446,59 @@ fn a_missing_or_broken_model_is_named_with_the_fix_and_words_still_rank() {
         set_search(&ws, settings);
         let out = ws.call("search_code", json!({"query": "password"})).ok();
         assert_eq!(out.data()["ranking"], "lexical", "{settings}");
-        assert_eq!(results(out.data())[0], "src/auth.rs:3-7 function check_credentials");
+        assert_eq!(
+            results(out.data())[0],
+            "src/auth.rs:3-7 function check_credentials"
+        );
         let notice = &out.notices()[0];
         assert!(
             notice.contains(&format!("cannot be used: `{file}` {problem}")),
             "{notice}"
         );
         assert!(notice.contains("Put a model2vec model's model.safetensors and tokenizer.json there, or correct or remove the setting"));
-        assert!(out.output().contains("the embedding model cannot be used, see the notice"));
-        assert!(out.data()["model"]["error"].as_str().expect("error").contains(problem));
+        assert!(out
+            .output()
+            .contains("the embedding model cannot be used, see the notice"));
+        assert!(out.data()["model"]["error"]
+            .as_str()
+            .expect("error")
+            .contains(problem));
     };
     check("model = \"models/none\"", "models/none", "does not exist");
     ws.mkdir("models/empty");
-    check("model = \"models/empty/\"", "models/empty/tokenizer.json", "does not exist");
+    check(
+        "model = \"models/empty/\"",
+        "models/empty/tokenizer.json",
+        "does not exist",
+    );
     tiny_model(&ws, "models/tiny", 0.1);
     let matrix = ws.read("models/tiny/model.safetensors");
     ws.write("models/tiny/model.safetensors", &matrix[..matrix.len() - 10]);
-    check("model = \"models/tiny\"", "models/tiny/model.safetensors", "is cut short");
+    check(
+        "model = \"models/tiny\"",
+        "models/tiny/model.safetensors",
+        "is cut short",
+    );
     check(
         "model = \"models/tiny/model.safetensors\"",
         "models/tiny/model.safetensors",
         "is cut short",
     );
     ws.write("models/tiny/model.safetensors", b"\x05\0\0\0\0\0\0\0{oops");
-    check("model = \"models/tiny\"", "models/tiny/model.safetensors", "has a safetensors header that is not JSON");
-    ws.write("models/tiny/tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}}");
-    check("model = \"models/tiny\"", "models/tiny/tokenizer.json", "holds a BPE tokenizer");
+    check(
+        "model = \"models/tiny\"",
+        "models/tiny/model.safetensors",
+        "has a safetensors header that is not JSON",
+    );
+    ws.write(
+        "models/tiny/tokenizer.json",
+        "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}}",
+    );
+    check(
+        "model = \"models/tiny\"",
+        "models/tiny/tokenizer.json",
+        "holds a BPE tokenizer",
+    );
     set_search(&ws, "model = 7");
     let typed = ws.call("search_code", json!({"query": "password"})).ok();
     assert_eq!(typed.data()["ranking"], "lexical");

@@ -21,8 +21,12 @@ use wordpiece::WordPiece;
 /// head of a definition (its doc comment, signature) says most of what it is about, and the
 /// cut bounds the work per region.
 const MAX_TOKENS: usize = 512;
-/// Changes whenever the way a text becomes a vector changes, so stored vectors are remade.
-const FORMAT: &str = "codesmith-embed 1";
+/// Matrix rows an embedder keeps before it starts over: enough for the common words of a
+/// tree, and a bound on memory per thread (8 MB at 256 dimensions) whatever the model's size.
+const MAX_CACHED_ROWS: usize = 8192;
+/// Changes whenever the way a text becomes a vector (or is stored) changes, so stored vectors
+/// are remade.
+const FORMAT: &str = "codesmith-embed 2";
 
 pub const MATRIX_FILE: &str = "model.safetensors";
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
@@ -83,8 +87,10 @@ impl Model {
             file: shown(path),
             problem,
         };
-        let tokenizer_text = std::fs::read_to_string(&tokenizer_path).map_err(|err| fail(&tokenizer_path, missing(&err)))?;
-        let tokenizer = WordPiece::parse(&tokenizer_text).map_err(|problem| fail(&tokenizer_path, problem))?;
+        let tokenizer_text =
+            std::fs::read_to_string(&tokenizer_path).map_err(|err| fail(&tokenizer_path, missing(&err)))?;
+        let tokenizer =
+            WordPiece::parse(&tokenizer_text).map_err(|problem| fail(&tokenizer_path, problem))?;
         let file = std::fs::File::open(&matrix_path).map_err(|err| fail(&matrix_path, missing(&err)))?;
         let meta = file.metadata().map_err(|err| fail(&matrix_path, missing(&err)))?;
         if !meta.is_file() {
@@ -152,11 +158,16 @@ impl Embedder<'_> {
         let mut ids = Vec::new();
         self.model.tokenizer.ids(text, MAX_TOKENS, |id| ids.push(id));
         for id in ids {
+            if self.rows.len() >= MAX_CACHED_ROWS && !self.rows.contains_key(&id) {
+                self.rows.clear();
+            }
             let matrix = &self.model.matrix;
             let buffer = &mut self.buffer;
             let row = self.rows.entry(id).or_insert_with(|| {
                 let mut row = vec![0f32; dims];
-                matrix.add_row(id, &mut row, buffer).then(|| row.into_boxed_slice())
+                matrix
+                    .add_row(id, &mut row, buffer)
+                    .then(|| row.into_boxed_slice())
             });
             if let Some(row) = row {
                 for (s, r) in sum.iter_mut().zip(row.iter()) {
@@ -171,9 +182,4 @@ impl Embedder<'_> {
         sum.iter_mut().for_each(|v| *v /= norm);
         Some(sum)
     }
-}
-
-/// The cosine of two unit vectors.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

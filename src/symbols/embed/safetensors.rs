@@ -49,13 +49,16 @@ impl Matrix {
             .map_err(|_| format!("is {len} bytes long, too short for a safetensors header"))?;
         let header_len = u64::from_le_bytes(head);
         if header_len > MAX_HEADER_BYTES || header_len.saturating_add(8) > len {
-            return Err("does not start with a safetensors header (its length field is past the end of the file)".to_string());
+            return Err(
+                "does not start with a safetensors header (its length field is past the end of the file)"
+                    .to_string(),
+            );
         }
         let mut header = vec![0u8; header_len as usize];
         file.read_exact_at(&mut header, 8)
             .map_err(|err| format!("could not be read ({err})"))?;
-        let header: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_slice(&header).map_err(|err| format!("has a safetensors header that is not JSON ({err})"))?;
+        let header: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header)
+            .map_err(|err| format!("has a safetensors header that is not JSON ({err})"))?;
         let (name, tensor) = pick(&header)?;
         let dtype = match tensor["dtype"].as_str() {
             Some("F32") => Dtype::F32,
@@ -69,23 +72,31 @@ impl Matrix {
             }
         };
         let numbers = |key: &str| -> Option<Vec<u64>> {
-            tensor[key].as_array()?.iter().map(serde_json::Value::as_u64).collect()
+            tensor[key]
+                .as_array()?
+                .iter()
+                .map(serde_json::Value::as_u64)
+                .collect()
         };
         let (Some(shape), Some(range)) = (numbers("shape"), numbers("data_offsets")) else {
             return Err(format!("gives `{name}` no shape or data_offsets"));
         };
         let [rows, dims] = shape[..] else {
-            return Err(format!("gives `{name}` the shape {shape:?}, not rows × dimensions"));
+            return Err(format!(
+                "gives `{name}` the shape {shape:?}, not rows × dimensions"
+            ));
         };
         if rows == 0 || dims == 0 || dims > MAX_DIMS {
-            return Err(format!("gives `{name}` the shape [{rows}, {dims}], which no embedding matrix has"));
+            return Err(format!(
+                "gives `{name}` the shape [{rows}, {dims}], which no embedding matrix has"
+            ));
         }
         let [start, end] = range[..] else {
-            return Err(format!("gives `{name}` data_offsets that are not a start and an end"));
+            return Err(format!(
+                "gives `{name}` data_offsets that are not a start and an end"
+            ));
         };
-        let bytes = rows
-            .checked_mul(dims)
-            .and_then(|n| n.checked_mul(dtype.size()));
+        let bytes = rows.checked_mul(dims).and_then(|n| n.checked_mul(dtype.size()));
         let data_start = 8 + header_len;
         if end.checked_sub(start) != bytes || data_start.saturating_add(end) > len {
             return Err(format!(
@@ -145,8 +156,10 @@ fn pick(header: &serde_json::Map<String, serde_json::Value>) -> Result<(&str, &s
     if let Some(tensor) = header.get(TENSOR) {
         return Ok((TENSOR, tensor));
     }
-    let tensors: Vec<(&String, &serde_json::Value)> =
-        header.iter().filter(|(name, _)| *name != "__metadata__").collect();
+    let tensors: Vec<(&String, &serde_json::Value)> = header
+        .iter()
+        .filter(|(name, _)| *name != "__metadata__")
+        .collect();
     match tensors[..] {
         [(name, tensor)] => Ok((name, tensor)),
         [] => Err("holds no tensor".to_string()),
@@ -183,7 +196,8 @@ mod tests {
 
     fn file_of(header: &str, data: &[u8]) -> (tempfile::NamedTempFile, u64) {
         let mut file = tempfile::NamedTempFile::new().expect("temp");
-        file.write_all(&(header.len() as u64).to_le_bytes()).expect("write");
+        file.write_all(&(header.len() as u64).to_le_bytes())
+            .expect("write");
         file.write_all(header.as_bytes()).expect("write");
         file.write_all(data).expect("write");
         let len = 8 + header.len() as u64 + data.len() as u64;
@@ -197,7 +211,10 @@ mod tests {
 
     #[test]
     fn rows_are_read_in_each_dtype() {
-        let data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let m = open(
             r#"{"embeddings": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}"#,
             &data,
@@ -210,7 +227,10 @@ mod tests {
         assert_eq!(sum, [4.0, 6.0]);
         assert!(!m.add_row(2, &mut sum, &mut buffer));
         // 1.0, -2.0, 0.5 and a subnormal in half precision.
-        let half: Vec<u8> = [0x3c00u16, 0xc000, 0x3800, 0x0001].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let half: Vec<u8> = [0x3c00u16, 0xc000, 0x3800, 0x0001]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let m = open(
             r#"{"__metadata__": {}, "w": {"dtype": "F16", "shape": [1, 4], "data_offsets": [0, 8]}}"#,
             &half,
@@ -221,8 +241,11 @@ mod tests {
         assert_eq!(&sum[..3], [1.0, -2.0, 0.5]);
         assert!(sum[3] > 0.0 && sum[3] < 1e-7);
         let bf: Vec<u8> = [0x3f80u16, 0xc000].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let m = open(r#"{"e": {"dtype": "BF16", "shape": [1, 2], "data_offsets": [0, 4]}}"#, &bf)
-            .expect("matrix");
+        let m = open(
+            r#"{"e": {"dtype": "BF16", "shape": [1, 2], "data_offsets": [0, 4]}}"#,
+            &bf,
+        )
+        .expect("matrix");
         let mut sum = vec![0.0; 2];
         assert!(m.add_row(0, &mut sum, &mut buffer));
         assert_eq!(sum, [1.0, -2.0]);
@@ -231,10 +254,16 @@ mod tests {
     #[test]
     fn broken_files_say_what_is_wrong() {
         let problem = |header: &str, data: &[u8]| open(header, data).err().unwrap_or_default();
-        assert!(problem(r#"{"embeddings": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}"#, &[0; 8])
-            .contains("cut short"));
-        assert!(problem(r#"{"embeddings": {"dtype": "I8", "shape": [2, 2], "data_offsets": [0, 4]}}"#, &[0; 4])
-            .contains("not as F32"));
+        assert!(problem(
+            r#"{"embeddings": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}"#,
+            &[0; 8]
+        )
+        .contains("cut short"));
+        assert!(problem(
+            r#"{"embeddings": {"dtype": "I8", "shape": [2, 2], "data_offsets": [0, 4]}}"#,
+            &[0; 4]
+        )
+        .contains("not as F32"));
         assert!(problem(
             r#"{"a": {"dtype": "F32", "shape": [1, 1], "data_offsets": [0, 4]}, "b": {"dtype": "F32", "shape": [1, 1], "data_offsets": [4, 8]}}"#,
             &[0; 8]

@@ -83,13 +83,22 @@ mod tests {
             mtime_ns: 5,
             inode: 7,
         };
-        let text = format!("{HEADER}\t10\t5\t7\t{}\t00000000000000ff\t/m/model.safetensors\n", RACY_NS + 6);
+        let text = format!(
+            "{HEADER}\t10\t5\t7\t{}\t00000000000000ff\t/m/model.safetensors\n",
+            RACY_NS + 6
+        );
         assert_eq!(vouched(&text, &stat, "/m/model.safetensors"), Some(255));
         assert_eq!(vouched(&text, &stat, "/other"), None);
-        assert_eq!(vouched(&text, &Stat { size: 11, ..stat }, "/m/model.safetensors"), None);
+        assert_eq!(
+            vouched(&text, &Stat { size: 11, ..stat }, "/m/model.safetensors"),
+            None
+        );
         let racy = format!("{HEADER}\t10\t5\t7\t6\t00000000000000ff\t/m/model.safetensors\n");
         assert_eq!(vouched(&racy, &stat, "/m/model.safetensors"), None);
-        assert_eq!(vouched(&text[..text.len() - 1], &stat, "/m/model.safetensors"), None);
+        assert_eq!(
+            vouched(&text[..text.len() - 1], &stat, "/m/model.safetensors"),
+            None
+        );
     }
 
     #[test]

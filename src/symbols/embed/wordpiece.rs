@@ -46,7 +46,8 @@ pub struct WordPiece {
 impl WordPiece {
     /// The tokenizer of a tokenizer.json's text, or why it cannot be used.
     pub fn parse(text: &str) -> Result<WordPiece, String> {
-        let file: File = serde_json::from_str(text).map_err(|err| format!("is not a tokenizer.json ({err})"))?;
+        let file: File =
+            serde_json::from_str(text).map_err(|err| format!("is not a tokenizer.json ({err})"))?;
         let kind = file.model.kind.as_deref().unwrap_or("WordPiece");
         if kind != "WordPiece" {
             return Err(format!(
@@ -59,10 +60,9 @@ impl WordPiece {
         };
         let mut vocab = HashMap::with_capacity(entries.len());
         for (token, id) in entries {
-            let id = id
-                .as_u64()
-                .and_then(|id| u32::try_from(id).ok())
-                .ok_or_else(|| format!("gives the token {token:?} the id {id}, which is not a number of the vocabulary"))?;
+            let id = id.as_u64().and_then(|id| u32::try_from(id).ok()).ok_or_else(|| {
+                format!("gives the token {token:?} the id {id}, which is not a number of the vocabulary")
+            })?;
             vocab.insert(token.clone(), id);
         }
         if let Some(unk) = &file.model.unk_token {
@@ -71,7 +71,10 @@ impl WordPiece {
         let max_id = vocab.values().copied().max().ok_or("has an empty vocabulary")?;
         Ok(WordPiece {
             vocab,
-            prefix: file.model.continuing_subword_prefix.unwrap_or_else(|| "##".to_string()),
+            prefix: file
+                .model
+                .continuing_subword_prefix
+                .unwrap_or_else(|| "##".to_string()),
             max_word_chars: file.model.max_input_chars_per_word.unwrap_or(100),
             lowercase: file.normalizer.as_ref().is_some_and(lowercases),
             max_id,
@@ -195,7 +198,11 @@ mod tests {
     use super::*;
 
     fn tokenizer(vocab: &[&str], normalizer: &str) -> WordPiece {
-        let entries: Vec<String> = vocab.iter().enumerate().map(|(i, t)| format!("\"{t}\": {i}")).collect();
+        let entries: Vec<String> = vocab
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("\"{t}\": {i}"))
+            .collect();
         let text = format!(
             "{{\"normalizer\": {normalizer}, \"model\": {{\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"vocab\": {{{}}}}}}}",
             entries.join(", ")
@@ -216,7 +223,11 @@ mod tests {
             "{\"type\": \"BertNormalizer\"}",
         );
         assert_eq!(all(&t, "checkCredentials"), [1, 2]);
-        assert_eq!(all(&t, "check_credentials(x)"), [1, 2], "x is unknown and left out");
+        assert_eq!(
+            all(&t, "check_credentials(x)"),
+            [1, 2],
+            "x is unknown and left out"
+        );
         assert_eq!(all(&t, "HTTPParser"), [5, 3, 4]);
         assert_eq!(all(&t, "parse_v2"), [3, 7, 6]);
         let mut first = Vec::new();

@@ -23,19 +23,20 @@ const SEMANTIC_WEIGHT: f64 = 0.35;
 /// The fused score of a region first in both lists, which scales scores to at most 1.
 const BOTH_FIRST: f64 = (1.0 + SEMANTIC_WEIGHT) * K / (K + 1.0);
 
-/// Every region of `files` with a vector, by its similarity to `query` (best first), keeping
-/// those more similar than unrelated text (a positive cosine). `vector_of(file, chunk)` gives
-/// a region's stored vector.
-pub fn by_similarity<'a>(
-    files: &'a [(String, Vec<Chunk>)],
-    query: &[f32],
-    vector_of: impl Fn(usize, usize) -> Option<&'a [f32]>,
+/// Every region of `files` with a vector, by its similarity to the query (best first), keeping
+/// those more similar than unrelated text (a positive cosine). `similarity_of(file, chunk)`
+/// gives a region's cosine with the query, if it has a vector.
+pub fn by_similarity(
+    files: &[(String, Vec<Chunk>)],
+    similarity_of: impl Fn(usize, usize) -> Option<f32>,
 ) -> Vec<Scored> {
     let mut scored = Vec::new();
     for (f, (path, chunks)) in files.iter().enumerate() {
         for (c, chunk) in chunks.iter().enumerate() {
-            let Some(vector) = vector_of(f, c) else { continue };
-            let similarity = f64::from(crate::symbols::embed::cosine(query, vector));
+            let Some(similarity) = similarity_of(f, c) else {
+                continue;
+            };
+            let similarity = f64::from(similarity);
             if similarity > 0.0 {
                 scored.push(Scored {
                     path: path.clone(),
@@ -115,7 +116,10 @@ mod tests {
             ("z.rs".to_string(), vec![hit("z", 0.0).chunk]),
         ];
         let vectors: [&[f32]; 3] = [&[1.0, 0.0], &[0.6, 0.8], &[-1.0, 0.0]];
-        let scored = by_similarity(&files, &[0.0, 1.0], |f, c| Some(vectors[f * 2 + c]));
+        let query = [0.0f32, 1.0];
+        let scored = by_similarity(&files, |f, c| {
+            Some(vectors[f * 2 + c].iter().zip(&query).map(|(a, b)| a * b).sum())
+        });
         assert_eq!(scored.len(), 1);
         assert_eq!((scored[0].path.as_str(), scored[0].index), ("x.rs", 1));
         assert_eq!(scored[0].similarity, Some(f64::from(0.8f32)));

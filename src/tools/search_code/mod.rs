@@ -14,8 +14,8 @@ use crate::fs::walk::GlobFilter;
 use crate::fs::workspace::quote_arg;
 use crate::session::context::Context;
 use crate::symbols::search::{self, fusion, rank, tokens, SearchIndex};
-use settings::Ranking;
 use crate::tools::{Cap, Capability, ToolOutput, ToolSpec};
+use settings::Ranking;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "search_code",
@@ -116,12 +116,7 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         error
     };
     ctx.state.ensure_dir().map_err(io_error)?;
-    let settings = settings::resolve(
-        ctx.config()?,
-        ctx.workspace.root(),
-        ctx.state.dir(),
-        &mut notices,
-    );
+    let settings = settings::resolve(ctx.config()?, ctx.workspace.root(), ctx.state.dir(), &mut notices);
     let mut unknown_words = false;
     let (session, refresh) = SearchIndex::new(ctx.state.dir())
         .refresh(&files, &prefix, walk_started)
@@ -180,7 +175,15 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     } else {
         settings.ranking
     };
-    let mut out = render::render(ctx, &args, &root.display, &found, &grep_pattern, ranked, &settings);
+    let mut out = render::render(
+        ctx,
+        &args,
+        &root.display,
+        &found,
+        &grep_pattern,
+        ranked,
+        &settings,
+    );
     let mut index = refresh_data(&refresh);
     index["embedded"] = embedded.into();
     out = out.with("index", index);
@@ -200,7 +203,7 @@ fn semantic(
         .map(|(path, _)| session.manifest.files.get(path).map_or(0, |e| e.hash))
         .collect();
     let vectors = session.vectors(model, &hashes);
-    fusion::by_similarity(loaded, query, |f, c| vectors.get(&hashes[f])?.get(c))
+    fusion::by_similarity(loaded, |f, c| vectors.get(hashes.get(f)?)?.similarity(c, query))
 }
 
 fn refresh_data(refresh: &search::Refresh) -> serde_json::Value {

@@ -48,12 +48,19 @@ pub struct Resolved {
 }
 
 /// Reads `[search]` and opens the model when the ranking needs it; problems become notices.
-pub fn resolve(config: &Config, workspace_root: &Path, state_dir: &Path, notices: &mut Vec<String>) -> Resolved {
+pub fn resolve(
+    config: &Config,
+    workspace_root: &Path,
+    state_dir: &Path,
+    notices: &mut Vec<String>,
+) -> Resolved {
     let section = config.section("search");
     let setting = |key: &str| section.and_then(|table| table.get(key));
     let mut asked = None;
     if let Some(value) = setting("ranking") {
-        asked = Ranking::ALL.into_iter().find(|r| Some(r.as_str()) == value.as_str());
+        asked = Ranking::ALL
+            .into_iter()
+            .find(|r| Some(r.as_str()) == value.as_str());
         if asked.is_none() {
             notices.push(format!(
                 "`.codesmith/config.toml`: [search] ranking = {value} is not a ranking; it is ignored \
@@ -92,7 +99,11 @@ pub fn resolve(config: &Config, workspace_root: &Path, state_dir: &Path, notices
     if asked == Some(Ranking::Lexical) {
         return resolved;
     }
-    match Model::open(&path, &workspace_root.join(&path), &state_dir.join("index").join("model-stamp")) {
+    match Model::open(
+        &path,
+        &workspace_root.join(&path),
+        &state_dir.join("index").join("model-stamp"),
+    ) {
         Ok(model) => {
             resolved.ranking = asked.unwrap_or(Ranking::Hybrid);
             resolved.model = Some(model);
