@@ -80,7 +80,7 @@ pub fn decode(bytes: &[u8], dims: usize) -> Option<Stored> {
 }
 
 /// What a region is embedded as: its lines.
-fn text_of<'a>(lines: &[&'a str], chunk: &chunks::Chunk) -> String {
+fn text_of(lines: &[&str], chunk: &chunks::Chunk) -> String {
     let start = (chunk.start_line as usize).saturating_sub(1).min(lines.len());
     let end = (chunk.end_line as usize).min(lines.len()).max(start);
     lines[start..end].join("\n")
