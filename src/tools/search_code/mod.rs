@@ -117,7 +117,6 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     };
     ctx.state.ensure_dir().map_err(io_error)?;
     let settings = settings::resolve(ctx.config()?, ctx.workspace.root(), ctx.state.dir(), &mut notices);
-    let mut unknown_words = false;
     let (session, refresh) = SearchIndex::new(ctx.state.dir())
         .refresh(&files, &prefix, walk_started)
         .map_err(io_error)?;
@@ -135,33 +134,17 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let term_set: HashSet<String> = terms.iter().cloned().collect();
     let loaded = session.load(&in_scope, &term_set);
     let (lexical, chunks) = rank::bm25(&loaded, &terms);
-    let mut embedded = 0;
-    let scored = match &settings.model {
-        Some(model) if settings.ranking != Ranking::Lexical => {
-            let walked: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
-            embedded = session.embed_missing(model, &walked);
-            match model.embedder().embed(&args.query) {
-                Some(query) => {
-                    let semantic = semantic(&session, model, &loaded, &query);
-                    match settings.ranking {
-                        Ranking::Embedding => semantic,
-                        _ => fusion::fuse(lexical, semantic),
-                    }
-                }
-                None => {
-                    notices.push(format!(
-                        "The embedding model knows none of the words of {}, so this search ranked them                          by words alone; describe the code in plain English words to search by meaning.",
-                        quote_arg(&args.query)
-                    ));
-                    unknown_words = true;
-                    lexical
-                }
-            }
-        }
-        _ => lexical,
-    };
+    let walked: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let (mut scored, ranked, embedded) = by_meaning(
+        &session,
+        &settings,
+        &walked,
+        &loaded,
+        lexical,
+        &args.query,
+        &mut notices,
+    );
     drop(session);
-    let mut scored = scored;
     let matched = scored.len();
     scored.truncate(max_results);
     let found = Found {
@@ -169,11 +152,6 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         matched,
         chunks,
         files: in_scope.len(),
-    };
-    let ranked = if unknown_words {
-        Ranking::Lexical
-    } else {
-        settings.ranking
     };
     let mut out = render::render(
         ctx,
@@ -189,6 +167,41 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     out = out.with("index", index);
     out.notices.extend(notices);
     Ok(out)
+}
+
+/// The ranking `settings` ask for: the lexical one as it is, or with the model's, after the
+/// files of the walk are embedded. Also the ranking that ran and how many files were embedded.
+fn by_meaning(
+    session: &search::Session,
+    settings: &settings::Resolved,
+    walked: &[&str],
+    loaded: &[(String, Vec<search::chunks::Chunk>)],
+    lexical: Vec<rank::Scored>,
+    query: &str,
+    notices: &mut Vec<String>,
+) -> (Vec<rank::Scored>, Ranking, usize) {
+    let Some(model) = settings
+        .model
+        .as_ref()
+        .filter(|_| settings.ranking != Ranking::Lexical)
+    else {
+        return (lexical, Ranking::Lexical, 0);
+    };
+    let embedded = session.embed_missing(model, walked);
+    let Some(query_vector) = model.embedder().embed(query) else {
+        notices.push(format!(
+            "The embedding model knows none of the words of {}, so this search ranked by words \
+             alone; to search by meaning, describe the code in plain English words.",
+            quote_arg(query)
+        ));
+        return (lexical, Ranking::Lexical, embedded);
+    };
+    let semantic = semantic(session, model, loaded, &query_vector);
+    let scored = match settings.ranking {
+        Ranking::Embedding => semantic,
+        _ => fusion::fuse(lexical, semantic),
+    };
+    (scored, settings.ranking, embedded)
 }
 
 /// The regions of `loaded` by the similarity of their stored vectors to `query`.
