@@ -7,6 +7,8 @@
 //! - `search-manifest`: path → content hash with the stat that vouches for it (the symbol
 //!   index's [`Manifest`] format; its fingerprint names the chunk format and the tags queries).
 //! - `search-lock`: `flock`ed by the query, so two queries never update the index together.
+//! - `vectors/<model16>/`: with an embedding model, the vectors of each content's chunks (see
+//!   [`vectors`]); `model-stamp`: the model's hash with the stat that vouches for it.
 //!
 //! A query walks the tree as grep_files does, hashes the files whose stat does not vouch for
 //! them, chunks the contents never seen (on every core), drops what left the tree, and then
