@@ -25,7 +25,7 @@ struct File {
 struct Model {
     #[serde(rename = "type", default)]
     kind: Option<String>,
-    vocab: serde_json::Value,
+    vocab: Vocab,
     #[serde(default)]
     unk_token: Option<String>,
     #[serde(default)]
@@ -55,16 +55,9 @@ impl WordPiece {
                  models, such as potion-base-8M, have one)"
             ));
         }
-        let Some(entries) = file.model.vocab.as_object() else {
+        let Vocab(Some(mut vocab)) = file.model.vocab else {
             return Err("has no WordPiece vocabulary (model.vocab is not an object)".to_string());
         };
-        let mut vocab = HashMap::with_capacity(entries.len());
-        for (token, id) in entries {
-            let id = id.as_u64().and_then(|id| u32::try_from(id).ok()).ok_or_else(|| {
-                format!("gives the token {token:?} the id {id}, which is not a number of the vocabulary")
-            })?;
-            vocab.insert(token.clone(), id);
-        }
         if let Some(unk) = &file.model.unk_token {
             vocab.remove(unk);
         }
@@ -137,6 +130,35 @@ impl WordPiece {
             start = end;
         }
         out
+    }
+}
+
+/// A WordPiece vocabulary (token → id), read straight into its map: a model's vocabulary has
+/// tens of thousands of entries, and a JSON value tree of them would cost a query more time
+/// than the rest of the model. Another model's vocabulary (a list) is skipped and read as none.
+struct Vocab(Option<HashMap<String, u32>>);
+
+impl<'de> Deserialize<'de> for Vocab {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vocab, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Vocab;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a vocabulary")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Vocab, A::Error> {
+                let mut vocab = HashMap::with_capacity(map.size_hint().unwrap_or(32_768));
+                while let Some((token, id)) = map.next_entry::<String, u32>()? {
+                    vocab.insert(token, id);
+                }
+                Ok(Vocab(Some(vocab)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vocab, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Vocab(None))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
     }
 }
 
