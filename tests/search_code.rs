@@ -503,4 +503,14 @@ fn a_missing_or_broken_model_is_named_with_the_fix_and_words_still_rank() {
     let typed = ws.call("search_code", json!({"query": "password"})).ok();
     assert_eq!(typed.data()["ranking"], "lexical");
     assert!(typed.notices()[0].contains("[search] model = 7 is not a path"));
+    set_search(&ws, "modle = \"models/tiny\"\nranking = \"embedding\"");
+    let misspelt = ws.call("search_code", json!({"query": "password"})).ok();
+    assert_eq!(misspelt.data()["ranking"], "lexical");
+    let notices = misspelt.notices().join("\n");
+    assert!(
+        notices.contains("[search] has no setting `modle`; it is ignored (the settings are model, ranking)")
+    );
+    assert!(
+        notices.contains("[search] ranking = \"embedding\" needs an embedding model; ranked by words alone")
+    );
 }
