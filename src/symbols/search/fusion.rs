@@ -23,31 +23,42 @@ const SEMANTIC_WEIGHT: f64 = 0.35;
 /// The fused score of a region first in both lists, which scales scores to at most 1.
 const BOTH_FIRST: f64 = (1.0 + SEMANTIC_WEIGHT) * K / (K + 1.0);
 
-/// Every region of `files` with a vector, by its similarity to the query (best first), keeping
+/// How many of the regions nearest the query the similarity list holds: past that, a rank adds
+/// less than a hundredth to a fused score, and a longer list only costs time.
+const NEAREST: usize = 200;
+
+/// The [`NEAREST`] regions of `files` by their similarity to the query (best first), keeping
 /// those more similar than unrelated text (a positive cosine). `similarity_of(file, chunk)`
 /// gives a region's cosine with the query, if it has a vector.
 pub fn by_similarity(
     files: &[(String, Vec<Chunk>)],
     similarity_of: impl Fn(usize, usize) -> Option<f32>,
 ) -> Vec<Scored> {
-    let mut scored = Vec::new();
-    for (f, (path, chunks)) in files.iter().enumerate() {
-        for (c, chunk) in chunks.iter().enumerate() {
-            let Some(similarity) = similarity_of(f, c) else {
-                continue;
-            };
-            let similarity = f64::from(similarity);
-            if similarity > 0.0 {
-                scored.push(Scored {
-                    path: path.clone(),
-                    index: c,
-                    chunk: chunk.clone(),
-                    score: similarity,
-                    similarity: Some(similarity),
-                });
+    let mut nearest: Vec<(f32, usize, usize)> = Vec::new();
+    for (f, (_, chunks)) in files.iter().enumerate() {
+        for c in 0..chunks.len() {
+            if let Some(similarity) = similarity_of(f, c).filter(|s| *s > 0.0) {
+                nearest.push((similarity, f, c));
             }
         }
     }
+    let by_similarity = |a: &(f32, usize, usize), b: &(f32, usize, usize)| {
+        b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2)))
+    };
+    if nearest.len() > NEAREST {
+        nearest.select_nth_unstable_by(NEAREST, by_similarity);
+        nearest.truncate(NEAREST);
+    }
+    let mut scored: Vec<Scored> = nearest
+        .into_iter()
+        .map(|(similarity, f, c)| Scored {
+            path: files[f].0.clone(),
+            index: c,
+            chunk: files[f].1[c].clone(),
+            score: f64::from(similarity),
+            similarity: Some(f64::from(similarity)),
+        })
+        .collect();
     sort(&mut scored);
     scored
 }

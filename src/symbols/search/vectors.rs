@@ -22,18 +22,23 @@ use crate::symbols::embed::Model;
 
 const HEADER: &[u8] = b"codesmith-vectors 2\n";
 
-/// The vectors of one content's chunks.
+/// The vectors of one content's chunks: the stored file as read.
 pub struct Stored {
     dims: usize,
-    /// Per chunk: the scale (4 bytes), then one byte per dimension.
-    records: Vec<u8>,
+    /// After the header, per chunk: the scale (4 bytes), then one byte per dimension.
+    bytes: Vec<u8>,
 }
+
+/// Where the records start: the header, the count and the width.
+const RECORDS: usize = HEADER.len() + 8;
 
 impl Stored {
     /// The cosine of chunk `chunk`'s vector and the unit vector `query`.
     pub fn similarity(&self, chunk: usize, query: &[f32]) -> Option<f32> {
         let size = 4 + self.dims;
-        let record = self.records.get(chunk * size..(chunk + 1) * size)?;
+        let record = self
+            .bytes
+            .get(RECORDS + chunk * size..RECORDS + (chunk + 1) * size)?;
         let scale = f32::from_le_bytes([record[0], record[1], record[2], record[3]]);
         let dot: f32 = record[4..]
             .iter()
@@ -65,7 +70,7 @@ pub fn encode(dims: usize, vectors: &[Option<Vec<f32>>]) -> Vec<u8> {
 }
 
 /// The vectors of a stored file, or `None` when it is not a whole one of `dims` dimensions.
-pub fn decode(bytes: &[u8], dims: usize) -> Option<Stored> {
+pub fn decode(bytes: Vec<u8>, dims: usize) -> Option<Stored> {
     let rest = bytes.strip_prefix(HEADER)?;
     let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
     let stored_dims = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?) as usize;
@@ -73,10 +78,7 @@ pub fn decode(bytes: &[u8], dims: usize) -> Option<Stored> {
     if stored_dims != dims || records.len() != count.checked_mul(dims.checked_add(4)?)? {
         return None;
     }
-    Some(Stored {
-        dims,
-        records: records.to_vec(),
-    })
+    Some(Stored { dims, bytes })
 }
 
 /// What a region is embedded as: its lines.
@@ -173,7 +175,7 @@ impl Session {
                     let Some(hash) = hashes.get(i) else { break };
                     let path = self.vectors_path(model, *hash);
                     let Ok(bytes) = fs::read(&path) else { continue };
-                    let Some(stored) = decode(&bytes, model.dims) else {
+                    let Some(stored) = decode(bytes, model.dims) else {
                         // Torn (a full disk): removed, so the next query embeds it again.
                         let _ = fs::remove_file(&path);
                         continue;
@@ -220,7 +222,7 @@ mod tests {
         let a = [0.6f32, 0.8, 0.0];
         let b = [0.0f32, -0.28, 0.96];
         let bytes = encode(3, &[Some(a.to_vec()), None, Some(b.to_vec())]);
-        let stored = decode(&bytes, 3).expect("whole");
+        let stored = decode(bytes.clone(), 3).expect("whole");
         let exact = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
         for query in [a, b, [0.0, 0.0, 1.0]] {
             let near = |chunk: usize, v: &[f32]| {
@@ -230,8 +232,8 @@ mod tests {
             assert_eq!(stored.similarity(1, &query), Some(0.0));
         }
         assert_eq!(stored.similarity(3, &a), None);
-        assert!(decode(&bytes[..bytes.len() - 1], 3).is_none());
-        assert!(decode(&bytes, 4).is_none(), "another width is another model");
-        assert!(decode(HEADER, 3).is_none());
+        assert!(decode(bytes[..bytes.len() - 1].to_vec(), 3).is_none());
+        assert!(decode(bytes, 4).is_none(), "another width is another model");
+        assert!(decode(HEADER.to_vec(), 3).is_none());
     }
 }
