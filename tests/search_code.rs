@@ -324,7 +324,14 @@ fn a_model_finds_code_by_meaning_when_no_word_matches() {
     assert!(words_only
         .output()
         .contains("no embedding model is set ([search] model in .codesmith/config.toml)"));
-    assert!(words_only.notices().is_empty());
+    assert_eq!(
+        words_only.notices(),
+        ["search_code ranks by words alone here: no embedding model is set. To find code by meaning too, set [search] model in .codesmith/config.toml to a model2vec model's directory (see docs/GUIDE.md, \"Search by meaning\"). (Said once per session.)"]
+    );
+    let again = ws
+        .call("search_code", json!({"query": "authenticate login"}))
+        .ok();
+    assert!(again.notices().is_empty(), "said once per session");
     tiny_model(&ws, ".codesmith/models/tiny", 0.1);
     set_search(&ws, "model = \".codesmith/models/tiny\"");
     let hybrid = ws

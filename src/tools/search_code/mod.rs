@@ -117,6 +117,9 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     };
     ctx.state.ensure_dir().map_err(io_error)?;
     let settings = settings::resolve(ctx.config()?, ctx.workspace.root(), ctx.state.dir(), &mut notices);
+    if settings.setting.is_none() && settings.ranking == Ranking::Lexical {
+        notices.extend(settings::no_model_notice(ctx));
+    }
     let (session, refresh) = SearchIndex::new(ctx.state.dir())
         .refresh(&files, &prefix, walk_started)
         .map_err(io_error)?;

@@ -15,6 +15,7 @@
 use std::path::Path;
 
 use crate::session::config::Config;
+use crate::session::context::Context;
 use crate::symbols::embed::{Model, ModelError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,4 +121,26 @@ pub fn resolve(
         }
     }
     resolved
+}
+
+/// The session's mark that it was told search_code ranks by words alone.
+const NO_MODEL_MARK: &str = "search-no-model-notice";
+
+/// The notice, once per session, that no model is set and how to set one: the count line of
+/// every search says it ranked by words; the way to rank by meaning is said once.
+pub fn no_model_notice(ctx: &Context) -> Option<String> {
+    if ctx.session().reminders.contains_key(NO_MODEL_MARK) {
+        return None;
+    }
+    let _ = ctx.state.update_session(|session| {
+        session
+            .reminders
+            .insert(NO_MODEL_MARK.to_string(), serde_json::Value::Bool(true));
+    });
+    Some(
+        "search_code ranks by words alone here: no embedding model is set. To find code by meaning \
+         too, set [search] model in .codesmith/config.toml to a model2vec model's directory (see \
+         docs/GUIDE.md, \"Search by meaning\"). (Said once per session.)"
+            .to_string(),
+    )
 }
