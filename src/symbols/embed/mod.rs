@@ -28,8 +28,8 @@ const MAX_CACHED_ROWS: usize = 8192;
 /// are remade.
 const FORMAT: &str = "codesmith-embed 2";
 
-pub const MATRIX_FILE: &str = "model.safetensors";
-pub const TOKENIZER_FILE: &str = "tokenizer.json";
+const MATRIX_FILE: &str = "model.safetensors";
+const TOKENIZER_FILE: &str = "tokenizer.json";
 
 /// A static embedding model, ready to embed.
 pub struct Model {

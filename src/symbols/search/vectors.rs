@@ -49,7 +49,7 @@ impl Stored {
     }
 }
 
-pub fn encode(dims: usize, vectors: &[Option<Vec<f32>>]) -> Vec<u8> {
+fn encode(dims: usize, vectors: &[Option<Vec<f32>>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER.len() + 8 + vectors.len() * (4 + dims));
     out.extend_from_slice(HEADER);
     out.extend_from_slice(&(vectors.len() as u32).to_le_bytes());
@@ -70,7 +70,7 @@ pub fn encode(dims: usize, vectors: &[Option<Vec<f32>>]) -> Vec<u8> {
 }
 
 /// The vectors of a stored file, or `None` when it is not a whole one of `dims` dimensions.
-pub fn decode(bytes: Vec<u8>, dims: usize) -> Option<Stored> {
+fn decode(bytes: Vec<u8>, dims: usize) -> Option<Stored> {
     let rest = bytes.strip_prefix(HEADER)?;
     let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
     let stored_dims = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?) as usize;
