@@ -13,8 +13,11 @@ it is answered when the function's file is ranked (file level, an easier target)
 recall@1, recall@10 and the mean reciprocal rank over the first 10. Nothing is written outside
 the scratch directory (--work, default a temporary directory under /var/tmp).
 
-A workspace config (a `[search] model`, say) can be given with --config FILE: it is copied to
-.codesmith/config.toml of each copy.
+A workspace config can be given with --config FILE: it is copied to .codesmith/config.toml of
+each copy. --model DIR (a static embedding model, see docs/GUIDE.md "Search by meaning") runs
+every query three times, once per `[search] ranking`: lexical, embedding and hybrid. Each
+ranking starts from an empty index, so its first call is a cold build (with the model: chunking
+and embedding every region), reported with its MB/s and peak RSS.
 """
 
 import argparse
@@ -23,7 +26,6 @@ import math
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -150,18 +152,24 @@ def prepare(repo, work):
     return copy, queries
 
 
-def search(binary, copy, query, extra):
+def search(binary, copy, query):
+    """The results of one search_code call, its wall time, ranking and peak RSS (MB)."""
     started = time.perf_counter()
-    out = subprocess.run(
-        [binary, "--workspace", copy, *extra, "search_code", "--json", json.dumps({"query": query, "max_results": 10})],
-        capture_output=True,
+    child = subprocess.Popen(
+        [binary, "--workspace", copy, "search_code", "--json", json.dumps({"query": query, "max_results": 10})],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
     )
+    stdout = child.stdout.read()
+    _, _, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - started
-    envelope = json.loads(out.stdout)
+    envelope = json.loads(stdout)
     if not envelope["ok"]:
         sys.exit(f"search_code failed: {envelope['output']}")
-    return envelope["data"]["results"], elapsed, envelope["data"].get("ranking")
+    if envelope.get("notices"):
+        print(f"notice: {envelope['notices'][0]}", file=sys.stderr)
+    return envelope["data"]["results"], elapsed, envelope["data"].get("ranking"), usage.ru_maxrss / 1024
 
 
 class Baseline:
@@ -210,63 +218,79 @@ def figures(ranks):
     }
 
 
+def configure(copy, config, model, ranking):
+    state = os.path.join(copy, ".codesmith")
+    shutil.rmtree(os.path.join(state, "index"), ignore_errors=True)
+    os.makedirs(state, exist_ok=True)
+    text = ""
+    if config:
+        with open(config) as f:
+            text = f.read()
+    if model:
+        text += f'\n[search]\nmodel = "{os.path.abspath(model)}"\nranking = "{ranking}"\n'
+    with open(os.path.join(state, "config.toml"), "w") as f:
+        f.write(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True)
     parser.add_argument("--per-repo", type=int, default=150)
     parser.add_argument("--work")
     parser.add_argument("--config")
+    parser.add_argument("--model")
+    parser.add_argument("--rankings", default="lexical,embedding,hybrid", help="with --model: which rankings to run")
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()
-    extra = []
+    modes = args.rankings.split(",") if args.model else [None]
     work = args.work or tempfile.mkdtemp(prefix="search-eval-", dir="/var/tmp")
-    rows, times, ranking, builds = [], [], None, []
+    rows, times, builds = [], {m: [] for m in modes}, []
     for repo in args.repos:
         copy, queries = prepare(repo, work)
-        if args.config:
-            os.makedirs(os.path.join(copy, ".codesmith"), exist_ok=True)
-            shutil.copy(args.config, os.path.join(copy, ".codesmith", "config.toml"))
         random.Random(23).shuffle(queries)
         queries = queries[: args.per_repo]
         size = sum(
             os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(copy) for f in fs if not os.path.islink(os.path.join(r, f))
         )
-        _, cold, _ = search(args.bin, copy, "warm up the index", extra)
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        builds.append(f"{os.path.basename(copy)}: {size / 1e6:.1f} MB indexed cold in {cold:.2f} s ({size / 1e6 / cold:.1f} MB/s); peak RSS of any call so far {peak:.0f} MB")
         baseline = Baseline(copy)
-        ours, ours_file, base = [], [], []
+        base = []
         for q in queries:
-            results, elapsed, ranking = search(args.bin, copy, q["query"], extra)
-            times.append(elapsed)
-            fn_rank = next(
-                (i + 1 for i, r in enumerate(results) if r["path"] == q["path"] and r["start_line"] <= q["line"] <= r["end_line"]),
-                None,
-            )
-            file_rank = next((i + 1 for i, r in enumerate(results) if r["path"] == q["path"]), None)
             ranked = baseline.rank(q["query"])
-            base_rank = ranked.index(os.path.normpath(q["path"])) + 1 if os.path.normpath(q["path"]) in ranked else None
-            ours.append(fn_rank)
-            ours_file.append(file_rank)
-            base.append(base_rank)
-        rows.append((os.path.basename(os.path.normpath(repo)), len(queries), figures(ours), figures(ours_file), figures(base)))
-    print(f"ranking: {ranking}; work directory: {work}")
-    print(f"{'repository':<12} {'queries':>7}  {'search_code (function)':>24}  {'search_code (file)':>20}  {'rg -w baseline (file)':>23}")
-    print(f"{'':<12} {'':>7}  {'R@1   R@10  MRR':>24}  {'R@1   R@10  MRR':>20}  {'R@1   R@10  MRR':>23}")
-    all_n = sum(r[1] for r in rows)
+            path = os.path.normpath(q["path"])
+            base.append(ranked.index(path) + 1 if path in ranked else None)
+        name = os.path.basename(os.path.normpath(repo))
+        for mode in modes:
+            configure(copy, args.config, args.model, mode)
+            _, cold, ranking, rss = search(args.bin, copy, "warm up the index")
+            builds.append(f"{name} ({ranking}): {size / 1e6:.1f} MB indexed cold in {cold:.2f} s ({size / 1e6 / cold:.1f} MB/s), peak RSS {rss:.0f} MB")
+            ours, ours_file = [], []
+            for q in queries:
+                results, elapsed, ranking, _ = search(args.bin, copy, q["query"])
+                times[mode].append(elapsed)
+                ours.append(
+                    next((i + 1 for i, r in enumerate(results) if r["path"] == q["path"] and r["start_line"] <= q["line"] <= r["end_line"]), None)
+                )
+                ours_file.append(next((i + 1 for i, r in enumerate(results) if r["path"] == q["path"]), None))
+            rows.append((name, ranking, len(queries), figures(ours), figures(ours_file), figures(base)))
+    print(f"work directory: {work}")
+    print(f"{'repository':<12} {'ranking':<10} {'queries':>7}  {'search_code (function)':>24}  {'search_code (file)':>20}  {'rg -w baseline (file)':>23}")
+    print(f"{'':<12} {'':<10} {'':>7}  {'R@1   R@10  MRR':>24}  {'R@1   R@10  MRR':>20}  {'R@1   R@10  MRR':>23}")
 
     def fmt(f):
         return f"{f['recall@1']:.2f}  {f['recall@10']:.2f}  {f['mrr']:.2f}"
 
-    for name, n, fn, fl, bl in rows:
-        print(f"{name:<12} {n:>7}  {fmt(fn):>24}  {fmt(fl):>20}  {fmt(bl):>23}")
-    if len(rows) > 1:
-        pooled = [
-            {k: sum(r[i][k] * r[1] for r in rows) / all_n for k in ("recall@1", "recall@10", "mrr")} for i in (2, 3, 4)
-        ]
-        print(f"{'all':<12} {all_n:>7}  {fmt(pooled[0]):>24}  {fmt(pooled[1]):>20}  {fmt(pooled[2]):>23}")
+    for name, ranking, n, fn, fl, bl in rows:
+        print(f"{name:<12} {ranking:<10} {n:>7}  {fmt(fn):>24}  {fmt(fl):>20}  {fmt(bl):>23}")
+    for ranking in sorted({r[1] for r in rows}):
+        mine = [r for r in rows if r[1] == ranking]
+        if len(mine) > 1:
+            all_n = sum(r[2] for r in mine)
+            pooled = [{k: sum(r[i][k] * r[2] for r in mine) / all_n for k in ("recall@1", "recall@10", "mrr")} for i in (3, 4, 5)]
+            print(f"{'all':<12} {ranking:<10} {all_n:>7}  {fmt(pooled[0]):>24}  {fmt(pooled[1]):>20}  {fmt(pooled[2]):>23}")
     print("\n".join(builds))
-    print(f"warm query, whole process: median {statistics.median(times) * 1000:.0f} ms, p90 {sorted(times)[int(len(times) * 0.9)] * 1000:.0f} ms")
+    for mode, spent in times.items():
+        spent = sorted(spent)
+        print(f"warm query ({mode or 'as configured'}), whole process: median {statistics.median(spent) * 1000:.0f} ms, p90 {spent[int(len(spent) * 0.9)] * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -238,7 +238,7 @@ fn entries(dir: &Path) -> Vec<String> {
         .collect::<Vec<_>>()
 }
 
-/// The searches against the same race: grep_files, file_search and find_symbol walk the tree by
+/// The searches against the same race: grep_files, file_search, find_symbol and search_code walk the tree by
 /// name, so a walk may list the directory while it is the link out. Nothing of what is outside
 /// (a file's name, its content, a definition in it) may come back.
 #[test]
@@ -256,12 +256,13 @@ fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outsi
         ("grep_files", json!({"pattern": "marker"})),
         ("file_search", json!({"pattern": "**/secret*"})),
         ("find_symbol", json!({"name": "outside_secret"})),
+        ("search_code", json!({"query": "outside secret marker"})),
     ];
     let started = Instant::now();
     let mut calls = 0;
     while calls < MAX_CALLS && started.elapsed() < BUDGET {
         let (tool, args) = &searches[calls % searches.len()];
-        if *tool == "find_symbol" {
+        if matches!(*tool, "find_symbol" | "search_code") {
             // A fresh index, so each call reads the files again.
             let _ = std::fs::remove_dir_all(root.join(".codesmith/index"));
         }

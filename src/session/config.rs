@@ -11,12 +11,13 @@ use crate::error::ToolError;
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`),
 /// `[shell]` (exec_shell's sandbox), `[history]` (checkpoints, `history::Settings`) and
-/// `[web_search]` (its provider).
-const SECTIONS: [(&str, &[&str]); 5] = [
+/// `[web_search]` (its provider) and `[search]` (search_code's embedding model).
+const SECTIONS: [(&str, &[&str]); 6] = [
     ("network", &["default", "allow", "deny", "trusted_cidrs"]),
     ("shell", &["sandbox", "writable"]),
     ("history", &["max_checkpoints", "max_bytes", "shell"]),
     ("web_search", &["provider", "endpoint"]),
+    ("search", &["model", "ranking"]),
     // Read and checked by the tool profile, which reports its own problems.
     ("tools", &[]),
 ];

@@ -2,6 +2,7 @@
 //! (see [`identifiers`]), the record they are stored as, and the incremental index over a
 //! workspace (see [`index`]).
 
+pub mod embed;
 pub mod identifiers;
 pub mod index;
 pub mod languages;

@@ -7,14 +7,18 @@
 //! - `search-manifest`: path → content hash with the stat that vouches for it (the symbol
 //!   index's [`Manifest`] format; its fingerprint names the chunk format and the tags queries).
 //! - `search-lock`: `flock`ed by the query, so two queries never update the index together.
+//! - `vectors/<model16>/`: with an embedding model, the vectors of each content's chunks (see
+//!   [`vectors`]); `model-stamp`: the model's hash with the stat that vouches for it.
 //!
 //! A query walks the tree as grep_files does, hashes the files whose stat does not vouch for
 //! them, chunks the contents never seen (on every core), drops what left the tree, and then
 //! reads the chunks of the files in scope, keeping only the query's terms.
 
 pub mod chunks;
+pub mod fusion;
 pub mod rank;
 pub mod tokens;
+pub mod vectors;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -200,6 +204,7 @@ impl SearchIndex {
             let after = manifest.hash_counts();
             for hash in before.keys().filter(|h| !after.contains_key(h)) {
                 let _ = fs::remove_file(self.chunks_path(*hash));
+                vectors::forget(&self.dir, *hash);
             }
             write_atomically(
                 &manifest_path,
@@ -223,6 +228,10 @@ impl SearchIndex {
         let next = AtomicUsize::new(0);
         let results = Mutex::new(vec![None; files.len()]);
         let threads = crate::fs::walk::threads().min(files.len()).max(1);
+        // Each file is read beneath the workspace root: a directory the walk listed may have
+        // been swapped for a symlink out since.
+        let roots = workspace_roots(&self.dir);
+        let reader = roots.reader();
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
@@ -230,7 +239,7 @@ impl SearchIndex {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(file) = files.get(i) else { break };
-                        let outcome = self.hash_one(file, &mut context);
+                        let outcome = self.hash_one(file, &reader, &mut context);
                         if let Ok(mut results) = results.lock() {
                             results[i] = outcome;
                         }
@@ -241,8 +250,13 @@ impl SearchIndex {
         results.into_inner().unwrap_or_default()
     }
 
-    fn hash_one(&self, file: &TextFile, context: &mut tree_sitter_tags::TagsContext) -> Option<(u64, bool)> {
-        let bytes = fs::read(&file.abs).ok()?;
+    fn hash_one(
+        &self,
+        file: &TextFile,
+        reader: &crate::fs::beneath::Reader,
+        context: &mut tree_sitter_tags::TagsContext,
+    ) -> Option<(u64, bool)> {
+        let bytes = reader.read(&file.abs).ok()?;
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
         let path = self.chunks_path(hash);
         if path.exists() {
@@ -273,11 +287,18 @@ fn chunks_of(
     chunks::chunk(text, language, &definitions)
 }
 
+/// The roots an index's files are read beneath: the workspace whose `.codesmith/index` is
+/// `index_dir`.
+pub(crate) fn workspace_roots(index_dir: &Path) -> crate::fs::beneath::Roots {
+    let root = index_dir.parent().and_then(Path::parent).map(Path::to_path_buf);
+    crate::fs::beneath::Roots::new(root.into_iter().collect())
+}
+
 impl Session {
     /// Chunks `path` again when its content still has `hash`.
     fn repair(&self, path: &str, hash: u64) -> Option<()> {
         let abs = self.index.dir.parent()?.parent()?.join(path);
-        let bytes = fs::read(&abs).ok()?;
+        let bytes = workspace_roots(&self.index.dir).reader().read(&abs).ok()?;
         if xxhash_rust::xxh3::xxh3_64(&bytes) != hash {
             return None;
         }

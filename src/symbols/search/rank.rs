@@ -22,20 +22,24 @@ const WINDOW_WEIGHT: f64 = 0.5;
 #[derive(Debug, Clone)]
 pub struct Scored {
     pub path: String,
+    /// The chunk's place among its file's chunks.
+    pub index: usize,
     pub chunk: Chunk,
     pub score: f64,
+    /// The cosine of the query's embedding and the chunk's, when embeddings ranked it.
+    pub similarity: Option<f64>,
 }
 
 /// The chunks of `files` that hold a query term, best first (ties by path, then line), and
 /// the number of chunks searched.
-pub fn bm25(files: Vec<(String, Vec<Chunk>)>, terms: &[String]) -> (Vec<Scored>, usize) {
+pub fn bm25(files: &[(String, Vec<Chunk>)], terms: &[String]) -> (Vec<Scored>, usize) {
     let mut total = 0usize;
     let mut length_sum = 0f64;
     let mut df: HashMap<String, usize> = HashMap::new();
     let mut prepared = Vec::new();
-    for (path, chunks) in &files {
+    for (path, chunks) in files {
         let path_counts = path_terms(path, terms);
-        for chunk in chunks {
+        for (index, chunk) in chunks.iter().enumerate() {
             let mut counts: HashMap<String, f64> = HashMap::new();
             for (term, n) in &chunk.terms {
                 *counts.entry(term.clone()).or_insert(0.0) += f64::from(*n);
@@ -49,7 +53,7 @@ pub fn bm25(files: Vec<(String, Vec<Chunk>)>, terms: &[String]) -> (Vec<Scored>,
             for term in counts.keys() {
                 *df.entry(term.clone()).or_insert(0) += 1;
             }
-            prepared.push((path, chunk, counts, length));
+            prepared.push((path, index, chunk, counts, length));
         }
     }
     let average = if total == 0 {
@@ -60,7 +64,7 @@ pub fn bm25(files: Vec<(String, Vec<Chunk>)>, terms: &[String]) -> (Vec<Scored>,
     let n = total as f64;
     let mut scored: Vec<Scored> = prepared
         .into_iter()
-        .filter_map(|(path, chunk, counts, length)| {
+        .filter_map(|(path, index, chunk, counts, length)| {
             let mut score = 0.0;
             for (term, tf) in &counts {
                 let d = df.get(term).copied().unwrap_or(0) as f64;
@@ -72,8 +76,10 @@ pub fn bm25(files: Vec<(String, Vec<Chunk>)>, terms: &[String]) -> (Vec<Scored>,
             }
             (score > 0.0).then(|| Scored {
                 path: path.clone(),
+                index,
                 chunk: chunk.clone(),
                 score,
+                similarity: None,
             })
         })
         .collect();
@@ -135,7 +141,7 @@ mod tests {
                 vec![chunk("other", &[], 20), chunk("more", &[("user", 1)], 20)],
             ),
         ];
-        let (scored, total) = bm25(files, &terms);
+        let (scored, total) = bm25(&files, &terms);
         assert_eq!(total, 4);
         let order: Vec<&str> = scored.iter().map(|s| s.chunk.name.as_str()).collect();
         assert_eq!(order, ["check", "list", "more"]);
@@ -148,7 +154,7 @@ mod tests {
             ("a.rs".to_string(), vec![chunk("", &[("backoff", 2)], 10)]),
             ("b.rs".to_string(), vec![chunk("retry", &[("backoff", 2)], 10)]),
         ];
-        let (scored, _) = bm25(files, &terms);
+        let (scored, _) = bm25(&files, &terms);
         assert_eq!(scored[0].path, "b.rs");
         assert!((scored[1].score * 2.0 - scored[0].score).abs() < 1e-9);
     }

@@ -1,6 +1,7 @@
 //! search_code's text: a count line that says how the regions were ranked, then each region
 //! with its first lines numbered as read_file numbers them and the read_file call that opens it.
 
+use super::settings::{Ranking, Resolved};
 use super::{Found, SearchCodeArgs};
 use crate::fs::workspace::quote_arg;
 use crate::session::context::Context;
@@ -12,8 +13,34 @@ const PREVIEW_LINES: usize = 4;
 /// Characters of a preview line shown.
 const PREVIEW_CHARS: usize = 160;
 
-const LEXICAL: &str = "ranked lexically (BM25 over code tokens); no embedding model is configured, \
-                       so words are matched, not meanings";
+/// How the regions were ranked, for the count line.
+fn how(ranking: Ranking, settings: &Resolved) -> String {
+    let model = settings.setting.as_deref().unwrap_or_default();
+    match ranking {
+        Ranking::Hybrid => format!(
+            "ranked by words and meaning: BM25 over code tokens fused with the similarity of \
+             embeddings from `{model}`"
+        ),
+        Ranking::Embedding => format!("ranked by meaning: the similarity of embeddings from `{model}`"),
+        Ranking::Lexical if settings.error.is_some() => {
+            "ranked lexically (BM25 over code tokens): the embedding model cannot be used, see the \
+             notice"
+                .to_string()
+        }
+        Ranking::Lexical if settings.model.is_some() && settings.ranking != Ranking::Lexical => {
+            "ranked lexically (BM25 over code tokens): the embedding model knows none of the query's \
+             words"
+                .to_string()
+        }
+        Ranking::Lexical if settings.setting.is_some() => {
+            "ranked lexically (BM25 over code tokens), as [search] ranking asks".to_string()
+        }
+        Ranking::Lexical => "ranked lexically (BM25 over code tokens); no embedding model is set \
+                             ([search] model in .codesmith/config.toml), so words are matched, not \
+                             meanings"
+            .to_string(),
+    }
+}
 
 pub(super) fn render(
     ctx: &Context,
@@ -21,10 +48,13 @@ pub(super) fn render(
     root_display: &str,
     found: &Found,
     grep_pattern: &str,
+    ranking: Ranking,
+    settings: &Resolved,
 ) -> ToolOutput {
+    let how = how(ranking, settings);
     let mut text = if found.results.is_empty() {
         format!(
-            "No code region matches {} under `{root_display}` ({} files, {} regions searched; {LEXICAL}). \
+            "No code region matches {} under `{root_display}` ({} files, {} regions searched; {how}). \
              Describe it in other words or name an identifier it uses, or search the text: grep_files with pattern={grep_pattern}.",
             quote_arg(&args.query),
             found.files,
@@ -32,7 +62,7 @@ pub(super) fn render(
         )
     } else {
         format!(
-            "{} of {} matching regions for {} ({} files, {} regions searched; {LEXICAL}):",
+            "{} of {} matching regions for {} ({} files, {} regions searched; {how}):",
             found.results.len(),
             found.matched,
             quote_arg(&args.query),
@@ -57,9 +87,9 @@ pub(super) fn render(
             super::MAX_RESULTS_CAP
         ));
     }
-    ToolOutput::new(text)
+    let mut out = ToolOutput::new(text)
         .with("query", args.query.clone())
-        .with("ranking", "lexical")
+        .with("ranking", ranking.as_str())
         .with(
             "results",
             found.results.iter().map(result_data).collect::<Vec<_>>(),
@@ -67,7 +97,19 @@ pub(super) fn render(
         .with("total_matches", found.matched)
         .with("truncated", found.matched > found.results.len())
         .with("files_searched", found.files)
-        .with("chunks_searched", found.chunks)
+        .with("chunks_searched", found.chunks);
+    if let Some(path) = &settings.setting {
+        let mut model = serde_json::json!({ "path": path });
+        if let Some(m) = &settings.model {
+            model["dimensions"] = m.dims.into();
+            model["id"] = format!("{:016x}", m.id).into();
+        }
+        if let Some(error) = &settings.error {
+            model["error"] = format!("`{}` {}", error.file, error.problem).into();
+        }
+        out = out.with("model", model);
+    }
+    out
 }
 
 fn max_lines(hit: &Scored) -> u32 {
@@ -95,7 +137,8 @@ fn heading(hit: &Scored) -> String {
 
 /// The region's first lines, numbered as read_file numbers them.
 fn preview(ctx: &Context, hit: &Scored) -> String {
-    let Ok(bytes) = std::fs::read(ctx.workspace.root().join(&hit.path)) else {
+    let abs = ctx.workspace.root().join(&hit.path);
+    let Ok(bytes) = ctx.workspace.roots().reader().read(&abs) else {
         return String::new();
     };
     let text = String::from_utf8_lossy(&bytes);
@@ -115,7 +158,7 @@ fn preview(ctx: &Context, hit: &Scored) -> String {
 
 fn result_data(hit: &Scored) -> serde_json::Value {
     let c = &hit.chunk;
-    serde_json::json!({
+    let mut data = serde_json::json!({
         "path": hit.path,
         "start_line": c.start_line,
         "end_line": c.end_line,
@@ -123,5 +166,9 @@ fn result_data(hit: &Scored) -> serde_json::Value {
         "name": c.name,
         "container": c.container,
         "score": (hit.score * 1000.0).round() / 1000.0,
-    })
+    });
+    if let Some(similarity) = hit.similarity {
+        data["similarity"] = ((similarity * 1000.0).round() / 1000.0).into();
+    }
+    data
 }
