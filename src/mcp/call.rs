@@ -142,37 +142,30 @@ pub(super) fn tools_call(
     Ok(None)
 }
 
-/// Starts a read-only `tools/call` on a thread of its own (see [`super::workers`]), so it does
-/// not wait behind the call in progress; `false` for any other request, which the main thread runs in order. A call that
+/// A read-only `tools/call` as a job to run beside the main thread (the reader runs it and
+/// hands the reading on, see `super::read_loop`), so it does not wait behind the call in
+/// progress; `None` for any other request, which the main thread runs in order. A call that
 /// turns out to need an approval (or an answer) did nothing and goes to the queue, to be asked
-/// about in order.
-/// Its response is dropped when the client cancelled it.
+/// about in order. Its response is dropped when the client cancelled it.
 pub(super) fn alongside(
     global: &Global,
     shared: &super::Shared,
-    workers: &super::workers::Workers,
     queue: &mpsc::Sender<Value>,
     request: &Value,
-) -> bool {
+) -> Option<super::workers::Job> {
     let params = &request["params"];
     if request["method"] != "tools/call" {
-        return false;
+        return None;
     }
-    let Some(name) = params["name"].as_str() else {
-        return false;
-    };
+    let name = params["name"].as_str()?;
     if !crate::tools::find(name).is_some_and(crate::dispatch::catalog::read_only) {
-        return false;
+        return None;
     }
     // A call that does not resolve is answered by the main thread, which reports why.
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let Ok((spec, arguments)) = crate::dispatch::resolve::resolve(global, name, arguments) else {
-        return false;
-    };
+    let (spec, arguments) = crate::dispatch::resolve::resolve(global, name, arguments).ok()?;
     // Only whether the result is 2026-07-28's shape matters here: approvals go to the queue.
-    let Ok(version) = protocol::request_version(params) else {
-        return false;
-    };
+    let version = protocol::request_version(params).ok()?;
     let era = Era {
         modern: version.is_some(),
         can_elicit: false,
@@ -205,7 +198,7 @@ pub(super) fn alongside(
             super::send(&response);
         }
     };
-    workers.run(Box::new(worker))
+    Some(Box::new(worker))
 }
 
 /// The envelope as a `CallToolResult` (its texts moved, not copied).

@@ -1,10 +1,11 @@
 //! `codesmith mcp`: the tools over the Model Context Protocol on stdio.
 //!
-//! Threads and no async runtime. The reader thread owns stdin: it parses each line, answers
-//! what must not wait behind a running tool (a malformed line, `ping`, `notifications/cancelled`,
-//! and a client's answers to the server's own requests), starts each read-only `tools/call` on a
-//! worker thread of its own (kept for later calls, see `workers`), and queues the other requests for the main thread, which runs them one at
-//! a time, in order, through the same dispatch as the command line.
+//! Threads and no async runtime. One thread at a time reads stdin (the reader): it parses each
+//! line, answers what must not wait behind a running tool (a malformed line, `ping`,
+//! `notifications/cancelled`, and a client's answers to the server's own requests), runs each
+//! read-only `tools/call` itself after handing the reading on to a kept worker thread (see
+//! [`read_loop`] and `workers`), and queues the other requests for the main thread, which runs
+//! them one at a time, in order, through the same dispatch as the command line.
 //! Every message goes out as one line through one locked writer, so the two never interleave.
 //!
 //! A connection without `--session` gets a session of its own (see [`serve`]).
@@ -88,11 +89,16 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
     let shared = Shared::default();
     let (requests, queue) = mpsc::channel();
     let (answers, answer_queue) = mpsc::channel();
-    let reader_shared = shared.clone();
-    let reader_global = global.clone();
+    let reading = Arc::new(Reading {
+        global: global.clone(),
+        requests,
+        answers,
+        shared: shared.clone(),
+        workers: workers::Workers::new(),
+    });
     let reader = std::thread::Builder::new()
         .name("mcp-reader".into())
-        .spawn(move || read_loop(&reader_global, &requests, &answers, &reader_shared));
+        .spawn(move || read_loop(reading));
     if reader.is_err() {
         eprintln!("codesmith mcp: could not start the reader thread");
         return 1;
@@ -339,16 +345,38 @@ impl Server {
     }
 }
 
-/// The reader thread: one message per line until stdin closes.
-fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>, shared: &Shared) {
-    let mut stdin = std::io::stdin().lock();
+/// What reading the client's lines needs, shared by whichever thread reads.
+struct Reading {
+    global: Global,
+    requests: Sender<Value>,
+    answers: Sender<Value>,
+    shared: Shared,
+    workers: workers::Workers,
+}
+
+/// The reader: one message per line until stdin closes. A read-only call is run on the thread
+/// that read it, at once, while a kept worker thread takes the reading on (see
+/// [`workers`]): handing the call to a waiting thread instead would put that thread's wake-up
+/// on the call's way, as much again as a small read_file costs.
+fn read_loop(reading: Arc<Reading>) {
     let mut line = Vec::new();
-    let workers = workers::Workers::new();
     loop {
         line.clear();
-        match stdin.read_until(b'\n', &mut line) {
+        // Locked for one line only: the next reader may be another thread.
+        let read = std::io::stdin().lock().read_until(b'\n', &mut line);
+        match read {
             Ok(0) => break,
-            Ok(_) => route(global, &line, requests, answers, shared, &workers),
+            Ok(_) => {
+                let Some(job) = route(&reading, &line) else {
+                    continue;
+                };
+                let next = reading.clone();
+                if reading.workers.run(Box::new(move || read_loop(next))) {
+                    return job();
+                }
+                // No thread for the reading: the call runs here first.
+                job();
+            }
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) => {
                 eprintln!("codesmith mcp: reading stdin failed: {err}");
@@ -356,6 +384,7 @@ fn read_loop(global: &Global, requests: &Sender<Value>, answers: &Sender<Value>,
             }
         }
     }
+    let shared = &reading.shared;
     // The client is gone: what is queued is still answered (see `Server::run`); a running call
     // that changes something is stopped.
     let mut inflight = lock(shared);
@@ -413,15 +442,22 @@ fn panic_for_tests(method: &str, params: &Value) {
     }
 }
 
-/// One line from the client.
-fn route(
-    global: &Global,
-    line: &[u8],
-    requests: &Sender<Value>,
-    answers: &Sender<Value>,
-    shared: &Shared,
-    workers: &workers::Workers,
-) {
+/// One line from the client: answered, queued for the main thread, or (a read-only call) the
+/// job that runs it, returned for the reader to run.
+fn route(reading: &Reading, line: &[u8]) -> Option<workers::Job> {
+    let mut job = None;
+    route_into(reading, line, &mut job);
+    job
+}
+
+fn route_into(reading: &Reading, line: &[u8], job: &mut Option<workers::Job>) {
+    let Reading {
+        global,
+        requests,
+        answers,
+        shared,
+        ..
+    } = reading;
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
@@ -468,8 +504,11 @@ fn route(
         return send(&protocol::result_response(&id, json!({})));
     }
     lock(shared).pending.insert(id.to_string());
-    if !call::alongside(global, shared, workers, requests, &message) {
-        let _ = requests.send(message);
+    match call::alongside(global, shared, requests, &message) {
+        Some(call) => *job = Some(call),
+        None => {
+            let _ = requests.send(message);
+        }
     }
 }
 

@@ -1,16 +1,18 @@
-//! The threads read-only calls run on beside the main thread (see `call::alongside`). A thread
-//! is started only when every one started before is busy, and then kept, waiting for the next
-//! call: starting a thread (its stack mapped, then unmapped when it ends) cost as much as the
-//! rest of a small read_file call.
+//! The threads that read stdin and run read-only calls beside the main thread (see
+//! `read_loop`: the reader runs a read-only call itself and hands the reading to one of these).
+//! A thread is started only when every one started before is busy, and then kept, waiting for
+//! the next job: starting a thread (its stack mapped, then unmapped when it ends) cost as much
+//! as the rest of a small read_file call.
 //!
-//! Only the reader thread hands out calls, so counting the idle threads is enough: when the
-//! count is above zero, a thread is waiting on the channel (or about to) and takes the call.
+//! Only the reader hands out jobs, and there is one reader at a time, so counting the idle
+//! threads is enough: when the count is above zero, a thread is waiting on the channel (or
+//! about to) and takes the job.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-type Job = Box<dyn FnOnce() + Send>;
+pub(super) type Job = Box<dyn FnOnce() + Send>;
 
 pub(super) struct Workers {
     jobs: Sender<Job>,
