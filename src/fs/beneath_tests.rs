@@ -250,3 +250,27 @@ fn the_root_itself_opens_as_a_directory_and_lists_case() {
     names.sort();
     assert_eq!(names, ["a.txt", "sub"]);
 }
+
+#[test]
+fn a_reader_reads_inside_and_refuses_a_link_out_either_way() {
+    both_ways(|| {
+        let t = tree();
+        symlink(&t.outside, t.ws.join("out")).unwrap();
+        symlink(t.ws.join("sub"), t.ws.join("in")).unwrap();
+        std::fs::write(t.ws.join("sub/b.txt"), "b\n").unwrap();
+        let roots = t.roots();
+        let reader = roots.reader();
+        assert_eq!(reader.read(&t.ws.join("a.txt")).unwrap(), b"inside\n");
+        // A link that stays inside is followed; one that leads out is refused.
+        assert_eq!(reader.read(&t.ws.join("in/b.txt")).unwrap(), b"b\n");
+        assert!(reader.read(&t.ws.join("out/secret.txt")).is_err());
+        escapes(reader.open(&t.ws.join("out/secret.txt")));
+        // `..` is resolved as the roots resolve it, never above the root.
+        assert_eq!(reader.read(&t.ws.join("sub/../a.txt")).unwrap(), b"inside\n");
+        // A name is held only by a parent reached beneath the root.
+        assert!(reader.holds(&t.ws.join("sub/b.txt")));
+        assert!(reader.holds(&t.ws.join("out")));
+        assert!(!reader.holds(&t.ws.join("out/secret.txt")));
+        assert!(!reader.holds(&t.ws.join("sub/missing.txt")));
+    });
+}
