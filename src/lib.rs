@@ -34,6 +34,7 @@ pub mod deep_stack;
 pub mod error;
 pub mod output;
 pub mod terminal;
+pub mod tool_id;
 
 use std::ffi::OsString;
 

@@ -12,30 +12,31 @@ use std::path::{Path, PathBuf};
 /// Each top-level module of the crate and its layer, lowest first. A module may name modules of
 /// a lower layer; modules of one layer are independent of each other.
 const LAYERS: &[(&str, u8)] = &[
-    // Foundations: plain types every layer uses.
-    ("error", 0),
-    ("output", 1),
-    ("terminal", 1),
-    ("deep_stack", 1),
+    // Foundations: plain types every layer uses. Which tool a call runs, first: errors name it.
+    ("tool_id", 0),
+    ("error", 1),
+    ("output", 2),
+    ("terminal", 2),
+    ("deep_stack", 2),
     // Services without state: arguments, files and paths, the kernel sandbox.
-    ("args", 2),
-    ("fs", 2),
-    ("sandbox", 2),
+    ("args", 3),
+    ("fs", 3),
+    ("sandbox", 3),
     // What outlives a call, and the shell policy (what a command line does, read before it
     // runs), which stands on the paths alone.
-    ("session", 3),
-    ("policy", 3),
+    ("session", 4),
+    ("policy", 4),
     // Services that read the session (policy, approvals, the symbol index's cache).
-    ("net", 4),
-    ("symbols", 4),
+    ("net", 5),
+    ("symbols", 5),
     // The tools and their registry.
-    ("tools", 5),
+    ("tools", 6),
     // What both front ends do with a call: resolve it, run the tool, answer with the envelope;
     // the catalogs and the commands that are not tools.
-    ("dispatch", 6),
+    ("dispatch", 7),
     // The front ends, side by side: neither names the other.
-    ("cli", 7),
-    ("mcp", 7),
+    ("cli", 8),
+    ("mcp", 8),
 ];
 
 /// Arrows that still point up, each with the reason it stays.

@@ -14,7 +14,7 @@ use crate::session::state::{check_session_name, PendingApproval, State};
 /// parse), which the command's result carries.
 fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolError> {
     check_session_name(&global.session)?;
-    let mut ctx = crate::session::context::Context::open(global, "trust")?;
+    let mut ctx = crate::session::context::Context::open(global, crate::tool_id::ToolId::Trust)?;
     let notices = ctx.take_opening_notices();
     Ok((ctx.state.clone(), ctx.workspace.root().to_path_buf(), notices))
 }

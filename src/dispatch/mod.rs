@@ -21,7 +21,7 @@ use crate::tools::ToolSpec;
 /// Runs `spec` with `args` in the session `global` names and returns the envelope with its
 /// exit status. Nothing is printed.
 pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (Value, i32) {
-    match Context::open(global, spec.name) {
+    match Context::open(global, spec.id) {
         Ok(mut ctx) => {
             let result = crate::tools::profile::check_enabled(global, &ctx, spec).and_then(|()| {
                 let clamped = crate::args::clamp_out_of_range(spec.caps, &mut args);

@@ -86,7 +86,7 @@ impl<'a> WorkspaceFiles<'a> {
 
     fn context(&self) -> Option<&Context> {
         self.context
-            .get_or_init(|| Context::open(self.global, "call").ok())
+            .get_or_init(|| Context::open(self.global, crate::tool_id::ToolId::Call).ok())
             .as_ref()
     }
 }

@@ -93,7 +93,7 @@ impl ToolError {
     /// A file in a language `tool` has no grammar for; `supported` lists them in prose.
     pub fn unsupported_language(
         file: &FileRef,
-        tool: &str,
+        tool: crate::tool_id::ToolId,
         supported: &str,
         languages: Vec<&str>,
     ) -> ToolError {

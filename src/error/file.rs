@@ -70,10 +70,13 @@ impl ToolError {
     }
 
     /// How the next call reaches a path from the session cwd (the tail of a `not_found`).
-    pub fn call_from_cwd(tool: &str, call: &str, call_arg: &str) -> String {
+    pub fn call_from_cwd(tool: crate::tool_id::ToolId, call: &str, call_arg: &str) -> String {
+        use crate::tool_id::ToolId;
         match tool {
-            "apply_patch" => format!("From the session cwd, the patch names it `{call}`."),
-            "read_file" | "list_dir" => format!("From the session cwd, call {tool} with path={call_arg}."),
+            ToolId::ApplyPatch => format!("From the session cwd, the patch names it `{call}`."),
+            ToolId::ReadFile | ToolId::ListDir => {
+                format!("From the session cwd, call {tool} with path={call_arg}.")
+            }
             _ => format!(
                 "From the session cwd, call {tool} with path={call_arg} and the other arguments unchanged."
             ),
@@ -120,11 +123,17 @@ impl ToolError {
     /// A FIFO, socket or device where a tool needs a regular file. `subject` names the path as
     /// given (and where a symlink took it); `kind` comes from [`special_kind_name`]. The tool
     /// that asked decides the verb: write_file and edit_file land here too.
-    pub fn not_a_regular_file(tool: &str, display: &str, subject: &str, kind: &str) -> ToolError {
+    pub fn not_a_regular_file(
+        tool: crate::tool_id::ToolId,
+        display: &str,
+        subject: &str,
+        kind: &str,
+    ) -> ToolError {
+        use crate::tool_id::ToolId;
         let (done, doing, way_out) = match tool {
-            "read_file" => ("read", "Reading it", "if you need its output"),
-            "edit_file" => ("edited", "Editing it", "if you need to talk to it"),
-            "apply_patch" => ("patched", "Patching it", "if you need to talk to it"),
+            ToolId::ReadFile => ("read", "Reading it", "if you need its output"),
+            ToolId::EditFile => ("edited", "Editing it", "if you need to talk to it"),
+            ToolId::ApplyPatch => ("patched", "Patching it", "if you need to talk to it"),
             _ => ("written", "Writing to it", "if you need to feed it"),
         };
         ToolError::new(
@@ -139,7 +148,7 @@ impl ToolError {
 
     /// A FIFO, socket or device that a reading tool (grep_files, outline) was pointed at;
     /// `instead` is the sentence that names what to search or outline instead.
-    pub fn special_file_skipped(tool: &str, display: &str, instead: &str) -> ToolError {
+    pub fn special_file_skipped(tool: crate::tool_id::ToolId, display: &str, instead: &str) -> ToolError {
         ToolError::new(
             ErrorCode::NotARegularFile,
             format!("`{display}` is a FIFO, socket or device, which {tool} does not read. {instead}"),
@@ -161,7 +170,7 @@ impl ToolError {
     }
 
     /// A file-changing tool's refusal of a binary file.
-    pub fn binary_for_change(file: &FileRef, tool: &str) -> ToolError {
+    pub fn binary_for_change(file: &FileRef, tool: crate::tool_id::ToolId) -> ToolError {
         ToolError::new(
             ErrorCode::BinaryFile,
             format!(
@@ -174,7 +183,12 @@ impl ToolError {
     }
 
     /// A file over the size a file-changing tool loads.
-    pub fn too_large_to_change(file: &FileRef, tool: &str, len: u64, max: u64) -> ToolError {
+    pub fn too_large_to_change(
+        file: &FileRef,
+        tool: crate::tool_id::ToolId,
+        len: u64,
+        max: u64,
+    ) -> ToolError {
         ToolError::new(
             ErrorCode::TooLarge,
             format!(
@@ -187,7 +201,7 @@ impl ToolError {
     }
 
     /// The session has no read record of a file it wants to change.
-    pub fn not_read(file: &FileRef, tool: &str) -> ToolError {
+    pub fn not_read(file: &FileRef, tool: crate::tool_id::ToolId) -> ToolError {
         ToolError::new(
             ErrorCode::NotRead,
             format!(
@@ -200,7 +214,7 @@ impl ToolError {
     }
 
     /// The file changed on disk since the session read it.
-    pub fn stale(file: &FileRef, tool: &str) -> ToolError {
+    pub fn stale(file: &FileRef, tool: crate::tool_id::ToolId) -> ToolError {
         ToolError::new(
             ErrorCode::Stale,
             format!(
@@ -214,7 +228,7 @@ impl ToolError {
     }
 
     /// The file changed on disk while the tool was reading it.
-    pub fn stale_during_call(file: &FileRef, tool: &str) -> ToolError {
+    pub fn stale_during_call(file: &FileRef, tool: crate::tool_id::ToolId) -> ToolError {
         ToolError::new(
             ErrorCode::Stale,
             format!(
@@ -229,7 +243,13 @@ impl ToolError {
     /// A file in an encoding that could not be identified, or that does not round-trip.
     /// `why` follows the path in the message; `from` is iconv's name for the source encoding
     /// and `utf8_word` the shell word of the converted copy.
-    pub fn not_utf8(file: &FileRef, tool: &str, why: &str, from: &str, utf8_word: &str) -> ToolError {
+    pub fn not_utf8(
+        file: &FileRef,
+        tool: crate::tool_id::ToolId,
+        why: &str,
+        from: &str,
+        utf8_word: &str,
+    ) -> ToolError {
         ToolError::new(
             ErrorCode::NotUtf8,
             format!(
@@ -247,7 +267,7 @@ impl ToolError {
     /// `fix` is the optional sentence with a byte-exact `sed`, `invalid_bytes` their details.
     pub fn stray_bytes(
         file: &FileRef,
-        tool: &str,
+        tool: crate::tool_id::ToolId,
         total: usize,
         spots: &str,
         fix: &str,

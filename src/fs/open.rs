@@ -14,7 +14,7 @@ use crate::fs::workspace::{Workspace, WsPath};
 /// so a FIFO cannot hang the call; the type is checked on the open descriptor.
 pub fn open_regular_file(
     workspace: &Workspace,
-    tool: &str,
+    tool: crate::tool_id::ToolId,
     path: &WsPath,
     given: &str,
 ) -> Result<fs::File, ToolError> {
@@ -34,7 +34,7 @@ pub fn open_regular_file(
 
 fn check_file_type(
     workspace: &Workspace,
-    tool: &str,
+    tool: crate::tool_id::ToolId,
     meta: &fs::Metadata,
     path: &WsPath,
     given: &str,
@@ -93,7 +93,12 @@ pub fn is_missing(err: &std::io::Error) -> bool {
 /// model that still thinks from the root asks for `sub/a.txt` from `sub` and gets a miss for
 /// a file it can see. So when the cwd is not the root, the message says where the path led,
 /// and if the path exists from the root, it names the call that reaches it from the cwd.
-pub fn not_found(workspace: &Workspace, tool: &str, path: &WsPath, given: &str) -> ToolError {
+pub fn not_found(
+    workspace: &Workspace,
+    tool: crate::tool_id::ToolId,
+    path: &WsPath,
+    given: &str,
+) -> ToolError {
     let similar = crate::fs::similar_paths::suggest(workspace, &path.abs, 3);
     let from_cwd = workspace.cwd() != workspace.root() && !given.starts_with('/');
     let cwd = workspace.display(workspace.cwd());

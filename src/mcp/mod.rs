@@ -72,7 +72,7 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
             }
         }
     }
-    let root = match Context::open(&global, "mcp") {
+    let root = match Context::open(&global, crate::tool_id::ToolId::Mcp) {
         Ok(ctx) => ctx.workspace.root().to_path_buf(),
         Err(err) => {
             eprintln!("codesmith mcp: {}", err.message);

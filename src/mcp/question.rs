@@ -111,7 +111,7 @@ fn envelope_of(spec: &ToolSpec, error: ToolError) -> Value {
 
 /// Whether a person recorded an answer to `id` in this session (with `codesmith answer`).
 fn recorded_answer(global: &Global, id: &str) -> bool {
-    crate::session::context::Context::open(global, "ask_user")
+    crate::session::context::Context::open(global, crate::tool_id::ToolId::AskUser)
         .map(|ctx| {
             ctx.session()
                 .questions

@@ -34,7 +34,7 @@ pub fn record(ctx: &Context, entry: &Entry) -> Option<String> {
     let line = json!({
         "time": now_rfc3339(),
         "session": ctx.state.session_name(),
-        "tool": ctx.tool,
+        "tool": ctx.tool.name(),
         "url": crate::net::scrub::scrub(entry.url),
         "host": entry.host,
         "address": entry.address.map(|a| a.to_string()),

@@ -29,7 +29,7 @@ pub struct Global {
 
 pub struct Context {
     /// The canonical name of the tool being run.
-    pub tool: &'static str,
+    pub tool: crate::tool_id::ToolId,
     pub workspace: Workspace,
     pub state: State,
     approve: Vec<String>,
@@ -50,11 +50,11 @@ pub struct Context {
 
 impl Context {
     /// Opens the workspace and the session: canonical root, trusted roots, the session's cwd.
-    pub fn open(global: &Global, tool: &'static str) -> Result<Context, ToolError> {
+    pub fn open(global: &Global, tool: crate::tool_id::ToolId) -> Result<Context, ToolError> {
         check_session_name(&global.session)?;
         let root = workspace_root(global)?;
         crate::session::state::check_state_dir(&root.join(".codesmith"))?;
-        let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool);
+        let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool.name());
         let mut opening_notices = Vec::new();
         let trusted = crate::session::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
             opening_notices.push(crate::session::trust::corrupt_notice(&parse_error));
@@ -167,7 +167,7 @@ impl Context {
         self.state.update_session(|session| {
             session.pending.insert(id, pending);
         })?;
-        Err(request.error(self.tool))
+        Err(request.error(self.tool.name()))
     }
 
     /// The question ids given with `--answer`.

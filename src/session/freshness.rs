@@ -89,7 +89,7 @@ pub fn forget(state: &State, display: &str) {
 
 /// The gate in front of every change to an existing file: the session must have read it, and
 /// it must not have changed since. `tool` names the caller in the message.
-pub fn check(state: &State, path: &WsPath, tool: &str) -> Result<(), ToolError> {
+pub fn check(state: &State, path: &WsPath, tool: crate::tool_id::ToolId) -> Result<(), ToolError> {
     let Some(record) = lookup(state, &path.display) else {
         // Reads cannot be recorded while a file sits where the records go: asking for another
         // read would loop, so the broken path is named instead.

@@ -192,7 +192,7 @@ pub fn supported_text() -> String {
 }
 
 /// The error for a file in a language without a grammar.
-pub fn unsupported_language(path: &WsPath, tool: &str) -> ToolError {
+pub fn unsupported_language(path: &WsPath, tool: crate::tool_id::ToolId) -> ToolError {
     ToolError::unsupported_language(
         &path.file_ref(),
         tool,

@@ -24,6 +24,7 @@ const TERMINAL_TRIES: usize = 3;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "ask_user",
+    id: crate::tool_id::ToolId::AskUser,
     alias: "ask",
     positional: Some("question"),
     capability: Capability::ReadOnly,

@@ -18,6 +18,7 @@ const TIMEOUT: Cap = Cap::new("timeout_ms", 1, MAX_TIMEOUT_MS);
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "fetch_url",
+    id: crate::tool_id::ToolId::FetchUrl,
     alias: "fetch",
     positional: Some("url"),
     capability: Capability::Network,

@@ -199,7 +199,12 @@ fn round_trips(decoded: &textfile::Decoded, bytes: &[u8]) -> bool {
     textfile::encode(&decoded.text, decoded.encoding, decoded.bom).as_deref() == Some(bytes)
 }
 
-fn not_utf8(path: &WsPath, tool: &str, decoded: &textfile::Decoded, bytes: &[u8]) -> ToolError {
+fn not_utf8(
+    path: &WsPath,
+    tool: crate::tool_id::ToolId,
+    decoded: &textfile::Decoded,
+    bytes: &[u8],
+) -> ToolError {
     // A UTF-8 file with a few stray bytes is not in another encoding: converting it whole
     // (iconv from LATIN1) would turn every correct `é` into mojibake. Name the bytes instead.
     if decoded.lossy && textfile::mostly_utf8(bytes) {
@@ -231,7 +236,7 @@ fn utf8_copy_word(path: &WsPath) -> String {
 /// ways to mend them — a byte-exact `sed` (in the C locale, so the bytes themselves match) that
 /// turns the first into the character its windows-1252 reading gives (the usual source of a
 /// stray byte), or write_file with the intended text.
-fn stray_bytes(path: &WsPath, tool: &str, bytes: &[u8]) -> ToolError {
+fn stray_bytes(path: &WsPath, tool: crate::tool_id::ToolId, bytes: &[u8]) -> ToolError {
     const SHOWN: usize = 3;
     let (runs, total) = textfile::invalid_utf8_runs(bytes, SHOWN);
     let hex = |run: &[u8]| run.iter().map(|b| format!("\\x{b:02x}")).collect::<String>();
@@ -271,7 +276,7 @@ fn stray_bytes(path: &WsPath, tool: &str, bytes: &[u8]) -> ToolError {
     ToolError::stray_bytes(&path.file_ref(), tool, total, &where_, &fix, invalid_bytes)
 }
 
-fn stale_during_call(path: &WsPath, tool: &str) -> ToolError {
+fn stale_during_call(path: &WsPath, tool: crate::tool_id::ToolId) -> ToolError {
     ToolError::stale_during_call(&path.file_ref(), tool)
 }
 
@@ -489,14 +494,14 @@ mod tests {
             lossy: true,
         };
         let legacy = b"x \xff\xfe\xfd\n";
-        let err = not_utf8(&path, "edit_file", &lossy(legacy), legacy);
+        let err = not_utf8(&path, crate::tool_id::ToolId::EditFile, &lossy(legacy), legacy);
         assert!(err.message.contains("iconv -f LATIN1"), "{}", err.message);
         let stray = "é é é \u{0}"
             .as_bytes()
             .iter()
             .map(|&b| if b == 0 { 0xff } else { b })
             .collect::<Vec<_>>();
-        let err = not_utf8(&path, "edit_file", &lossy(&stray), &stray);
+        let err = not_utf8(&path, crate::tool_id::ToolId::EditFile, &lossy(&stray), &stray);
         assert!(!err.message.contains("iconv -f"), "{}", err.message);
         assert!(err.message.contains("byte offset 9"), "{}", err.message);
     }

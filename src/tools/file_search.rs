@@ -17,6 +17,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "file_search",
+    id: crate::tool_id::ToolId::FileSearch,
     alias: "find",
     positional: Some("pattern"),
     capability: Capability::ReadOnly,

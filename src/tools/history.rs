@@ -11,6 +11,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "history",
+    id: crate::tool_id::ToolId::History,
     alias: "history",
     positional: None,
     capability: Capability::ReadOnly,

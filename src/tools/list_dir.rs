@@ -14,6 +14,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "list_dir",
+    id: crate::tool_id::ToolId::ListDir,
     alias: "ls",
     positional: Some("path"),
     capability: Capability::ReadOnly,

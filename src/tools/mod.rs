@@ -57,6 +57,8 @@ pub type RunFn = fn(Value, &mut Context) -> Result<ToolOutput, ToolError>;
 pub struct ToolSpec {
     /// The canonical name, as in the catalog (`read_file`).
     pub name: &'static str,
+    /// The tool as the layers below take it (its name is `name`).
+    pub id: crate::tool_id::ToolId,
     /// The short subcommand name (`read`).
     pub alias: &'static str,
     /// The argument that may be given positionally on the command line.
@@ -257,6 +259,15 @@ pub fn parse<T: DeserializeOwned>(tool: &str, value: Value, schema: fn() -> Valu
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn each_tool_id_names_its_spec() {
+        let mut ids = HashSet::new();
+        for spec in REGISTRY {
+            assert_eq!(spec.id.name(), spec.name);
+            assert!(ids.insert(spec.id), "{} shares its id", spec.name);
+        }
+    }
 
     #[test]
     fn names_and_aliases_are_unique() {

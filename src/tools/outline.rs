@@ -13,6 +13,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "outline",
+    id: crate::tool_id::ToolId::Outline,
     alias: "outline",
     positional: Some("path"),
     capability: Capability::ReadOnly,
@@ -94,7 +95,7 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         (files, more)
     } else if meta.is_file() {
         let language = languages::for_path(&root.abs)
-            .ok_or_else(|| languages::unsupported_language(&root, "outline"))?;
+            .ok_or_else(|| languages::unsupported_language(&root, crate::tool_id::ToolId::Outline))?;
         if meta.len() > crate::fs::walk::MAX_FILE_BYTES {
             return Err(ToolError::too_large_to_outline(
                 &root.display,
@@ -115,7 +116,7 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
         )
     } else {
         return Err(ToolError::special_file_skipped(
-            "outline",
+            crate::tool_id::ToolId::Outline,
             &root.display,
             "Outline a source file or a directory, e.g. path=\".\".",
         ));

@@ -18,6 +18,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "read_file",
+    id: crate::tool_id::ToolId::ReadFile,
     alias: "read",
     positional: Some("path"),
     capability: Capability::ReadOnly,

@@ -13,6 +13,7 @@ use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "undo",
+    id: crate::tool_id::ToolId::Undo,
     alias: "undo",
     positional: Some("id"),
     capability: Capability::WritesFiles,

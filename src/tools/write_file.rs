@@ -16,6 +16,7 @@ use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "write_file",
+    id: crate::tool_id::ToolId::WriteFile,
     alias: "write",
     positional: Some("path"),
     capability: Capability::WritesFiles,

@@ -28,6 +28,7 @@ use model::{FilePatch, Format, ParseError};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "apply_patch",
+    id: crate::tool_id::ToolId::ApplyPatch,
     alias: "patch",
     positional: Some("patch"),
     capability: Capability::WritesFiles,

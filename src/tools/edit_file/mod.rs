@@ -21,6 +21,7 @@ use matching::Level;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "edit_file",
+    id: crate::tool_id::ToolId::EditFile,
     alias: "edit",
     positional: Some("path"),
     capability: Capability::WritesFiles,

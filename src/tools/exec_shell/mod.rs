@@ -35,6 +35,7 @@ use sentinel::Sentinel;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "exec_shell",
+    id: crate::tool_id::ToolId::ExecShell,
     alias: "shell",
     positional: Some("command"),
     capability: Capability::RunsCode,

@@ -16,6 +16,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "find_symbol",
+    id: crate::tool_id::ToolId::FindSymbol,
     alias: "symbol",
     positional: Some("name"),
     capability: Capability::ReadOnly,
@@ -185,7 +186,7 @@ fn resolve_root(
     if meta.is_file() && languages::for_path(&root.abs).is_none() {
         return Err(crate::symbols::languages::unsupported_language(
             &root,
-            "find_symbol",
+            crate::tool_id::ToolId::FindSymbol,
         ));
     }
     let prefix = prefix.to_string_lossy().replace('\\', "/");

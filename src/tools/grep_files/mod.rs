@@ -16,6 +16,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "grep_files",
+    id: crate::tool_id::ToolId::GrepFiles,
     alias: "grep",
     positional: Some("pattern"),
     capability: Capability::ReadOnly,
@@ -217,7 +218,7 @@ fn check_root(
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() || meta.is_file() => Ok(()),
         Ok(_) => Err(ToolError::special_file_skipped(
-            "grep_files",
+            crate::tool_id::ToolId::GrepFiles,
             &root.display,
             &format!(
                 "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \

@@ -20,6 +20,7 @@ use settings::Ranking;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "search_code",
+    id: crate::tool_id::ToolId::SearchCode,
     alias: "search",
     positional: Some("query"),
     capability: Capability::ReadOnly,

@@ -25,6 +25,7 @@ const MAX_SNIPPET_CHARS: usize = 400;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "web_search",
+    id: crate::tool_id::ToolId::WebSearch,
     // No short name: `search` is what other harnesses call a content search.
     alias: "web_search",
     positional: Some("query"),

@@ -14,6 +14,7 @@ use super::Status;
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_cancel",
+    id: crate::tool_id::ToolId::TaskCancel,
     alias: "task_cancel",
     positional: Some("task_id"),
     capability: Capability::RunsCode,

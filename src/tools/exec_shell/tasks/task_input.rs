@@ -30,6 +30,7 @@ const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fi
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_input",
+    id: crate::tool_id::ToolId::TaskInput,
     alias: "task_input",
     positional: Some("task_id"),
     capability: Capability::RunsCode,

@@ -9,6 +9,7 @@ use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_output",
+    id: crate::tool_id::ToolId::TaskOutput,
     alias: "task_output",
     positional: Some("task_id"),
     capability: Capability::ReadOnly,

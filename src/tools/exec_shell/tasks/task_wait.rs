@@ -12,6 +12,7 @@ use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
 pub const SPEC: ToolSpec = ToolSpec {
     name: "task_wait",
+    id: crate::tool_id::ToolId::TaskWait,
     alias: "task_wait",
     positional: Some("task_id"),
     capability: Capability::ReadOnly,
