@@ -215,6 +215,38 @@ pub fn threads() -> usize {
         .min(12)
 }
 
+/// `work` applied to each of `items` on [`threads`] threads (each with its own `state`, made
+/// once: a parser's context, an embedder), the results in the order of `items`. Items are
+/// handed out one at a time, so a slow one holds up only its own thread.
+pub fn map_parallel<T: Sync, S, R: Send>(
+    items: &[T],
+    state: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads().min(items.len()).max(1) {
+            scope.spawn(|| {
+                let mut state = state();
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    local.push((i, work(&mut state, item)));
+                }
+                if let Ok(mut done) = done.lock() {
+                    done.append(&mut local);
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// What one thread of a parallel walk collects, moved into the shared list when the thread's
 /// visitor is dropped (one lock a thread rather than one a hit).
 pub struct Flush<'a, T> {
@@ -242,6 +274,20 @@ impl<T> Drop for Flush<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map_parallel_keeps_the_order_of_its_items() {
+        let items: Vec<u32> = (0..500).collect();
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let doubled = map_parallel(
+            &items,
+            || made.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            |_, n| n * 2,
+        );
+        assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+        assert!(made.into_inner() <= threads());
+        assert!(map_parallel(&[] as &[u32], || (), |(), n| *n).is_empty());
+    }
 
     #[test]
     fn skip_list_applies_dir_names_to_dirs_and_suffixes_to_files() {

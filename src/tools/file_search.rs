@@ -58,10 +58,6 @@ const MAX_SUGGESTIONS: usize = 3;
 /// Names scoring below this are not suggested.
 const MIN_SUGGESTION_SCORE: f64 = 0.8;
 
-fn default_path() -> String {
-    ".".to_string()
-}
-
 fn default_max_results() -> u64 {
     20
 }
@@ -84,7 +80,7 @@ pub struct FileSearchArgs {
     /// `path` (`src/**/*.ts`); `.`, `./` or empty match everything.
     pub pattern: String,
     /// The directory to search below, relative to the session cwd.
-    #[serde(default = "default_path")]
+    #[serde(default = "crate::tools::default_path")]
     pub path: String,
     /// How many paths to show, 1 to 200 (values outside are clamped); every match is counted.
     #[serde(default = "default_max_results")]

@@ -43,10 +43,6 @@ pub const MAX_DEPTH: u64 = 10;
 /// depth: outside 1..=MAX_DEPTH is refused, naming the nearest legal depth.
 const DEPTH: Cap = Cap::new("depth", 1, MAX_DEPTH);
 
-fn default_path() -> String {
-    ".".to_string()
-}
-
 fn default_depth() -> u64 {
     1
 }
@@ -55,7 +51,7 @@ fn default_depth() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct ListDirArgs {
     /// The directory to list, relative to the session cwd or absolute inside the workspace.
-    #[serde(default = "default_path")]
+    #[serde(default = "crate::tools::default_path")]
     pub path: String,
     /// How many levels to list: 1 is the directory itself, 2 adds its subdirectories, up to 10.
     #[serde(default = "default_depth")]

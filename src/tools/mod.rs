@@ -250,6 +250,11 @@ fn standard_formats(schema: &mut Value) {
     }
 }
 
+/// The default of a `path` argument: the session cwd.
+pub(crate) fn default_path() -> String {
+    ".".to_string()
+}
+
 /// Deserializes a tool's arguments; see [`crate::args::from_value`].
 pub fn parse<T: DeserializeOwned>(tool: &str, value: Value, schema: fn() -> Value) -> Result<T, ToolError> {
     crate::args::from_value(tool, value, schema)

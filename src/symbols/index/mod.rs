@@ -635,23 +635,39 @@ fn needs_update(manifest: &Manifest, sources: &[SourceFile], prefix: &str) -> bo
 pub fn walk_clock() -> i128 {
     now_ns()
 }
-/// What changed since the manifest under `prefix`: the sources its stats do not vouch for,
-/// and the paths it lists that the walk no longer offers.
-fn changes<'s>(
+/// A file a walk offered, as the manifests see it: its workspace-relative path and its stats.
+pub(crate) trait Walked {
+    fn rel(&self) -> &str;
+    fn stat(&self) -> &Stat;
+}
+
+impl Walked for SourceFile {
+    fn rel(&self) -> &str {
+        &self.rel
+    }
+    fn stat(&self) -> &Stat {
+        &self.stat
+    }
+}
+
+/// What changed since the manifest under `prefix`: the files its stats do not vouch for, and
+/// the paths it lists that the walk no longer offers. The symbol index and search_code's index
+/// both keep a manifest of this kind.
+pub(crate) fn changes<'s, F: Walked>(
     manifest: &Manifest,
-    sources: &'s [SourceFile],
+    files: &'s [F],
     prefix: &str,
-) -> (Vec<&'s SourceFile>, Vec<String>) {
-    let stale: Vec<&SourceFile> = sources
+) -> (Vec<&'s F>, Vec<String>) {
+    let stale: Vec<&F> = files
         .iter()
-        .filter(|s| {
+        .filter(|f| {
             manifest
                 .files
-                .get(&s.rel)
-                .is_none_or(|e| !manifest.vouches(e, &s.stat))
+                .get(f.rel())
+                .is_none_or(|e| !manifest.vouches(e, f.stat()))
         })
         .collect();
-    let offered: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
+    let offered: HashSet<&str> = files.iter().map(Walked::rel).collect();
     let gone: Vec<String> = manifest
         .files
         .keys()

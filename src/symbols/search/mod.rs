@@ -24,7 +24,6 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use ignore::WalkState;
@@ -47,6 +46,15 @@ pub struct TextFile {
     pub abs: PathBuf,
     pub stat: Stat,
     pub language: Option<&'static LanguageSpec>,
+}
+
+impl super::index::Walked for TextFile {
+    fn rel(&self) -> &str {
+        &self.rel
+    }
+    fn stat(&self) -> &Stat {
+        &self.stat
+    }
 }
 
 /// What a refresh did, for `data.index`.
@@ -160,22 +168,7 @@ impl SearchIndex {
                 }
             });
         let before = manifest.hash_counts();
-        let stale: Vec<&TextFile> = files
-            .iter()
-            .filter(|f| {
-                manifest
-                    .files
-                    .get(&f.rel)
-                    .is_none_or(|e| !manifest.vouches(e, &f.stat))
-            })
-            .collect();
-        let offered: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
-        let gone: Vec<String> = manifest
-            .files
-            .keys()
-            .filter(|p| super::index::under(p, prefix) && !offered.contains(p.as_str()))
-            .cloned()
-            .collect();
+        let (stale, gone) = super::index::changes(&manifest, files, prefix);
         for path in gone {
             manifest.files.remove(&path);
             refresh.removed += 1;
@@ -225,29 +218,13 @@ impl SearchIndex {
     /// Hashes each file and chunks the contents without chunks yet, on every core: per file its
     /// hash and whether it was chunked (`None`: unreadable).
     fn hash_and_chunk(&self, files: &[&TextFile]) -> Vec<Option<(u64, bool)>> {
-        let next = AtomicUsize::new(0);
-        let results = Mutex::new(vec![None; files.len()]);
-        let threads = crate::fs::walk::threads().min(files.len()).max(1);
         // Each file is read beneath the workspace root: a directory the walk listed may have
         // been swapped for a symlink out since.
         let roots = workspace_roots(&self.dir);
         let reader = roots.reader();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    let mut context = tree_sitter_tags::TagsContext::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(file) = files.get(i) else { break };
-                        let outcome = self.hash_one(file, &reader, &mut context);
-                        if let Ok(mut results) = results.lock() {
-                            results[i] = outcome;
-                        }
-                    }
-                });
-            }
-        });
-        results.into_inner().unwrap_or_default()
+        crate::fs::walk::map_parallel(files, tree_sitter_tags::TagsContext::new, |context, file| {
+            self.hash_one(file, &reader, context)
+        })
     }
 
     fn hash_one(
@@ -321,31 +298,24 @@ impl Session {
             .collect();
         let mut by_hash: HashMap<u64, Option<Vec<Chunk>>> = wanted.iter().map(|(_, h)| (*h, None)).collect();
         let hashes: Vec<u64> = by_hash.keys().copied().collect();
-        let next = AtomicUsize::new(0);
-        let loaded = Mutex::new(Vec::new());
-        let threads = crate::fs::walk::threads().min(hashes.len()).max(1);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(hash) = hashes.get(i) else { break };
-                    let read = || {
-                        let text = fs::read_to_string(self.index.chunks_path(*hash)).ok()?;
-                        chunks::decode(&text, |t| terms.contains(t))
-                    };
-                    let chunks = read().or_else(|| {
-                        // Missing or torn (removed by hand, a full disk): chunked again.
-                        let path = wanted.iter().find(|(_, h)| h == hash)?.0;
-                        self.repair(path, *hash)?;
-                        read()
-                    });
-                    if let Ok(mut loaded) = loaded.lock() {
-                        loaded.push((*hash, chunks));
-                    }
+        let loaded = crate::fs::walk::map_parallel(
+            &hashes,
+            || (),
+            |(), hash| {
+                let read = || {
+                    let text = fs::read_to_string(self.index.chunks_path(*hash)).ok()?;
+                    chunks::decode(&text, |t| terms.contains(t))
+                };
+                let chunks = read().or_else(|| {
+                    // Missing or torn (removed by hand, a full disk): chunked again.
+                    let path = wanted.iter().find(|(_, h)| h == hash)?.0;
+                    self.repair(path, *hash)?;
+                    read()
                 });
-            }
-        });
-        for (hash, chunks) in loaded.into_inner().unwrap_or_default() {
+                (*hash, chunks)
+            },
+        );
+        for (hash, chunks) in loaded {
             by_hash.insert(hash, chunks);
         }
         wanted

@@ -13,8 +13,6 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use super::{chunks, Session};
 use crate::fs::atomic::{write_atomically, WriteOptions};
@@ -109,24 +107,12 @@ impl Session {
             .filter_map(|p| Some((*p, self.manifest.files.get(*p)?.hash)))
             .filter(|(_, hash)| seen.insert(*hash) && !self.vectors_path(model, *hash).exists())
             .collect();
-        let next = AtomicUsize::new(0);
-        let embedded = AtomicUsize::new(0);
-        let threads = crate::fs::walk::threads().min(missing.len()).max(1);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    let mut embedder = model.embedder();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((path, hash)) = missing.get(i) else { break };
-                        if self.embed_one(model, &mut embedder, path, *hash) == Some(true) {
-                            embedded.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                });
-            }
-        });
-        embedded.into_inner()
+        let embedded = crate::fs::walk::map_parallel(
+            &missing,
+            || model.embedder(),
+            |embedder, (path, hash)| self.embed_one(model, embedder, path, *hash) == Some(true),
+        );
+        embedded.into_iter().filter(|&done| done).count()
     }
 
     fn embed_one(
@@ -165,28 +151,21 @@ impl Session {
     /// The stored vectors of each of `hashes` under `model`; a content whose vectors are
     /// missing or torn is left out (its chunks rank by words alone this time).
     pub fn vectors(&self, model: &Model, hashes: &[u64]) -> HashMap<u64, Stored> {
-        let next = AtomicUsize::new(0);
-        let loaded = Mutex::new(HashMap::new());
-        let threads = crate::fs::walk::threads().min(hashes.len()).max(1);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(hash) = hashes.get(i) else { break };
-                    let path = self.vectors_path(model, *hash);
-                    let Ok(bytes) = fs::read(&path) else { continue };
-                    let Some(stored) = decode(bytes, model.dims) else {
-                        // Torn (a full disk): removed, so the next query embeds it again.
-                        let _ = fs::remove_file(&path);
-                        continue;
-                    };
-                    if let Ok(mut loaded) = loaded.lock() {
-                        loaded.insert(*hash, stored);
-                    }
-                });
-            }
-        });
-        loaded.into_inner().unwrap_or_default()
+        let loaded = crate::fs::walk::map_parallel(
+            hashes,
+            || (),
+            |(), hash| {
+                let path = self.vectors_path(model, *hash);
+                let bytes = fs::read(&path).ok()?;
+                let Some(stored) = decode(bytes, model.dims) else {
+                    // Torn (a full disk): removed, so the next query embeds it again.
+                    let _ = fs::remove_file(&path);
+                    return None;
+                };
+                Some((*hash, stored))
+            },
+        );
+        loaded.into_iter().flatten().collect()
     }
 }
 

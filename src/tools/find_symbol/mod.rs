@@ -54,10 +54,6 @@ pub const MAX_RESULTS_CAP: u64 = 500;
 /// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
 pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 
-fn default_path() -> String {
-    ".".to_string()
-}
-
 fn default_max_results() -> u64 {
     50
 }
@@ -72,7 +68,7 @@ pub struct FindSymbolArgs {
     #[serde(default)]
     pub kind: Option<String>,
     /// The directory (searched recursively) or file to look in, relative to the session cwd.
-    #[serde(default = "default_path")]
+    #[serde(default = "crate::tools::default_path")]
     pub path: String,
     /// Also list every use of the name as an identifier (calls, imports, type uses, fields,
     /// other), comments and strings left out.

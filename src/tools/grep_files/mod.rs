@@ -65,10 +65,6 @@ pub const MAX_CONTEXT: u64 = 50;
 /// context: over the cap is refused (a foreign call's translation clamps it).
 pub const CONTEXT: Cap = Cap::new("context", 0, MAX_CONTEXT);
 
-fn default_path() -> String {
-    ".".to_string()
-}
-
 fn default_max_results() -> u64 {
     100
 }
@@ -104,7 +100,7 @@ pub struct GrepFilesArgs {
     /// fixed_strings=true.
     pub pattern: String,
     /// The directory (searched recursively) or file to search, relative to the session cwd.
-    #[serde(default = "default_path")]
+    #[serde(default = "crate::tools::default_path")]
     pub path: String,
     /// Only search files matching these globs (one glob or a list): `*.rs` matches names at
     /// any depth, `src/**/*.ts` paths; a directory name or path includes the files below it.
@@ -156,7 +152,7 @@ pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> R
     }
     let args = GrepFilesArgs {
         pattern: pattern.to_string(),
-        path: default_path(),
+        path: crate::tools::default_path(),
         include: Vec::new(),
         exclude: Vec::new(),
         case_insensitive: false,

@@ -53,10 +53,6 @@ pub const MAX_RESULTS_CAP: u64 = 50;
 /// max_results: held inside 1..=MAX_RESULTS_CAP, with a notice.
 pub const MAX_RESULTS: Cap = Cap::new("max_results", 1, MAX_RESULTS_CAP);
 
-fn default_path() -> String {
-    ".".to_string()
-}
-
 fn default_max_results() -> u64 {
     10
 }
@@ -68,7 +64,7 @@ pub struct SearchCodeArgs {
     /// identifier.
     pub query: String,
     /// The directory (searched recursively) or file to look in, relative to the session cwd.
-    #[serde(default = "default_path")]
+    #[serde(default = "crate::tools::default_path")]
     pub path: String,
     /// Only files matching this glob: `*.rs` matches names at any depth, `src/**/*.ts` paths.
     #[serde(default)]
