@@ -47,12 +47,32 @@ fn sdk_or_skip(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// Runs `tests/mcp_sdk/<script>` with the SDK's interpreter against this build, in a clean
+/// environment (no workspace or session from the caller); fails the test with both streams
+/// unless it succeeds, and returns its stdout.
+fn run_script(python: &PathBuf, script: &str, args: &[&std::ffi::OsStr], what: &str) -> String {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp_sdk")
+        .join(script);
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(BIN)
+        .args(args)
+        .env_remove("CODESMITH_WORKSPACE")
+        .env_remove("CODESMITH_SESSION")
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}:\n{stdout}\n{stderr}");
+    stdout
+}
+
 #[test]
 fn the_official_python_sdk_runs_a_session_in_every_mode() {
     let Some(python) = sdk_or_skip("conformance test") else {
         return;
     };
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/session.py");
     for mode in ["legacy", "auto", "2026-07-28"] {
         let ws = Ws::new();
         ws.write("notes.txt", "one\ntwo\n");
@@ -60,19 +80,10 @@ fn the_official_python_sdk_runs_a_session_in_every_mode() {
         for dir in ["accepted", "declined"] {
             std::fs::create_dir(outside.path().join(dir)).expect("mkdir");
         }
-        let out = Command::new(&python)
-            .arg(&script)
-            .arg(BIN)
-            .arg(ws.path())
-            .arg(outside.path().canonicalize().expect("canonical"))
-            .arg(mode)
-            .env_remove("CODESMITH_WORKSPACE")
-            .env_remove("CODESMITH_SESSION")
-            .output()
-            .expect("run python");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "mode {mode}:\n{stdout}\n{stderr}");
+        let outside_dir = outside.path().canonicalize().expect("canonical");
+        let root = ws.path();
+        let args = [root.as_os_str(), outside_dir.as_os_str(), mode.as_ref()];
+        let stdout = run_script(&python, "session.py", &args, &format!("mode {mode}"));
         assert_eq!(
             stdout.lines().filter(|l| l.starts_with("ok ")).count(),
             14,
@@ -87,21 +98,11 @@ fn the_official_python_sdk_answers_ask_user_by_elicitation_in_every_mode() {
     let Some(python) = sdk_or_skip("ask_user test") else {
         return;
     };
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/ask_user.py");
     for mode in ["legacy", "auto", "2026-07-28"] {
         let ws = Ws::new();
-        let out = Command::new(&python)
-            .arg(&script)
-            .arg(BIN)
-            .arg(ws.path())
-            .arg(mode)
-            .env_remove("CODESMITH_WORKSPACE")
-            .env_remove("CODESMITH_SESSION")
-            .output()
-            .expect("run python");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "mode {mode}:\n{stdout}\n{stderr}");
+        let root = ws.path();
+        let args = [root.as_os_str(), mode.as_ref()];
+        let stdout = run_script(&python, "ask_user.py", &args, &format!("mode {mode}"));
         assert_eq!(
             stdout.lines().filter(|l| l.starts_with("ok ")).count(),
             8,
@@ -118,19 +119,8 @@ fn every_tool_result_validates_against_its_output_schema() {
     let Some(python) = sdk_or_skip("schema test") else {
         return;
     };
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk/schemas.py");
     let ws = Ws::new();
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(BIN)
-        .arg(ws.path())
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = run_script(&python, "schemas.py", &[ws.path().as_os_str()], "schemas");
     assert!(
         stdout.lines().last() == Some("ok   every tool's results were checked []"),
         "{stdout}"
