@@ -107,10 +107,13 @@ impl Session {
             .filter_map(|p| Some((*p, self.manifest.files.get(*p)?.hash)))
             .filter(|(_, hash)| seen.insert(*hash) && !self.vectors_path(model, *hash).exists())
             .collect();
+        // Each file is read beneath the workspace root, as the chunking read it.
+        let roots = super::workspace_roots(&self.index.dir);
+        let reader = roots.reader();
         let embedded = crate::fs::walk::map_parallel(
             &missing,
             || model.embedder(),
-            |embedder, (path, hash)| self.embed_one(model, embedder, path, *hash) == Some(true),
+            |embedder, (path, hash)| self.embed_one(model, embedder, &reader, path, *hash) == Some(true),
         );
         embedded.into_iter().filter(|&done| done).count()
     }
@@ -119,11 +122,12 @@ impl Session {
         &self,
         model: &Model,
         embedder: &mut crate::symbols::embed::Embedder<'_>,
+        reader: &crate::fs::beneath::Reader,
         path: &str,
         hash: u64,
     ) -> Option<bool> {
         let abs = self.index.dir.parent()?.parent()?.join(path);
-        let bytes = super::workspace_roots(&self.index.dir).reader().read(&abs).ok()?;
+        let bytes = reader.read(&abs).ok()?;
         if xxhash_rust::xxh3::xxh3_64(&bytes) != hash {
             // Changed since the refresh: the next query sees the new content.
             return None;
