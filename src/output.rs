@@ -21,13 +21,7 @@ pub fn with_notices(
             out.notices.splice(0..0, notices);
             Ok(out)
         }
-        Err(mut err) => {
-            for notice in notices {
-                err.message.push_str("\nNote: ");
-                err.message.push_str(&notice);
-            }
-            Err(err)
-        }
+        Err(err) => Err(err.noted(notices)),
     }
 }
 

@@ -156,8 +156,8 @@ proptest! {
                     "edit_file", value, codesmith::tools::edit_file::SPEC.schema);
             }
             Err(err) => {
-                prop_assert!(expected.is_err(), "valid JSON {:?} was refused: {}", trimmed, err.message);
-                prop_assert_eq!(err.code.as_str(), "invalid_arguments");
+                prop_assert!(expected.is_err(), "valid JSON {:?} was refused: {}", trimmed, err.message());
+                prop_assert_eq!(err.code().as_str(), "invalid_arguments");
             }
         }
         let _ = codesmith::args::find_mistake(&text);
@@ -267,15 +267,15 @@ proptest! {
             }
             Err(err) => {
                 if let Some(real) = &real {
-                    prop_assert!(!real.starts_with(&root), "{} is inside yet refused: {}", path, err.message);
-                    prop_assert_eq!(err.code.as_str(), "outside_workspace");
+                    prop_assert!(!real.starts_with(&root), "{} is inside yet refused: {}", path, err.message());
+                    prop_assert_eq!(err.code().as_str(), "outside_workspace");
                 }
             }
         }
         let for_write = workspace.resolve_for_write(&path);
         prop_assert_eq!(
-            for_write.map(|p| p.abs).map_err(|e| e.code.as_str()),
-            resolved.map(|p| p.abs).map_err(|e| e.code.as_str())
+            for_write.map(|p| p.abs).map_err(|e| e.code().as_str()),
+            resolved.map(|p| p.abs).map_err(|e| e.code().as_str())
         );
     }
 }

@@ -210,7 +210,7 @@ impl Outcome {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(
             stdout.ends_with('\n'),
-            "stdout must end with a newline: {stdout:?}"
+            "stdout must end with a newline: {stdout:?}; stderr: {stderr}"
         );
         assert_eq!(
             stdout.matches('\n').count(),

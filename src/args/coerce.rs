@@ -28,7 +28,7 @@ pub(super) fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<
         sentences(&problems),
         if shortened { " (long values shortened)" } else { "" }
     );
-    Err(ToolError::invalid(message).with("field", first.field.clone()))
+    Err(ToolError::invalid(message).with(crate::error::Field::FieldName, first.field.clone()))
 }
 
 /// A field whose value has the wrong type.

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::ToolError;
+use crate::error::{Field, ToolError};
 
 /// Spellings other agent tool sets use, normalized (lowercase, no `_`/`-`/space), with the
 /// fields they most likely mean here. The first target the tool has wins, so `limit` is
@@ -202,15 +202,15 @@ pub(super) fn check_unknown(
         .map(|(from, to)| (from.to_string(), Value::from(*to)))
         .collect();
     Err(ToolError::invalid(message)
-        .with("field", unknown[0].as_str())
+        .with(Field::FieldName, unknown[0].as_str())
         .with(
-            "unknown",
+            Field::Unknown,
             unknown
                 .iter()
                 .map(|key| Value::from(key.as_str()))
                 .collect::<Vec<_>>(),
         )
-        .with("suggestions", suggestions))
+        .with(Field::Suggestions, suggestions))
 }
 
 /// The field `key` most likely meant: the same name in another case or separator style, a

@@ -331,7 +331,7 @@ fn error_codes(roff: &mut Roff) {
         item(
             roff,
             [bold(code.as_str()), roman(format!(" [{}]", code.exit_status()))],
-            &format!("{}. {}", code.meaning(), reference::errors::next_step(code)),
+            &format!("{}. {}", code.meaning(), code.next_step()),
         );
     }
 }

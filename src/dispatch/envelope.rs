@@ -45,13 +45,14 @@ pub fn build(tool: &str, result: Result<ToolOutput, ToolError>, ctx: Option<&Con
             (Value::Object(envelope), EXIT_OK)
         }
         Err(err) => {
-            let status = err.code.exit_status();
+            let (code, message, details) = err.into_parts();
+            let status = code.exit_status();
             let mut ignored = Map::new();
-            let message = cap(tool, err.message, &mut ignored, ctx);
+            let message = cap(tool, message, &mut ignored, ctx);
             let mut error = Map::new();
-            error.insert("code".into(), Value::String(err.code.as_str().to_string()));
+            error.insert("code".into(), Value::String(code.as_str().to_string()));
             error.insert("message".into(), Value::String(message.clone()));
-            for (key, value) in err.details {
+            for (key, value) in details {
                 error.entry(key).or_insert(value);
             }
             envelope.insert("ok".into(), Value::Bool(false));

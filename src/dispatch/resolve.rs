@@ -65,7 +65,7 @@ fn foreign_shape(name: &str, arguments: &Value, global: &Global) -> Option<ToolE
                 "the command line as one string in `command`"
             }
         ))
-        .with("suggestion", suggestion),
+        .with(crate::error::Field::Suggestion, suggestion),
     )
 }
 
@@ -94,7 +94,7 @@ impl<'a> WorkspaceFiles<'a> {
 impl Files for WorkspaceFiles<'_> {
     fn text(&self, path: &str) -> Result<(String, String), String> {
         let ctx = self.context().ok_or("the workspace could not be opened")?;
-        let resolved = ctx.resolve(path).map_err(|err| err.message)?;
+        let resolved = ctx.resolve(path).map_err(|err| err.message())?;
         let call_path = ctx.workspace.call_path(&resolved.abs);
         let text = std::fs::read_to_string(&resolved.abs)
             .map_err(|err| format!("`{call_path}` could not be read as UTF-8 text ({err})"))?;

@@ -1,7 +1,7 @@
 //! `invalid_arguments` refusals of one tool's arguments: values out of range, forms that
 //! contradict each other, paths of the wrong kind. Each names the call that works.
 
-use super::{FileRef, ToolError};
+use super::{Field, FileRef, ToolError};
 
 impl ToolError {
     /// read_file's start_line=0; `path_arg` is the path as a call argument.
@@ -39,7 +39,7 @@ impl ToolError {
             "timeout_ms must be 0 to {max} (got {timeout_ms}). Call task_wait with task_id=\"{task_id}\" \
              timeout_ms={max}, and again if it is still running."
         ))
-        .with("field", "timeout_ms")
+        .with(Field::FieldName, "timeout_ms")
     }
 
     /// task_cancel with both or neither of task_id and all=true.
@@ -64,7 +64,7 @@ impl ToolError {
             "{field} must be a checkpoint id, a number as history lists it (got `{text}`). Call history \
              to see the ids."
         ))
-        .with("field", field)
+        .with(Field::FieldName, field)
     }
 
     /// apply_patch with an empty patch.
@@ -102,8 +102,8 @@ impl ToolError {
              read_file with path={}; to search its text, grep_files.",
             file.display, file.call_arg
         ))
-        .with("path", file.display)
-        .with("languages", languages)
+        .with(Field::Path, file.display)
+        .with(Field::Languages, languages)
     }
 
     /// A search or list tool pointed inside `.codesmith/`; `root_arg` is the workspace root as a
@@ -115,7 +115,7 @@ impl ToolError {
              (`.codesmith/spill/...`) can be read with read_file. Otherwise call {tool} with a path \
              outside .codesmith/, e.g. path={root_arg}."
         ))
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// grep_files with an empty pattern.
@@ -140,7 +140,7 @@ impl ToolError {
              time grows with it). Search for a distinctive part of it, e.g. its first line with \
              fixed_strings=true."
         ))
-        .with("field", "pattern")
+        .with(Field::FieldName, "pattern")
     }
 
     /// A grep_files include or exclude glob that does not compile.
@@ -148,7 +148,7 @@ impl ToolError {
         ToolError::invalid(format!(
             "{field}: {why}. Use globs such as \"*.rs\", \"src/**/*.ts\" or \"tests\"."
         ))
-        .with("field", field)
+        .with(Field::FieldName, field)
     }
 
     /// A grep_files regex that does not compile: the engine's words (`engine`) and hints.
@@ -158,7 +158,7 @@ impl ToolError {
             serde_json::to_string(pattern).unwrap_or_default(),
             hints.join("; ")
         ))
-        .with("pattern", pattern)
+        .with(Field::Pattern, pattern)
     }
 
     /// file_search pointed at a file; `pattern_arg` and `path_arg` are call arguments.
@@ -167,12 +167,13 @@ impl ToolError {
             "`{display}` is a file, not a directory; file_search looks below a directory. Call file_search \
              with pattern={pattern_arg} path=\".\", or read_file with path={path_arg}."
         ))
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A file_search pattern over the length taken (`why` says by how much).
     pub fn glob_too_long(why: &str) -> ToolError {
-        ToolError::invalid(format!("pattern: {why}, e.g. pattern=\"**/*.rs\".")).with("field", "pattern")
+        ToolError::invalid(format!("pattern: {why}, e.g. pattern=\"**/*.rs\"."))
+            .with(Field::FieldName, "pattern")
     }
 
     /// A file_search glob that does not compile.
@@ -181,7 +182,7 @@ impl ToolError {
             "invalid glob {pattern_arg}: {why}. Use `*` for any characters in a name, `**` for any directories, \
              `{{a,b}}` for alternatives, e.g. pattern=\"**/*.rs\"."
         ))
-        .with("pattern", pattern)
+        .with(Field::Pattern, pattern)
     }
 
     /// find_symbol's name that is no identifier; `name_arg` and `text_arg` are call arguments.
@@ -191,7 +192,7 @@ impl ToolError {
              one (`Config::new`, `config.load`), without spaces. To search text, call grep_files \
              with pattern={text_arg}."
         ))
-        .with("field", "name")
+        .with(Field::FieldName, "name")
     }
 
     /// find_symbol pointed outside the workspace (a trusted root); `pattern_arg` is the grep_files
@@ -211,8 +212,8 @@ impl ToolError {
              call find_symbol with name={name_arg}.",
             kinds.join(", ")
         ))
-        .with("field", "kind")
-        .with("kinds", kinds)
+        .with(Field::FieldName, "kind")
+        .with(Field::Kinds, kinds)
     }
 
     /// exec_shell with an empty command.
@@ -235,6 +236,42 @@ impl ToolError {
             "timeout_ms must be 1 to {max} (got {timeout_ms}). For work that takes longer, call \
              exec_shell with background=true and follow it with task_wait."
         ))
-        .with("field", "timeout_ms")
+        .with(Field::FieldName, "timeout_ms")
+    }
+
+    /// ask_user with an empty question.
+    pub fn empty_question() -> ToolError {
+        ToolError::invalid(
+            "question is empty. Ask one precise question, e.g. {\"question\": \"Which of a.toml and b.toml is the real config?\"}.",
+        )
+    }
+
+    /// ask_user with more choices than are offered.
+    pub fn too_many_choices(count: usize, max: usize) -> ToolError {
+        ToolError::invalid(format!(
+            "choices has {count} entries; at most {max} are offered. Narrow them down, or ask without choices."
+        ))
+    }
+
+    /// ask_user with an empty or repeated choice; `choice_arg` is the choice as a call spells it.
+    pub fn bad_choice(choice_arg: &str, empty: bool) -> ToolError {
+        let what = if empty { "empty" } else { "repeated" };
+        ToolError::invalid(format!(
+            "choices must be distinct, non-empty texts; {choice_arg} is {what}. Remove it and call again."
+        ))
+    }
+
+    /// ask_user with a default that is not among the choices.
+    pub fn default_not_a_choice(default_arg: &str) -> ToolError {
+        ToolError::invalid(format!(
+            "default {default_arg} is not one of the choices. Make it one of them, or leave default out."
+        ))
+    }
+
+    /// web_search with an empty query.
+    pub fn empty_web_query() -> ToolError {
+        ToolError::invalid(
+            "query is empty, so nothing was searched. Pass the words to search for, e.g. {\"query\": \"serde rename_all snake_case\"}.",
+        )
     }
 }

@@ -1,5 +1,6 @@
 //! Refusals of where a call's arguments come from: flags, `--json`, a patch file, stdin.
 
+use super::Field;
 use super::ToolError;
 
 impl ToolError {
@@ -43,7 +44,7 @@ impl ToolError {
         ToolError::invalid(format!(
             "missing field `{field}` for {tool}; it is required. Call again with `{field}` set."
         ))
-        .with("field", field)
+        .with(Field::FieldName, field)
     }
 
     /// The arguments do not fit the schema as a whole (`why` is the decoder's reason).
@@ -52,7 +53,7 @@ impl ToolError {
             "invalid arguments for {tool}: {why}. Valid fields: {}.",
             fields.join(", ")
         ))
-        .with("field", field)
+        .with(Field::FieldName, field)
     }
 
     /// One field's value does not fit its schema (`why` is the decoder's reason).
@@ -60,7 +61,7 @@ impl ToolError {
         ToolError::invalid(format!(
             "invalid value for `{field}` in {tool}: {why}. See the schema in `codesmith tools`."
         ))
-        .with("field", field)
+        .with(Field::FieldName, field)
     }
 
     /// A global option written after the tool (or command) name; `corrected` is the whole

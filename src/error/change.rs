@@ -1,7 +1,7 @@
 //! Refusals of a change to files: edit_file's matching, apply_patch's parsing, planning and
 //! hunks, and the syntax gate both share.
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 /// Where a parser stopped, for the syntax gate's refusal.
 pub struct ParseStop<'a> {
@@ -9,6 +9,9 @@ pub struct ParseStop<'a> {
     pub line: usize,
     pub column: usize,
     pub message: &'a str,
+    /// The region (first and last line) the parser could not make sense of, when the change
+    /// inside it is the better place to point at.
+    pub region: Option<(usize, usize)>,
     /// The line it stopped on (at most 200 characters) and the padding under it to the column.
     pub shown: &'a str,
     pub caret_pad: &'a str,
@@ -106,8 +109,8 @@ impl ToolError {
             "occurrence={n} is out of range: {what} matches {count} time{times} in `{display}` (line{line_word} {listed}). \
              Pass occurrence=N (1..={count}), or leave occurrence out{the_one}."
         ))
-        .with("count", count)
-        .with("lines", lines.to_vec())
+        .with(Field::Count, count)
+        .with(Field::Lines, lines.to_vec())
     }
 
     /// Line-number prefixes stripped from search, but only on some lines of replace.
@@ -118,7 +121,7 @@ impl ToolError {
              which are text (`10:30` is text). Nothing was written. Call edit_file again with replace \
              written without any line-number prefixes."
         ))
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// `search` (or search_start, search_end: `what`) matches no text; `diagnosis` says why and
@@ -142,9 +145,9 @@ impl ToolError {
                  then retry with {what} copied exactly from it (without the line-number prefixes)."
             ),
         )
-        .with("path", display);
+        .with(Field::Path, display);
         match near_line {
-            Some(line) => error.with("near_line", line),
+            Some(line) => error.with(Field::NearLine, line),
             None => error,
         }
     }
@@ -160,8 +163,8 @@ impl ToolError {
                  then retry with a search_end copied from it."
             ),
         )
-        .with("path", display)
-        .with("search_start_line", start_line)
+        .with(Field::Path, display)
+        .with(Field::SearchStartLine, start_line)
     }
 
     /// search matches several places: `listed` is the line list, `forgave` is what the
@@ -195,10 +198,10 @@ impl ToolError {
             ),
         };
         ToolError::new(ErrorCode::MultipleMatches, message)
-            .with("path", display)
-            .with("count", count)
-            .with("lines", lines.to_vec())
-            .with("match", level)
+            .with(Field::Path, display)
+            .with(Field::Count, count)
+            .with(Field::Lines, lines.to_vec())
+            .with(Field::Match, level)
     }
 
     /// search_start matches several places, so the range has no one start.
@@ -214,9 +217,9 @@ impl ToolError {
                 lines.first().copied().unwrap_or(0)
             ),
         )
-        .with("path", display)
-        .with("count", count)
-        .with("lines", lines.to_vec())
+        .with(Field::Path, display)
+        .with(Field::Count, count)
+        .with(Field::Lines, lines.to_vec())
     }
 
     /// The change would break a file that parses (or a new file would not parse). `from` is
@@ -251,13 +254,17 @@ impl ToolError {
             )
         };
         let number = format!("{:>6}", stop.line);
+        let parser_message = match stop.region {
+            Some((first, last)) => format!("{} in lines {first}-{last}, around this change", stop.message),
+            None => stop.message.to_string(),
+        };
         let message = format!(
             "{why}, {outcome}.\n\
              {lang} parser: {msg} (line {line}, column {column}):\n\
              {number}│ {shown}\n\
              {pad}  {caret_pad}^\n\
              {way_out}",
-            msg = stop.message,
+            msg = parser_message,
             line = stop.line,
             column = stop.column,
             shown = stop.shown,
@@ -265,11 +272,11 @@ impl ToolError {
             pad = " ".repeat(number.len()),
         );
         ToolError::new(ErrorCode::SyntaxGate, message)
-            .with("path", display)
-            .with("language", lang)
-            .with("line", stop.line)
-            .with("column", stop.column)
-            .with("parser_message", stop.message)
+            .with(Field::Path, display)
+            .with(Field::Language, lang)
+            .with(Field::Line, stop.line)
+            .with(Field::Column, stop.column)
+            .with(Field::ParserMessage, parser_message)
     }
 
     /// A patch over apply_patch's size limit.
@@ -298,23 +305,8 @@ impl ToolError {
             )
         };
         ToolError::new(ErrorCode::PatchFailed, message)
-            .with("patch_line", line)
-            .with("format", format)
-    }
-
-    /// A hunk that did not apply: `head` and `detail` say which and why. `hunk` is 1-based.
-    pub fn hunk_failed(
-        display: &str,
-        hunk: usize,
-        hunks: usize,
-        patch_line: usize,
-        message: String,
-    ) -> ToolError {
-        ToolError::new(ErrorCode::PatchFailed, message)
-            .with("path", display)
-            .with("hunk", hunk)
-            .with("hunks", hunks)
-            .with("patch_line", patch_line)
+            .with(Field::PatchLine, line)
+            .with(Field::Format, format)
     }
 
     /// Several files of a patch are unread or stale: one line per file, `(display, call_arg,
@@ -341,8 +333,8 @@ impl ToolError {
         };
         let paths: Vec<&str> = files.iter().map(|(display, _, _)| *display).collect();
         ToolError::new(code, message)
-            .with("path", paths.first().copied().unwrap_or(""))
-            .with("paths", paths)
+            .with(Field::Path, paths.first().copied().unwrap_or(""))
+            .with(Field::Paths, paths)
     }
 
     /// A deletion whose hunks leave lines of the file.
@@ -355,7 +347,7 @@ impl ToolError {
                  read_file with path={call_arg} to see the file, then regenerate the patch."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A change to a file an earlier part of the same patch deleted or moved.
@@ -367,7 +359,7 @@ impl ToolError {
                  nothing was written. Order the patch so each file is changed before it is removed."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// An added file that exists.
@@ -380,7 +372,7 @@ impl ToolError {
                  `--- a/{display}`); to replace it whole, call write_file with path={call_arg}."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A path an earlier part of the patch deleted or renamed a symlink at, or renamed one to.
@@ -392,7 +384,7 @@ impl ToolError {
                  symlink; nothing was written. Put each symlink change in its own apply_patch call."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A path that runs through an existing file (`notes.txt/x`).
@@ -405,7 +397,7 @@ impl ToolError {
                  parent is a directory (or delete or rename `{blocking}` earlier in a separate call)."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A symlink renamed with hunks for the file behind it.
@@ -419,7 +411,7 @@ impl ToolError {
                  points to under its own name."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A symlink deletion whose old target is not the link's target here.
@@ -432,7 +424,7 @@ impl ToolError {
                  link with list_dir, then regenerate the patch."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A git symlink deletion for a path that is not a symlink here.
@@ -445,7 +437,7 @@ impl ToolError {
                  a regular file, the patch must say `deleted file mode 100644` and remove its lines."
             ),
         )
-        .with("path", shown)
+        .with(Field::Path, shown)
     }
 
     /// A symlink renamed onto an existing path.
@@ -457,6 +449,6 @@ impl ToolError {
                  exists, so nothing was written. Rename the link to a path that does not exist."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 }

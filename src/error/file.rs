@@ -1,7 +1,7 @@
 //! Refusals about one file or path: where it is, what it is, what it holds, whether the
 //! session's view of it is current.
 
-use super::{ErrorCode, FileRef, ToolError};
+use super::{ErrorCode, Field, FileRef, ToolError};
 
 /// The kinds of file that are neither regular files nor directories, as messages name them.
 pub fn special_kind_name(fifo: bool, socket: bool, device: bool) -> &'static str {
@@ -61,10 +61,10 @@ impl ToolError {
             ),
         };
         let err = ToolError::new(ErrorCode::NotFound, format!("{subject} does not exist. {hint}"))
-            .with("path", missing.display)
-            .with("similar", missing.similar);
+            .with(Field::Path, missing.display)
+            .with(Field::Similar, missing.similar);
         match missing.cwd {
-            Some(cwd) => err.with("cwd", cwd),
+            Some(cwd) => err.with(Field::Cwd, cwd),
             None => err,
         }
     }
@@ -92,7 +92,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A directory where write_file was asked to write; `inside_arg` is `path="DIR/NAME"`.
@@ -105,7 +105,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A file where list_dir needs a directory.
@@ -117,7 +117,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A FIFO, socket or device where a tool needs a regular file. `subject` names the path as
@@ -143,7 +143,7 @@ impl ToolError {
                  {way_out}, use exec_shell with a command that bounds it."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A FIFO, socket or device that a reading tool (grep_files, outline) was pointed at;
@@ -153,7 +153,7 @@ impl ToolError {
             ErrorCode::NotARegularFile,
             format!("`{display}` is a FIFO, socket or device, which {tool} does not read. {instead}"),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// read_file's refusal of a binary file.
@@ -166,7 +166,7 @@ impl ToolError {
                 file.display, file.shell_word
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A file-changing tool's refusal of a binary file.
@@ -179,7 +179,7 @@ impl ToolError {
                 file.display, file.shell_word
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A file over the size a file-changing tool loads.
@@ -197,7 +197,7 @@ impl ToolError {
                 file.display
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// The session has no read record of a file it wants to change.
@@ -210,7 +210,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// The file changed on disk since the session read it.
@@ -224,7 +224,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// The file changed on disk while the tool was reading it.
@@ -237,7 +237,7 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A file in an encoding that could not be identified, or that does not round-trip.
@@ -260,7 +260,7 @@ impl ToolError {
                 file.display, file.shell_word, utf8_word, file.call_arg
             ),
         )
-        .with("path", file.display)
+        .with(Field::Path, file.display)
     }
 
     /// A UTF-8 file but for a few invalid byte sequences. `spots` names where they are,
@@ -289,9 +289,9 @@ impl ToolError {
                 file.display, file.call_arg
             ),
         )
-        .with("path", file.display)
-        .with("invalid_bytes", invalid_bytes)
-        .with("invalid_count", total)
+        .with(Field::Path, file.display)
+        .with(Field::InvalidBytes, invalid_bytes)
+        .with(Field::InvalidCount, total)
     }
 
     /// A new character that would be written in a merely guessed encoding.
@@ -311,8 +311,8 @@ impl ToolError {
                 code = c as u32
             ),
         )
-        .with("path", file.display)
-        .with("encoding_guess", encoding)
+        .with(Field::Path, file.display)
+        .with(Field::EncodingGuess, encoding)
     }
 
     /// New text that the file's encoding cannot hold; `what` names the first such character.
@@ -329,7 +329,7 @@ impl ToolError {
                 arg = file.call_arg,
             ),
         )
-        .with("path", file.display)
-        .with("encoding", encoding)
+        .with(Field::Path, file.display)
+        .with(Field::Encoding, encoding)
     }
 }

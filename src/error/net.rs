@@ -1,7 +1,7 @@
 //! fetch_url's refusals and failures: the URL gates, the network policy, restricted addresses,
 //! resolution, transport, decoding and redirects.
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 /// The tail of a message whose failure will not change on a retry.
 pub const BROKEN_ANSWER: &str =
@@ -26,7 +26,7 @@ impl ToolError {
                 "fetch_url fetches http and https URLs only, not `{scheme}:`.{hint} Nothing was fetched."
             ),
         )
-        .with("scheme", scheme)
+        .with(Field::Scheme, scheme)
     }
 
     /// A URL without a scheme; `fixed` is it with the scheme it most likely lacks.
@@ -34,7 +34,7 @@ impl ToolError {
         ToolError::invalid(format!(
             "`{text}` has no scheme, so it is not an absolute URL. Call fetch_url with url=\"{fixed}\"."
         ))
-        .with("suggestion", fixed)
+        .with(Field::Suggestion, fixed)
     }
 
     /// Text that does not parse as a URL (`why`).
@@ -68,7 +68,7 @@ impl ToolError {
                  Nothing more was fetched; do not retry this URL expecting another result."
             ),
         )
-        .with("location", location)
+        .with(Field::Location, location)
     }
 
     /// The network policy denies the host (its deny list, or a default of deny).
@@ -87,7 +87,7 @@ impl ToolError {
             ErrorCode::NetworkDenied,
             format!("network call to '{host}' blocked by network policy. {why}"),
         )
-        .with("host", host)
+        .with(Field::Host, host)
     }
 
     /// A localhost name; `line` is the config line that would exempt the loopback address and
@@ -103,8 +103,8 @@ impl ToolError {
                  url=\"{by_address}\". Otherwise use exec_shell."
             ),
         )
-        .with("host", host)
-        .with("range", "localhost")
+        .with(Field::Host, host)
+        .with(Field::Range, "localhost")
     }
 
     /// An address in a restricted range. `what` says how the host led there, `exact` is the
@@ -126,11 +126,11 @@ impl ToolError {
                  [network] in .codesmith/config.toml."
             ),
         )
-        .with("trusted_cidr", exact)
-        .with("host", host)
-        .with("address", range.address)
-        .with("range", range.range)
-        .with("range_label", range.label)
+        .with(Field::TrustedCidr, exact)
+        .with(Field::Host, host)
+        .with(Field::Address, range.address)
+        .with(Field::Range, range.range)
+        .with(Field::RangeLabel, range.label)
     }
 
     /// The host name did not resolve.
@@ -142,7 +142,7 @@ impl ToolError {
                  the name does not exist or DNS is unreachable from here."
             ),
         )
-        .with("host", host)
+        .with(Field::Host, host)
     }
 
     /// Resolution outlived the fetch's deadline.
@@ -169,7 +169,7 @@ impl ToolError {
             ErrorCode::Timeout,
             format!("fetching `{url}` did not finish within timeout_ms={ms}. {way_out}"),
         )
-        .with("timeout_ms", ms)
+        .with(Field::TimeoutMs, ms)
     }
 
     /// A transport failure: `what` went wrong, `way_out` is what to do about it.
@@ -178,7 +178,7 @@ impl ToolError {
             ErrorCode::IoError,
             format!("could not fetch `{url}`: {what}. {way_out}"),
         )
-        .with("url", url)
+        .with(Field::Url, url)
     }
 
     /// A body in a Content-Encoding fetch_url did not ask for (`accepted` is what it asks for).
@@ -190,8 +190,8 @@ impl ToolError {
                  fetch_url cannot decode (it asks for `{accepted}` only), so it is not shown. {BROKEN_ANSWER}"
             ),
         )
-        .with("url", url)
-        .with("content_encoding", name)
+        .with(Field::Url, url)
+        .with(Field::ContentEncoding, name)
     }
 
     /// A compressed body that does not decompress (`codings` as in `gzip+deflate`).
@@ -203,7 +203,7 @@ impl ToolError {
                  not decompress ({err}): the server sent a corrupt body. {BROKEN_ANSWER}"
             ),
         )
-        .with("url", url)
+        .with(Field::Url, url)
     }
 
     /// A redirect chain over the limit of `max` hops; `looped` when `next` was visited before.
@@ -223,9 +223,9 @@ impl ToolError {
             )
         };
         ToolError::new(ErrorCode::IoError, message)
-            .with("redirects", max as u64)
-            .with("location", next)
-            .with("loop", looped)
+            .with(Field::Redirects, max as u64)
+            .with(Field::Location, next)
+            .with(Field::Loop, looped)
     }
 
     /// `.codesmith/config.toml` cannot take the host `approve --persist` adds: it does not

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 /// Why a question is still waiting.
 pub enum Unanswered<'a> {
@@ -45,8 +45,8 @@ impl ToolError {
                  this exact call with `--answer {id}` (before the tool name), which returns the answer."
             ),
         )
-        .with("question", question.clone())
-        .with("command", command)
+        .with(Field::Question, question.clone())
+        .with(Field::Command, command)
     }
 
     /// `answer` of an id no ask_user call of the session asked; `waiting` lists the open ones.
@@ -68,7 +68,7 @@ impl ToolError {
                  this session (pass --session NAME before `answer` for another one). {way_out}"
             ),
         )
-        .with("pending", waiting)
+        .with(Field::Pending, waiting)
     }
 
     /// `answer ID ""` for a question without a default.
@@ -98,7 +98,7 @@ impl ToolError {
                  explain what you need."
             ),
         )
-        .with("question", question)
-        .with("declined", action)
+        .with(Field::Question, question)
+        .with(Field::Declined, action)
     }
 }

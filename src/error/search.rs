@@ -2,7 +2,7 @@
 //! provider's answer that is an error or not a result list. The transport failures are
 //! fetch_url's (`net`), since the request goes through the same gates.
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 impl ToolError {
     /// A `[web_search]` setting that cannot be used (`what`); nothing was sent.
@@ -15,7 +15,7 @@ impl ToolError {
                  endpoint = \"https://...\"), or to remove the section to use DuckDuckGo."
             ),
         )
-        .with("path", ".codesmith/config.toml")
+        .with(Field::Path, ".codesmith/config.toml")
     }
 
     /// The provider needs a key from the environment variable `var`, which is not set.
@@ -29,8 +29,8 @@ impl ToolError {
                  \"duckduckgo\" in [web_search], which needs none."
             ),
         )
-        .with("provider", provider)
-        .with("variable", var)
+        .with(Field::Provider, provider)
+        .with(Field::Variable, var)
     }
 
     /// The provider answered with an error status; `excerpt` is the start of its body.
@@ -64,8 +64,8 @@ impl ToolError {
             ErrorCode::IoError,
             format!("web_search via `{provider}` failed: the provider answered {status} {reason}.{excerpt} {way_out}"),
         )
-        .with("provider", provider)
-        .with("status", status)
+        .with(Field::Provider, provider)
+        .with(Field::Status, status)
     }
 
     /// The provider answered 2xx with something that is not its result format.
@@ -78,6 +78,6 @@ impl ToolError {
                  whose address you know."
             ),
         )
-        .with("provider", provider)
+        .with(Field::Provider, provider)
     }
 }

@@ -1,6 +1,6 @@
 //! search_code's refusals.
 
-use super::{FileRef, ToolError};
+use super::{Field, FileRef, ToolError};
 
 impl ToolError {
     /// search_code with a query that holds no word to search for.
@@ -10,7 +10,7 @@ impl ToolError {
              e.g. call search_code with query=\"parse the config file\"; to match exact text use \
              grep_files."
         ))
-        .with("field", "query")
+        .with(Field::FieldName, "query")
     }
 
     /// search_code pointed outside the workspace (a trusted root).

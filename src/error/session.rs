@@ -1,7 +1,7 @@
 //! Refusals about what a session can call and reach: unknown and disabled tools, background
 //! tasks, checkpoints and undo.
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 /// How an unknown tool name relates to a real one.
 pub enum NearMiss<'a> {
@@ -43,9 +43,9 @@ impl ToolError {
                 available.join(", ")
             ),
         )
-        .with("available", available);
+        .with(Field::Available, available);
         match suggestion {
-            Some(tool) => error.with("suggestion", serde_json::json!({ "name": tool })),
+            Some(tool) => error.with(Field::Suggestion, serde_json::json!({ "name": tool })),
             None => error,
         }
     }
@@ -69,8 +69,8 @@ impl ToolError {
                 available.join(", ")
             ),
         )
-        .with("available", available)
-        .with("suggestion", suggestion)
+        .with(Field::Available, available)
+        .with(Field::Suggestion, suggestion)
     }
 
     /// `unknown_tool` for another harness's call that names a tool here but cannot be
@@ -90,7 +90,7 @@ impl ToolError {
                     .join(", ")
             })
             .unwrap_or_default();
-        self.message = format!(
+        self.head = format!(
             "unknown tool `{name}`; here it would be {tool}, but the call cannot be translated: {why}. \
              Do not retry `{name}`; it does not exist. Available tools: {available}."
         );
@@ -118,7 +118,7 @@ impl ToolError {
                  enable {tool}."
             ),
         )
-        .with("enabled", enabled)
+        .with(Field::Enabled, enabled)
     }
 
     /// No background task has this id; `known` lists the workspace's tasks in order.
@@ -132,7 +132,8 @@ impl ToolError {
                      background=true."
                 .to_string(),
         };
-        ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}")).with("task_id", id)
+        ToolError::new(ErrorCode::NotFound, format!("there is no task `{id}`. {hint}"))
+            .with(Field::TaskId, id)
     }
 
     /// task_input to a task that was not started on a terminal; `command` is its command as a
@@ -146,7 +147,7 @@ impl ToolError {
                  background=true interactive=true, then call task_input with the new task_id."
             ),
         )
-        .with("task_id", id)
+        .with(Field::TaskId, id)
     }
 
     /// task_input to a task that has ended: there is nothing to type into.
@@ -159,8 +160,8 @@ impl ToolError {
                  with exec_shell with background=true interactive=true."
             ),
         )
-        .with("task_id", id)
-        .with("status", status)
+        .with(Field::TaskId, id)
+        .with(Field::Status, status)
     }
 
     /// `interactive=true` without `background=true`; `command` as a JSON string.
@@ -179,7 +180,7 @@ impl ToolError {
             ErrorCode::OutsideWorkspace,
             format!("path escapes workspace: the checkpoint names `{path}`, {why}; nothing was restored."),
         )
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// The saved content of a checkpoint's path cannot be read.
@@ -191,7 +192,7 @@ impl ToolError {
                  nothing was restored. Restore the file from version control instead."
             ),
         )
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// Writing a restored path failed; `after` says what was rolled back or left.
@@ -200,7 +201,7 @@ impl ToolError {
             ErrorCode::IoError,
             format!("restoring `{path}` failed ({err}); {after}. Fix the cause, then retry the same call."),
         )
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// Every path of the chosen checkpoints is already as it was (`ids` lists them).
@@ -235,7 +236,7 @@ impl ToolError {
                  limits). Call history to list the checkpoints."
             ),
         )
-        .with("id", id)
+        .with(Field::Id, id)
     }
 
     /// Undo would destroy later work: `conflicts` are the changed paths (`path`, `change`,
@@ -273,8 +274,8 @@ impl ToolError {
                 lines.join("\n")
             ),
         )
-        .with("conflicts", conflicts.to_vec())
-        .with("undone", ids.to_vec())
+        .with(Field::Conflicts, conflicts.to_vec())
+        .with(Field::Undone, ids.to_vec())
     }
 
     /// `--tools` names something that is neither a tool nor a capability (`unknown`), or
@@ -287,6 +288,6 @@ impl ToolError {
             ),
             None => format!("--tools needs at least one name: {valid}, e.g. `--tools read_only`."),
         };
-        ToolError::invalid(message).with("field", "tools")
+        ToolError::invalid(message).with(Field::FieldName, "tools")
     }
 }

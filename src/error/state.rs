@@ -1,7 +1,7 @@
 //! Refusals about the workspace and codesmith's own state: the boundary, `.codesmith/` and
 //! the files in it (config, trust list, approvals).
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 impl ToolError {
     /// A path whose resolution goes round a symlink loop.
@@ -22,8 +22,8 @@ impl ToolError {
                  or ask the user to run `codesmith trust add <dir>` to allow another directory."
             ),
         )
-        .with("path", input)
-        .with("roots", roots)
+        .with(Field::Path, input)
+        .with(Field::Roots, roots)
     }
 
     /// A write aimed inside `.codesmith/`.
@@ -35,7 +35,7 @@ impl ToolError {
                  which the file tools never write. Write somewhere else in the workspace."
             ),
         )
-        .with("path", input)
+        .with(Field::Path, input)
     }
 
     /// `.codesmith` is a symlink (`target` is " (to `…`)" or empty).
@@ -50,7 +50,7 @@ impl ToolError {
                  codesmith creates the directory itself."
             ),
         )
-        .with("path", ".codesmith")
+        .with(Field::Path, ".codesmith")
     }
 
     /// A file where codesmith needs a directory of its state.
@@ -63,7 +63,7 @@ impl ToolError {
                  rename `{display}` (codesmith recreates the directory itself), then call again."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// `.codesmith/config.toml` does not parse (`line` is " at line N" or empty).
@@ -75,7 +75,7 @@ impl ToolError {
                  user to fix the file (see `man codesmith`, CONFIGURATION), then call again."
             ),
         )
-        .with("path", ".codesmith/config.toml")
+        .with(Field::Path, ".codesmith/config.toml")
     }
 
     /// `.codesmith/trust.json` does not parse, so a trust command leaves it alone.
@@ -88,7 +88,7 @@ impl ToolError {
                  or delete it, then run the trust command again."
             ),
         )
-        .with("path", ".codesmith/trust.json")
+        .with(Field::Path, ".codesmith/trust.json")
     }
 
     /// `trust add` of a path that does not exist.
@@ -100,7 +100,7 @@ impl ToolError {
                  `codesmith trust add /opt/shared`."
             ),
         )
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// `trust remove` of a path that is not trusted.
@@ -109,7 +109,7 @@ impl ToolError {
             ErrorCode::NotFound,
             format!("`{path}` is not a trusted path. `codesmith trust list` shows the trusted paths."),
         )
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// `.codesmith/approvals.json` does not parse, so `approve --persist` leaves it alone.
@@ -123,7 +123,7 @@ impl ToolError {
                  `codesmith approve {id} --persist` again."
             ),
         )
-        .with("path", ".codesmith/approvals.json")
+        .with(Field::Path, ".codesmith/approvals.json")
     }
 
     /// `approve` of an id no call of the session asked for; `waiting` lists the pending ids.
@@ -145,7 +145,7 @@ impl ToolError {
                  of this session (pass --session NAME before `approve` for another one). {way_out}"
             ),
         )
-        .with("pending", waiting)
+        .with(Field::Pending, waiting)
     }
 
     /// An action that waits for a person's approval; `approval` is its `error.approval` object.
@@ -159,7 +159,7 @@ impl ToolError {
             ),
         )
         .with(
-            "approval",
+            Field::Approval,
             serde_json::json!({"id": id, "kind": kind, "subject": subject, "reason": reason}),
         )
     }
@@ -185,8 +185,8 @@ impl ToolError {
                  unless the user asks for it; do the task another way, or ask the user how to go on."
             ),
         )
-        .with("approval", approval)
-        .with("declined", action)
+        .with(Field::Approval, approval)
+        .with(Field::Declined, action)
     }
 
     /// `--workspace` names nothing, or not a directory.
@@ -212,7 +212,7 @@ impl ToolError {
     /// A path form that means something else to a model than to POSIX (`why` says what and
     /// the way out); `shown` is the path, abbreviated if long.
     pub fn bad_path_form(input: &str, shown: &str, why: &str) -> ToolError {
-        ToolError::invalid(format!("invalid path `{shown}`: {why}")).with("path", input)
+        ToolError::invalid(format!("invalid path `{shown}`: {why}")).with(Field::Path, input)
     }
 
     /// `trust add` or `trust remove` without a directory.
@@ -236,7 +236,7 @@ impl ToolError {
              A narrower directory is needed: trust only the directory outside the workspace that \
              holds what you need, e.g. `codesmith trust add /opt/shared`."
         ))
-        .with("path", path)
+        .with(Field::Path, path)
     }
 
     /// `trust add` of a directory inside the workspace.

@@ -1,7 +1,7 @@
 //! Refusals particular to one tool: size limits of the reading tools, exec_shell's time limit,
 //! network policy and sandbox.
 
-use super::{ErrorCode, ToolError};
+use super::{ErrorCode, Field, ToolError};
 
 impl ToolError {
     /// A file over the size outline parses (`max_mb`).
@@ -13,7 +13,7 @@ impl ToolError {
                  with path={call_arg}, or search it with grep_files."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A file over the buffer multiline search holds; `call` is the grep_files call so far.
@@ -25,7 +25,7 @@ impl ToolError {
                  capped at {max} bytes. Search it line by line: call grep_files with {call} multiline=false."
             ),
         )
-        .with("path", display)
+        .with(Field::Path, display)
     }
 
     /// A command killed at its timeout; `output` is what it wrote, `data` its result fields.
@@ -44,8 +44,8 @@ impl ToolError {
                  background=true and follow it with task_wait."
             ),
         )
-        .with("timeout_ms", timeout_ms)
-        .with("data", data)
+        .with(Field::TimeoutMs, timeout_ms)
+        .with(Field::Data, data)
     }
 
     /// A command that needs the network under a policy of deny.
@@ -59,7 +59,7 @@ impl ToolError {
                  the policy's allow list); or ask the user to change the policy."
             ),
         )
-        .with("reason", reason)
+        .with(Field::Reason, reason)
     }
 
     /// `[shell] sandbox = "required"` on a machine without the layers: `what` describes each
@@ -74,6 +74,6 @@ impl ToolError {
                 what.join(", ")
             ),
         )
-        .with("missing", missing)
+        .with(Field::Missing, missing)
     }
 }

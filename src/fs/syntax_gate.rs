@@ -79,6 +79,9 @@ pub struct ParseFailure {
     /// The last line of the region the parser could not make sense of (tree-sitter reports a
     /// region; the other parsers a point, where this equals `line`).
     pub end_line: usize,
+    /// The region the parser reported, when `line` and `column` were moved to the change
+    /// inside it.
+    pub region: Option<(usize, usize)>,
 }
 
 /// Checks a change to `display` (workspace-relative path; its extension picks the parser).
@@ -121,10 +124,7 @@ pub fn check_moved(
         if failure.end_line > failure.line {
             let (line, column) = first_difference(before, after);
             if (failure.line..=failure.end_line).contains(&line) {
-                failure.message = format!(
-                    "{} in lines {}-{}, around this change",
-                    failure.message, failure.line, failure.end_line
-                );
+                failure.region = Some((failure.line, failure.end_line));
                 failure.line = line;
                 failure.column = column;
             }
@@ -166,6 +166,7 @@ fn parse_json(text: &str) -> Result<(), ParseFailure> {
                 line: err.line().max(1),
                 column: err.column().max(1),
                 end_line: err.line().max(1),
+                region: None,
             })
         }
     }
@@ -184,6 +185,7 @@ fn parse_toml(text: &str) -> Result<(), ParseFailure> {
                 line,
                 column,
                 end_line: line,
+                region: None,
             })
         }
     }
@@ -212,6 +214,7 @@ fn parse_rust(text: &str) -> Result<(), ParseFailure> {
                 line,
                 column,
                 end_line: line,
+                region: None,
             })
         }
     });
@@ -418,6 +421,7 @@ fn parse_tree_sitter(language: &tree_sitter::Language, text: &str) -> Result<(),
         line,
         column,
         end_line,
+        region: None,
     })
 }
 
@@ -468,6 +472,7 @@ fn rejection(
         line: failure.line,
         column: failure.column,
         message: &failure.message,
+        region: failure.region,
         shown: &shown,
         caret_pad: &caret_pad,
     };
@@ -496,9 +501,9 @@ mod tests {
         let bad = "{\"a\": }";
         assert!(check("x.json", Some(good), good).is_ok());
         let err = check("x.json", Some(good), bad).unwrap_err();
-        assert_eq!(err.code, ErrorCode::SyntaxGate);
-        assert!(err.message.contains("NOT modified"), "{}", err.message);
-        assert!(err.message.contains("line 1, column"), "{}", err.message);
+        assert_eq!(err.code(), ErrorCode::SyntaxGate);
+        assert!(err.message().contains("NOT modified"), "{}", err.message());
+        assert!(err.message().contains("line 1, column"), "{}", err.message());
         // Broken before: any state goes.
         assert!(check("x.json", Some(bad), "{{{").is_ok());
         // New files are checked; empty new files are placeholders.
@@ -510,8 +515,8 @@ mod tests {
     #[test]
     fn toml_reports_line_and_column() {
         let err = check("Cargo.toml", Some("[a]\nb = 1\n"), "[a]\nb = \n").unwrap_err();
-        assert_eq!(err.details["line"], 2);
-        assert!(err.message.contains("     2│ b = "), "{}", err.message);
+        assert_eq!(err.details()["line"], 2);
+        assert!(err.message().contains("     2│ b = "), "{}", err.message());
     }
 
     #[test]
@@ -529,16 +534,16 @@ mod tests {
         let before = "fn main() {\n    let x = 1;\n}\n";
         let after = "fn main() {\n    let x = ;\n}\n";
         let err = check("src/main.rs", Some(before), after).unwrap_err();
-        assert_eq!(err.details["line"], 2, "{}", err.message);
-        assert_eq!(err.details["column"], 13, "{}", err.message);
-        assert!(err.message.contains("let x = ;"), "{}", err.message);
+        assert_eq!(err.details()["line"], 2, "{}", err.message());
+        assert_eq!(err.details()["column"], 13, "{}", err.message());
+        assert!(err.message().contains("let x = ;"), "{}", err.message());
     }
 
     #[test]
     fn python_and_yaml_are_gated() {
         let before = "def f(x):\n    return x\n";
         let err = check("a.py", Some(before), "def f(x):\n    return (x\n").unwrap_err();
-        assert_eq!(err.details["language"], "Python", "{}", err.message);
+        assert_eq!(err.details()["language"], "Python", "{}", err.message());
         assert!(check("a.py", Some(before), "def f(x):\n    return x + 1\n").is_ok());
         let yaml = "jobs:\n  build:\n    steps: [a, b]\n";
         assert!(check("ci.yml", Some(yaml), "jobs:\n  build:\n    steps: [a, b\n").is_err());

@@ -511,7 +511,7 @@ mod tests {
         let err = ws
             .resolve_for_write("real/sessions/default.fp/x.json")
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::OutsideWorkspace);
+        assert_eq!(err.code(), ErrorCode::OutsideWorkspace);
     }
 
     #[test]

@@ -75,8 +75,8 @@ pub fn serve(mut global: Global, session_given: bool) -> i32 {
     let root = match Context::open(&global, crate::tool_id::ToolId::Mcp) {
         Ok(ctx) => ctx.workspace.root().to_path_buf(),
         Err(err) => {
-            eprintln!("codesmith mcp: {}", err.message);
-            return err.code.exit_status();
+            eprintln!("codesmith mcp: {}", err.message());
+            return err.code().exit_status();
         }
     };
     // Named from here on: the commands a result prints for a person are run in their terminal,
@@ -304,7 +304,7 @@ impl Server {
     /// can change, hence a short time-to-live, private to this workspace.
     fn list_tools(&self, era: &Era) -> Result<Value, RpcError> {
         let config = crate::session::config::Config::load(&self.root.join(".codesmith"))
-            .map_err(|err| RpcError::new(protocol::INTERNAL_ERROR, err.message))?;
+            .map_err(|err| RpcError::new(protocol::INTERNAL_ERROR, err.message()))?;
         let tools: Vec<Value> = crate::tools::profile::enabled(&self.global, Some(&config))
             .into_iter()
             .map(crate::dispatch::catalog::mcp_tool)

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, Field, Hint, ToolError};
 use crate::net::audit::{self, Entry};
 use crate::net::body::{self, Format, Rendered};
 use crate::net::coding;
@@ -105,7 +105,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                     host: &host,
                     address: refusal.address,
                     decision: "deny",
-                    error: Some(refusal.error.code.as_str()),
+                    error: Some(refusal.error.code().as_str()),
                     ..Entry::default()
                 });
                 return Err(at_hop(
@@ -174,7 +174,7 @@ fn connect<'c>(
                 let next = attempt + 1 < candidates.len() && unreachable(&err);
                 let error = transport_error(err, hop.url, admitted, request);
                 audit.log(Entry {
-                    error: Some(error.code.as_str()),
+                    error: Some(error.code().as_str()),
                     ..hop_entry(hop.url, hop.host, admitted)
                 });
                 if !next {
@@ -215,7 +215,7 @@ fn follow(audit: &mut Audit, request: &Request, hop: &Hop, location: &str) -> Re
             url: &target,
             host: &host,
             decision: "deny",
-            error: Some(error.code.as_str()),
+            error: Some(error.code().as_str()),
             ..Entry::default()
         });
         let mut hops = hop.redirects.to_vec();
@@ -247,7 +247,7 @@ fn answer(
     let failed = |audit: &mut Audit, error: ToolError| {
         audit.log(Entry {
             status: Some(status),
-            error: Some(error.code.as_str()),
+            error: Some(error.code().as_str()),
             ..hop_entry(hop.url, hop.host, admitted)
         });
         at_hop(error, request, hop.redirects, hop.url)
@@ -434,7 +434,7 @@ fn timeout_error(url: &Url, request: &Request) -> ToolError {
 }
 
 fn as_timeout(error: ToolError, request: &Request) -> ToolError {
-    if error.code == ErrorCode::Timeout {
+    if error.code() == ErrorCode::Timeout {
         timeout_error(&request.url, request)
     } else {
         error
@@ -576,14 +576,15 @@ fn at_hop(error: ToolError, request: &Request, hops: &[String], target: impl std
         return error;
     }
     let hop = hops.len();
-    let message = format!(
-        "fetching `{}` stopped at redirect hop {hop} (to `{target}`): {}",
-        request.url, error.message
-    );
-    ToolError { message, ..error }
-        .with("requested_url", request.url.as_str())
-        .with("redirect_hop", hop as u64)
-        .with("hop_url", target.to_string())
+    error
+        .hint(Hint::AtRedirectHop {
+            requested: request.url.to_string(),
+            hop,
+            target: target.to_string(),
+        })
+        .with(Field::RequestedUrl, request.url.as_str())
+        .with(Field::RedirectHop, hop as u64)
+        .with(Field::HopUrl, target.to_string())
 }
 
 /// `looped`: the next location is one the chain already visited, so following it (or fetching

@@ -163,7 +163,8 @@ pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
         .join(location)
         .map_err(|err| refuse(format!("it is not a valid URL ({err}).")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(refuse(format!("`{}:` is not http or https.", url.scheme())).with("scheme", url.scheme()));
+        return Err(refuse(format!("`{}:` is not http or https.", url.scheme()))
+            .with(crate::error::Field::Scheme, url.scheme()));
     }
     check_shape(&url).map_err(refuse)?;
     Ok(url)
@@ -391,11 +392,11 @@ mod tests {
         assert_eq!(policy_host(&url), "example.com");
         for bad in ["ftp://a/", "file:///x"] {
             let err = parse_requested(bad).expect_err(bad);
-            assert_eq!(err.code, ErrorCode::NetworkDenied, "{bad}");
+            assert_eq!(err.code(), ErrorCode::NetworkDenied, "{bad}");
         }
         for bad in ["http://u@a.com/", "http://:p@a.com/", "/relative", "http://"] {
             let err = parse_requested(bad).expect_err(bad);
-            assert_eq!(err.code, ErrorCode::InvalidArguments, "{bad}");
+            assert_eq!(err.code(), ErrorCode::InvalidArguments, "{bad}");
         }
     }
 
@@ -413,8 +414,8 @@ mod tests {
             "javascript:alert(1)",
         ] {
             let err = check_redirect(&from, bad).expect_err(bad);
-            assert_eq!(err.code, ErrorCode::NetworkDenied, "{bad}");
-            assert!(err.message.contains("does not follow"), "{}", err.message);
+            assert_eq!(err.code(), ErrorCode::NetworkDenied, "{bad}");
+            assert!(err.message().contains("does not follow"), "{}", err.message());
         }
     }
 }

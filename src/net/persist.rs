@@ -133,13 +133,13 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".codesmith")).expect("mkdir");
         std::fs::write(dir.path().join(".codesmith/config.toml"), "[network\n").expect("write");
         let err = allow_host(dir.path(), "a.com").expect_err("broken");
-        assert!(err.message.contains("does not parse"));
+        assert!(err.message().contains("does not parse"));
         let text = std::fs::read_to_string(dir.path().join(".codesmith/config.toml")).expect("read");
         assert_eq!(text, "[network\n");
         let err = {
             std::fs::write(dir.path().join(".codesmith/config.toml"), "network = 3\n").expect("write");
             allow_host(dir.path(), "a.com").expect_err("not a table")
         };
-        assert!(err.message.contains("not a table"));
+        assert!(err.message().contains("not a table"));
     }
 }

@@ -232,21 +232,8 @@ pub fn scrub(text: &str) -> String {
 }
 
 /// Scrubs a tool error's message and every string field beside it.
-pub fn scrub_error(mut error: crate::error::ToolError) -> crate::error::ToolError {
-    error.message = scrub(&error.message);
-    for value in error.details.values_mut() {
-        scrub_value(value);
-    }
-    error
-}
-
-fn scrub_value(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(text) => *text = scrub(text),
-        serde_json::Value::Array(items) => items.iter_mut().for_each(scrub_value),
-        serde_json::Value::Object(map) => map.values_mut().for_each(scrub_value),
-        _ => {}
-    }
+pub fn scrub_error(error: crate::error::ToolError) -> crate::error::ToolError {
+    error.redacted(scrub)
 }
 
 #[cfg(test)]

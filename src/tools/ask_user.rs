@@ -87,36 +87,22 @@ pub fn run(args: AskUserArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
 /// default that is not among the choices.
 fn validate(args: AskUserArgs) -> Result<Question, ToolError> {
     if args.question.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "question is empty. Ask one precise question, e.g. {\"question\": \"Which of a.toml and b.toml is the real config?\"}.",
-        ));
+        return Err(ToolError::empty_question());
     }
     if args.choices.len() > MAX_CHOICES {
-        return Err(ToolError::invalid(format!(
-            "choices has {} entries; at most {MAX_CHOICES} are offered. Narrow them down, or ask without choices.",
-            args.choices.len()
-        )));
+        return Err(ToolError::too_many_choices(args.choices.len(), MAX_CHOICES));
     }
     let mut seen = std::collections::BTreeSet::new();
     for choice in &args.choices {
         if choice.trim().is_empty() || !seen.insert(choice.as_str()) {
-            return Err(ToolError::invalid(format!(
-                "choices must be distinct, non-empty texts; {} is {}. Remove it and call again.",
-                crate::fs::workspace::quote_arg(choice),
-                if choice.trim().is_empty() {
-                    "empty"
-                } else {
-                    "repeated"
-                }
-            )));
+            let choice_arg = crate::fs::workspace::quote_arg(choice);
+            return Err(ToolError::bad_choice(&choice_arg, choice.trim().is_empty()));
         }
     }
     if let Some(default) = &args.default {
         if !args.choices.is_empty() && !args.choices.contains(default) {
-            return Err(ToolError::invalid(format!(
-                "default {} is not one of the choices. Make it one of them, or leave default out.",
-                crate::fs::workspace::quote_arg(default)
-            )));
+            let default_arg = crate::fs::workspace::quote_arg(default);
+            return Err(ToolError::default_not_a_choice(&default_arg));
         }
     }
     Ok(Question {

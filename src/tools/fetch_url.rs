@@ -151,7 +151,7 @@ fn audit_refusal(ctx: &Context, requested: &str, error: &ToolError) {
             url: requested,
             host: &host,
             decision: "deny",
-            error: Some(error.code.as_str()),
+            error: Some(error.code().as_str()),
             ..Default::default()
         },
     );

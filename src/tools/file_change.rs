@@ -18,7 +18,7 @@ use std::io::Read;
 
 use encoding_rs::Encoding;
 
-use crate::error::ToolError;
+use crate::error::{Hint, ToolError};
 use crate::fs::line_endings::{EndingProfile, LfText};
 use crate::fs::textfile;
 use crate::fs::workspace::{shell_word, WsPath};
@@ -408,15 +408,12 @@ fn write_parts(
                     recorded.discard();
                 }
                 let io = matches!(refusal, crate::fs::beneath::Refusal::Io(_));
-                let mut error = path.refusal("write", refusal);
+                let error = path.refusal("write", refusal);
                 if io {
-                    error.message.push_str(if created {
-                        "; nothing was created."
-                    } else {
-                        "; the original file is unchanged."
-                    });
+                    error.hint(Hint::NothingWritten { created })
+                } else {
+                    error
                 }
-                error
             })?;
     freshness::record(state, path, Fingerprint::of_parts(&meta, parts))
 }
@@ -495,14 +492,14 @@ mod tests {
         };
         let legacy = b"x \xff\xfe\xfd\n";
         let err = not_utf8(&path, crate::tool_id::ToolId::EditFile, &lossy(legacy), legacy);
-        assert!(err.message.contains("iconv -f LATIN1"), "{}", err.message);
+        assert!(err.message().contains("iconv -f LATIN1"), "{}", err.message());
         let stray = "é é é \u{0}"
             .as_bytes()
             .iter()
             .map(|&b| if b == 0 { 0xff } else { b })
             .collect::<Vec<_>>();
         let err = not_utf8(&path, crate::tool_id::ToolId::EditFile, &lossy(&stray), &stray);
-        assert!(!err.message.contains("iconv -f"), "{}", err.message);
-        assert!(err.message.contains("byte offset 9"), "{}", err.message);
+        assert!(!err.message().contains("iconv -f"), "{}", err.message());
+        assert!(err.message().contains("byte offset 9"), "{}", err.message());
     }
 }

@@ -208,7 +208,7 @@ mod tests {
     fn the_flag_refuses_unknown_names() {
         assert_eq!(parse_flag("read_only, grep").unwrap(), ["read_only", "grep"]);
         let err = parse_flag("read_only,shel").unwrap_err();
-        assert!(err.message.contains("`shel`") && err.message.contains("--tools read_only"));
+        assert!(err.message().contains("`shel`") && err.message().contains("--tools read_only"));
         assert!(parse_flag(",").is_err());
     }
 }

@@ -117,7 +117,8 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         notices.push(format!(
             "This read could not be recorded ({}), so edit_file and apply_patch will treat `{}` \
              as not read.",
-            err.message, path.display
+            err.message(),
+            path.display
         ));
     }
     let mut out = page.finish(&args.path);

@@ -170,7 +170,7 @@ fn choose(ctx: &Context, args: &UndoArgs) -> Result<Vec<Checkpoint>, ToolError> 
             let to = parse_id("to", to)?;
             let listed = history::list(&ctx.state, Some(session));
             if !listed.iter().any(|c| c.id == to) {
-                return Err(unknown(to).with("session", session));
+                return Err(unknown(to).with(crate::error::Field::Session, session));
             }
             let mut chosen: Vec<Checkpoint> = listed.into_iter().filter(|c| c.id >= to).collect();
             chosen.reverse();

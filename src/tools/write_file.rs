@@ -140,7 +140,7 @@ fn replace(
         Ok(loaded) => Some(loaded),
         // The old bytes are not text codesmith can decode with confidence. Replacing the whole
         // file decodes nothing, so it is safe; the new content is written as UTF-8.
-        Err(err) if err.code == ErrorCode::NotUtf8 => {
+        Err(err) if err.code() == ErrorCode::NotUtf8 => {
             notices.push(format!(
                 "The old content of `{}` was not UTF-8 in an encoding codesmith could identify; the \
                  new content is written as UTF-8.",

@@ -117,7 +117,7 @@ pub fn record_or_notice(state: &State, tool: &str, summary: &str, changes: &[Cha
         Err(err) => {
             state.add_notice(format!(
                 "This change was not recorded as a checkpoint, so undo cannot take it back: {}",
-                err.message
+                err.message()
             ));
             None
         }

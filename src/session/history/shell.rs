@@ -158,7 +158,7 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
     if changes.is_empty() {
         return Ok(notices);
     }
-    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message)?;
+    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message())?;
     Ok(notices)
 }
 

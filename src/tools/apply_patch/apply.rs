@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use super::locate::{self, best_effort, find_line, Fuzz, Lines, Located, Search, MAX_WINDOW};
 use super::model::{FilePatch, Hunk, Tag};
-use super::unified::clip;
+use crate::error::hunk::{HunkAt, HunkMiss, Nearest, SearchedBy};
 use crate::error::ToolError;
 use crate::fs::workspace::WsPath;
 
@@ -405,79 +405,32 @@ fn place(
 impl Failure {
     fn into_error(self, file: &FileText, target: &Target, index: usize, pattern: &[&str]) -> ToolError {
         let hunk = &target.patch.hunks[index];
-        let total = target.patch.hunks.len();
-        let display = target.path.display.as_str();
-        let head = format!(
-            "hunk {} of {total} for `{display}` (patch line {}) did not apply, so nothing was written.",
-            index + 1,
-            hunk.line
-        );
-        let read_call = |line: usize| {
-            format!(
-                "read_file with path={} start_line={}",
-                target.path.call_arg(),
-                line.saturating_sub(5).max(1)
-            )
+        let at = HunkAt {
+            display: target.path.display.as_str(),
+            call_arg: target.path.call_arg(),
+            hunk: index + 1,
+            hunks: target.patch.hunks.len(),
+            patch_line: hunk.line,
+            expected: pattern.iter().take(4).copied().collect(),
+            expected_len: pattern.len(),
         };
-        let mut message = head;
-        // The message is built below; the fields every hunk failure carries go on first.
-        let error = |message: String| ToolError::hunk_failed(display, index + 1, total, hunk.line, message);
-        match self {
-            Failure::Ambiguous { first, second, fuzz } => {
-                let level = if fuzz == Fuzz::Exact {
-                    String::new()
-                } else {
-                    format!(" (at level {})", fuzz.as_str())
-                };
-                let (near, far) = (read_call(first + 1), read_call(second + 1));
-                // Two places close together are seen with one read.
-                let see = if near == far {
-                    format!("To see both places, call {near}.")
-                } else {
-                    format!("To see both places, call {near} and {far}.")
-                };
-                let _ = write!(
-                    message,
-                    " Its context matches equally well at line {} and at line {}{level}; applying it at either \
-                     would be a guess.\n{}\nHints: add more context lines so the hunk matches one place only{}. \
-                     {see}",
-                    first + 1,
-                    second + 1,
-                    expected_block(pattern),
-                    if hunk.old_start.is_none() { ", or put an `@@ <a line above the change>` header on the chunk" } else { "" },
-                );
-                error(message).with("candidates", vec![first + 1, second + 1])
-            }
-            Failure::Anchor { anchor, from } => {
-                let _ = write!(
-                    message,
-                    " Its header `@@ {}` names a line that does not occur in the file after line {from}.\n\
-                     Hints: the `@@` line must repeat a line of the file above the change exactly (for example \
-                     the enclosing `fn` or `class` line); chunks must follow the file's order. Call {} to see \
-                     the file.",
-                    clip(&anchor),
-                    read_call(from + 1)
-                );
-                error(message)
-            }
-            Failure::NotFound { search } => {
-                let (detail, best) = not_found_detail(file, hunk, pattern, search, &read_call);
-                message.push_str(&detail);
-                error(message).with("best_line", best + 1)
-            }
-        }
+        let miss = match self {
+            Failure::Ambiguous { first, second, fuzz } => HunkMiss::Ambiguous {
+                first: first + 1,
+                second: second + 1,
+                level: (fuzz != Fuzz::Exact).then(|| fuzz.as_str()),
+                headerless: hunk.old_start.is_none(),
+            },
+            Failure::Anchor { ref anchor, from } => HunkMiss::Anchor { anchor, from },
+            Failure::NotFound { search } => HunkMiss::NotFound(nearest(file, hunk, pattern, search)),
+        };
+        ToolError::hunk_failed(&at, miss)
     }
 }
 
-/// Why a hunk's context was not found: what it expected, the nearest text of the file with
-/// its differences marked, and hints. With it, the line (0-based) of that nearest text.
-fn not_found_detail(
-    file: &FileText,
-    hunk: &Hunk,
-    pattern: &[&str],
-    search: Search,
-    read_call: &dyn Fn(usize) -> String,
-) -> (String, usize) {
+/// Where the file comes closest to a hunk whose context was not found: the best position,
+/// its lines with the differing ones marked, and what else explains the miss.
+fn nearest<'f>(file: &'f FileText, hunk: &Hunk, pattern: &[&str], search: Search) -> Nearest<'f> {
     let n = file.count();
     let (lo, hi, expected) = match search {
         Search::Near { expected, min } => (
@@ -489,110 +442,35 @@ fn not_found_detail(
         Search::AtEnd { min } => (min, n, n.saturating_sub(pattern.len())),
     };
     let (best, score) = best_effort(file, pattern, lo, hi, expected);
-    let mut message = format!("\n{}\n", expected_block(pattern));
-    message.push_str(&nearby(file, pattern, best, score));
-    let hints = not_found_hints(score == 0, already_applied(file, hunk, lo, hi), search);
-    let _ = write!(
-        message,
-        "Hints: {}. Call {} to see the current text, then regenerate the patch against it.",
-        hints.join("; "),
-        read_call(best + 1)
-    );
-    (message, best)
-}
-
-/// The hints for a hunk whose context was not found: whether any of it occurs nearby, whether
-/// its new text is already there, and how the search looked for it.
-fn not_found_hints(nothing_near: bool, applied: bool, search: Search) -> Vec<String> {
-    let mut hints = Vec::new();
-    if nothing_near {
-        hints.push(
-            "no line of the hunk's context occurs near that position; check the file path and \
-             that the patch was made against this version of the file"
-                .to_string(),
-        );
+    let differs = |i: usize| !Fuzz::Punctuation.same(file.line(i), pattern[i - best]);
+    let shown_len = pattern.len().clamp(1, 4);
+    let shown = if n == 0 {
+        Vec::new()
     } else {
-        hints.push(
-            "the lines marked `!` differ from the hunk; context and removed lines must match the \
-             file (whitespace and typographic punctuation are forgiven, other differences are not)"
-                .to_string(),
-        );
+        (best.saturating_sub(2)..(best + shown_len + 2).min(n))
+            .map(|i| {
+                let in_hunk = i >= best && i - best < pattern.len();
+                let hunk_line = if in_hunk { i - best + 1 } else { 0 };
+                (i + 1, file.line(i), in_hunk && differs(i), hunk_line)
+            })
+            .collect()
+    };
+    Nearest {
+        best: best + 1,
+        score,
+        shown,
+        differing: (best..(best + pattern.len()).min(n))
+            .filter(|&i| differs(i))
+            .count(),
+        past_end: best + pattern.len() > n,
+        nothing_near: score == 0,
+        already_applied: already_applied(file, hunk, lo, hi),
+        search: match search {
+            Search::Near { .. } => SearchedBy::Near { window: MAX_WINDOW },
+            Search::AtEnd { .. } => SearchedBy::AtEnd,
+            Search::Forward { .. } => SearchedBy::Forward,
+        },
     }
-    if applied {
-        hints.push("the hunk's new text is already in the file: this change may already be applied".into());
-    }
-    hints.push(match search {
-        Search::Near { .. } => {
-            format!(
-                "hunks are searched up to {MAX_WINDOW} lines either way from the line in their `@@` header"
-            )
-        }
-        Search::AtEnd { .. } => {
-            "the chunk is marked `*** End of File`, so it must match the file's last lines".into()
-        }
-        Search::Forward { .. } => {
-            "`*** Begin Patch` chunks are searched from the previous chunk on, in file order".into()
-        }
-    });
-    hints
-}
-
-/// The first four lines the hunk expected to find.
-fn expected_block(pattern: &[&str]) -> String {
-    let mut block = format!(
-        "Expected context (first {} of {} lines):",
-        pattern.len().min(4),
-        pattern.len()
-    );
-    for line in pattern.iter().take(4) {
-        let _ = write!(block, "\n  | {}", clip(line));
-    }
-    block
-}
-
-/// The file's text around the best position, numbered, with differing lines marked.
-fn nearby(file: &FileText, pattern: &[&str], best: usize, score: usize) -> String {
-    let n = file.count();
-    if n == 0 {
-        return "The file is empty.\n".to_string();
-    }
-    let shown = pattern.len().clamp(1, 4);
-    let lo = best.saturating_sub(2);
-    let hi = (best + shown + 2).min(n);
-    let mut text = format!(
-        "Actual text near line {} ({score} of {} hunk lines match there):",
-        best + 1,
-        pattern.len()
-    );
-    let mut differing = Vec::new();
-    for i in lo..hi {
-        let in_hunk = i >= best && i - best < pattern.len();
-        let differs = in_hunk && !Fuzz::Punctuation.same(file.line(i), pattern[i - best]);
-        if differs {
-            differing.push(format!("{} (hunk line {})", i + 1, i - best + 1));
-        }
-        let mark = if differs { '!' } else { ' ' };
-        let _ = write!(text, "\n{mark}{:>6}│ {}", i + 1, clip(file.line(i)));
-    }
-    let past = (best..(best + pattern.len()).min(n))
-        .filter(|&i| !Fuzz::Punctuation.same(file.line(i), pattern[i - best]))
-        .count();
-    if differing.is_empty() && past == 0 && best + pattern.len() > n {
-        text.push_str("\nThe hunk runs past the end of the file.");
-    } else if past > 0 {
-        let _ = write!(
-            text,
-            "\nDiffering lines: {}{}.",
-            differing.join(", "),
-            if past > differing.len() {
-                format!(" and {} more", past - differing.len())
-            } else {
-                String::new()
-            }
-        );
-    }
-    text.push('\n');
-    text
 }
 
 fn already_applied(file: &FileText, hunk: &Hunk, lo: usize, hi: usize) -> bool {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::apply::Splice;
 use super::links::LinkStep;
-use crate::error::ToolError;
+use crate::error::{Field, Hint, ToolError};
 use crate::fs::atomic::{write_beneath, WriteOptions};
 use crate::fs::beneath::Roots;
 use crate::fs::workspace::WsPath;
@@ -112,28 +112,17 @@ pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
                         unrestored.push(path);
                     }
                 }
-                let restored = if unrestored.is_empty() {
-                    format!(
-                        "The {} file change{} already made {} undone, so the tree is as it was.",
-                        done.len(),
-                        if done.len() == 1 { "" } else { "s" },
-                        if done.len() == 1 { "was" } else { "were" }
-                    )
-                } else {
-                    format!(
-                        "Restoring failed for {}; check those files.",
-                        unrestored.join(", ")
-                    )
-                };
-                let head = err.message.trim_end();
-                let stop = if head.ends_with(['.', '!', '?']) { "" } else { "." };
-                let message = format!("{head}{stop} {restored} Fix the cause, then retry the same call.");
-                if unrestored.is_empty() {
+                let all_restored = unrestored.is_empty();
+                if all_restored {
                     if let Some(recorded) = recorded {
                         recorded.discard();
                     }
                 }
-                return Err(ToolError { message, ..err }.with("restored", unrestored.is_empty()));
+                let rolled_back = Hint::RolledBack {
+                    done: done.len(),
+                    unrestored,
+                };
+                return Err(err.hint(rolled_back).with(Field::Restored, all_restored));
             }
         }
     }

@@ -76,8 +76,8 @@ fn needing_a_read(ctx: &Context, files: &[FilePatch]) -> Vec<(WsPath, ErrorCode)
             continue;
         }
         if let Err(err) = freshness::check(&ctx.state, &path, ctx.tool) {
-            if matches!(err.code, ErrorCode::NotRead | ErrorCode::Stale) {
-                problems.push((path, err.code));
+            if matches!(err.code(), ErrorCode::NotRead | ErrorCode::Stale) {
+                problems.push((path, err.code()));
             }
         }
     }

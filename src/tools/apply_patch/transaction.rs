@@ -19,7 +19,7 @@ use super::commit::{NewBytes, Step};
 use super::links::{self, LinkStep};
 use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
-use crate::error::ToolError;
+use crate::error::{Hint, ToolError};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
@@ -384,12 +384,9 @@ pub(super) fn existing<'s>(
         None if slot.loaded.is_some() => Err(ToolError::changed_after_removal(&slot.path.display, file.line)),
         None => {
             let err = crate::fs::open::not_found(&ctx.workspace, ctx.tool, &slot.path, &file.path);
-            let message = format!(
-                "{} (The patch changes it at patch line {}; nothing was written. To create a file, use \
-                 `*** Add File:` or a diff from /dev/null.)",
-                err.message, file.line
-            );
-            Err(ToolError { message, ..err })
+            Err(err.hint(Hint::PatchChangesMissing {
+                patch_line: file.line,
+            }))
         }
     }
 }
@@ -498,11 +495,9 @@ pub(super) fn resolve_at(ctx: &Context, given: &str, file: &FilePatch) -> Result
 
 /// Adds the patch line to a gate's message, and says nothing was written.
 fn at_line(err: ToolError, file: &FilePatch) -> ToolError {
-    let message = format!(
-        "{} (The patch touches it at patch line {}; nothing was written.)",
-        err.message, file.line
-    );
-    ToolError { message, ..err }
+    err.hint(Hint::PatchTouches {
+        patch_line: file.line,
+    })
 }
 
 /// The text `current` stands for (an original or owned text; splices are resolved by

@@ -694,17 +694,7 @@ fn settle_plain(
     Ok(with_endings(FilePatch { hunks, ..file }))
 }
 
-/// A line shortened for quoting in a message.
-pub(super) fn clip(text: &str) -> String {
-    const MAX: usize = 80;
-    let text = text.strip_suffix('\r').unwrap_or(text);
-    if text.chars().count() <= MAX {
-        text.to_string()
-    } else {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut}…")
-    }
-}
+pub(super) use crate::error::hunk::clip;
 
 #[cfg(test)]
 mod tests {

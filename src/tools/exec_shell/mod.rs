@@ -288,7 +288,7 @@ fn fold_cwd(ctx: &mut Context, dir: &Path, cwd_before: &Path, notices: &mut Vec<
                          saved, so the next call starts in `{}` again: {}",
                         ctx.workspace.display(&canonical),
                         ctx.workspace.display(cwd_before),
-                        err.message
+                        err.message()
                     ));
                     None
                 }

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::ToolError;
+use crate::error::{Hint, ToolError};
 use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
@@ -200,16 +200,13 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let walk_started = index::walk_clock();
     let sources = index::walk_sources(ctx.workspace.root(), &root.abs);
     let index_dir = ctx.state.dir().join("index");
-    let grep_hint = format!(
-        " Until it is fixed, search the text instead: grep_files with pattern={}.",
-        crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base))
-    );
+    let pattern_arg = crate::fs::workspace::quote_arg(&format!("\\b{}\\b", wanted.base));
     let io_error = |err: std::io::Error| {
-        let mut error =
-            ctx.state
-                .io_error(&index_dir, ".codesmith/index", "update the symbol index in", &err);
-        error.message.push_str(&grep_hint);
-        error
+        ctx.state
+            .io_error(&index_dir, ".codesmith/index", "update the symbol index in", &err)
+            .hint(Hint::GrepInstead {
+                pattern_arg: pattern_arg.clone(),
+            })
     };
     ctx.state.ensure_dir().map_err(io_error)?;
     let index = Index::new(ctx.state.dir());

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::ToolError;
+use crate::error::{Hint, ToolError};
 use crate::fs::walk::GlobFilter;
 use crate::fs::workspace::quote_arg;
 use crate::fs::workspace::WsPath;
@@ -105,13 +105,11 @@ pub fn run(args: SearchCodeArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
     let files = search::walk(ctx.workspace.root(), &root.abs);
     let index_dir = ctx.state.dir().join("index");
     let io_error = |err: std::io::Error| {
-        let mut error =
-            ctx.state
-                .io_error(&index_dir, ".codesmith/index", "update the search index in", &err);
-        error.message.push_str(&format!(
-            " Until it is fixed, search the text instead: grep_files with pattern={grep_pattern}."
-        ));
-        error
+        ctx.state
+            .io_error(&index_dir, ".codesmith/index", "update the search index in", &err)
+            .hint(Hint::GrepInstead {
+                pattern_arg: grep_pattern.clone(),
+            })
     };
     ctx.state.ensure_dir().map_err(io_error)?;
     let settings = settings::resolve(ctx.config()?, ctx.workspace.root(), ctx.state.dir(), &mut notices);

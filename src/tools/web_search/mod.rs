@@ -105,9 +105,7 @@ fn clean(text: &str) -> String {
 
 pub fn run(args: WebSearchArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
     if args.query.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "query is empty, so nothing was searched. Pass the words to search for, e.g. {\"query\": \"serde rename_all snake_case\"}.",
-        ));
+        return Err(ToolError::empty_web_query());
     }
     let settings = provider::settings(ctx.config()?)?;
     let key = match settings.provider.key_variable() {
@@ -204,12 +202,6 @@ fn redact(text: &str, key: &str) -> String {
     text.replace(key, "[REDACTED]")
 }
 
-fn redact_error(mut error: ToolError, key: &str) -> ToolError {
-    error.message = redact(&error.message, key);
-    for value in error.details.values_mut() {
-        if let serde_json::Value::String(text) = value {
-            *text = redact(text, key);
-        }
-    }
-    error
+fn redact_error(error: ToolError, key: &str) -> ToolError {
+    error.redacted(|text| redact(text, key))
 }
