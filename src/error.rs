@@ -11,6 +11,7 @@ mod file;
 mod hint;
 pub mod hunk;
 mod net;
+mod patch_text;
 mod question;
 mod search;
 mod search_code;
@@ -23,6 +24,7 @@ pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
 pub use net::{RestrictedRange, BROKEN_ANSWER};
+pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
 pub use session::NearMiss;
 

@@ -287,28 +287,6 @@ impl ToolError {
         )
     }
 
-    /// A patch that does not parse at `line`. `unsupported` messages stand alone; others are
-    /// framed with the format (`what`) and the line.
-    pub fn patch_unparsable(
-        what: &str,
-        format: &str,
-        line: usize,
-        message: &str,
-        unsupported: bool,
-    ) -> ToolError {
-        let message = if unsupported {
-            message.to_string()
-        } else {
-            format!(
-                "the {what} does not parse at patch line {line}: {message} Nothing was written; fix that line and call \
-                 apply_patch again."
-            )
-        };
-        ToolError::new(ErrorCode::PatchFailed, message)
-            .with(Field::PatchLine, line)
-            .with(Field::Format, format)
-    }
-
     /// Several files of a patch are unread or stale: one line per file, `(display, call_arg,
     /// stale)`; the code is the first file's.
     pub fn patch_files_unread(files: &[(&str, String, bool)]) -> ToolError {

@@ -17,10 +17,7 @@
 //! fence around the whole patch, `*** Begin Patch ***`, and a missing `*** End Patch`.
 
 use super::model::{body_line, patch_lines, FilePatch, Hunk, Op, ParseError, Tag};
-
-const FORMS: &str = "Legal lines: `*** Add File: PATH`, `*** Delete File: PATH`, `*** Update File: PATH` \
-     (optionally followed by `*** Move to: PATH`), `@@` or `@@ <a line above the change>`, body lines \
-     starting with ` ` (context), `-` (removed) or `+` (added), `*** End of File`, `*** End Patch`.";
+use crate::error::PatchProblem;
 
 /// True when the text's first meaningful line is `*** Begin Patch`.
 pub(super) fn detect(text: &str) -> bool {
@@ -121,10 +118,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
     let lines = patch_lines(text);
     let (start, end) = frame(&lines);
     if !lines.get(start).is_some_and(|l| is_begin(l)) {
-        return Err(ParseError::new(
-            start + 1,
-            format!("the patch must start with `*** Begin Patch`. {FORMS}"),
-        ));
+        return Err(ParseError::new(start + 1, PatchProblem::NoBeginMarker));
     }
     let mut files: Vec<FilePatch> = Vec::new();
     let mut i = start + 1;
@@ -153,38 +147,20 @@ pub(super) fn parse(text: &str) -> Result<Vec<FilePatch>, ParseError> {
                 files.push(file);
                 i = next;
             }
-            Some(Marker::MoveTo(_)) => {
-                return Err(ParseError::new(
-                    i + 1,
-                    format!("`*** Move to:` must come right after its `*** Update File:` line. {FORMS}"),
-                ))
-            }
+            Some(Marker::MoveTo(_)) => return Err(ParseError::new(i + 1, PatchProblem::MoveToAlone)),
             Some(Marker::EndOfFile) | None if line.trim().is_empty() => i += 1,
             _ => {
-                return Err(ParseError::new(
-                    i + 1,
-                    format!(
-                        "expected a file section, found `{}`. {FORMS}",
-                        super::unified::clip(line)
-                    ),
-                ))
+                let line = line.to_string();
+                return Err(ParseError::new(i + 1, PatchProblem::NotASection { line }));
             }
         }
     }
     if let Some(extra) = (i..end).find(|&j| !lines[j].trim().is_empty()) {
-        return Err(ParseError::new(
-            extra + 1,
-            format!(
-                "text after `*** End Patch`: `{}`. Remove it.",
-                super::unified::clip(lines[extra])
-            ),
-        ));
+        let line = lines[extra].to_string();
+        return Err(ParseError::new(extra + 1, PatchProblem::AfterEnd { line }));
     }
     if files.is_empty() {
-        return Err(ParseError::new(
-            start + 1,
-            format!("the patch changes no file. {FORMS}"),
-        ));
+        return Err(ParseError::new(start + 1, PatchProblem::NoFileChanged));
     }
     Ok(files)
 }
@@ -218,14 +194,11 @@ fn parse_add(
                 trailing_bare += 1;
             }
             None => {
-                return Err(ParseError::new(
-                    i + 1,
-                    format!(
-                        "in `*** Add File: {path}` every content line must start with `+`, \
-                         but this one is `{}`. {FORMS}",
-                        super::unified::clip(l)
-                    ),
-                ))
+                let problem = PatchProblem::AddLineWithoutPlus {
+                    path: path.clone(),
+                    line: l.to_string(),
+                };
+                return Err(ParseError::new(i + 1, problem));
             }
         }
         i += 1;
@@ -253,24 +226,18 @@ fn parse_update(
     }
     i = parse_chunks(lines, i, end, &mut file)?;
     if file.hunks.is_empty() && file.move_to.is_none() {
+        let path = file.path.clone();
         return Err(ParseError::new(
             file.line,
-            format!(
-                "`*** Update File: {}` has no changes under it. Add a chunk of ` `/`-`/`+` \
-                 lines, or remove the section. {FORMS}",
-                file.path
-            ),
+            PatchProblem::UpdateWithoutChanges { path },
         ));
     }
     Ok((file, i))
 }
 
-fn need_path(path: &str, i: usize, what: &str) -> Result<String, ParseError> {
+fn need_path(path: &str, i: usize, marker: &'static str) -> Result<String, ParseError> {
     if path.is_empty() {
-        return Err(ParseError::new(
-            i + 1,
-            format!("`*** {what}:` needs a path after the colon. {FORMS}"),
-        ));
+        return Err(ParseError::new(i + 1, PatchProblem::NoPath { marker }));
     }
     Ok(path.to_string())
 }
@@ -334,14 +301,13 @@ fn chunk_line<'a>(line: &'a str, i: usize, path: &str) -> Result<(Tag, &'a str),
         Some(b'+') => Ok((Tag::Add, &line[1..])),
         None => Ok((Tag::Context, "")),
         Some(_) if line.trim().is_empty() => Ok((Tag::Context, "")),
-        Some(_) => Err(ParseError::new(
-            i + 1,
-            format!(
-                "in `*** Update File: {path}` this line is not a chunk line: `{}`. Every line of a \
-                 chunk starts with ` `, `-` or `+` (a context line keeps its leading space). {FORMS}",
-                super::unified::clip(line)
-            ),
-        )),
+        Some(_) => {
+            let problem = PatchProblem::NotAChunkLine {
+                path: path.to_string(),
+                line: line.to_string(),
+            };
+            Err(ParseError::new(i + 1, problem))
+        }
     }
 }
 

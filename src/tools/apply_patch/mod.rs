@@ -147,7 +147,9 @@ pub fn parse_text(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<usize, St
     } else {
         unified::parse(text, exists)
     };
-    result.map(|files| files.len()).map_err(|err| err.message)
+    result
+        .map(|files| files.len())
+        .map_err(|err| err.problem.to_string())
 }
 
 /// Detects the format and parses.
@@ -168,7 +170,7 @@ fn parse_error(format: Format, err: ParseError) -> ToolError {
         Format::Unified => "unified diff",
         Format::BeginPatch => "`*** Begin Patch` patch",
     };
-    ToolError::patch_unparsable(what, format.as_str(), err.line, &err.message, err.unsupported)
+    ToolError::patch_unparsable(what, format.as_str(), err.line, &err.problem)
 }
 
 fn summary(reports: &[transaction::FileReport], dry_run: bool) -> String {

@@ -1,6 +1,8 @@
 //! What a parsed patch is, whichever format it came in: a list of file changes, each a list of
 //! hunks. Both parsers produce these; locating, applying and the transaction consume them.
 
+use crate::error::PatchProblem;
+
 /// One line of a hunk body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct BodyLine {
@@ -123,30 +125,16 @@ impl Format {
     }
 }
 
-/// A parse failure: the patch line it is about, what is wrong, and the legal forms.
+/// A parse failure: the patch line it is about and what is wrong there.
 #[derive(Debug, Clone)]
 pub(super) struct ParseError {
     pub line: usize,
-    pub message: String,
-    /// The patch parses, but asks for something apply_patch does not do (a symlink, a
-    /// submodule); `message` is then the whole explanation, with the way out.
-    pub unsupported: bool,
+    pub problem: PatchProblem,
 }
 
 impl ParseError {
-    pub(super) fn new(line: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            line,
-            message: message.into(),
-            unsupported: false,
-        }
-    }
-
-    pub(super) fn unsupported(line: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            unsupported: true,
-            ..ParseError::new(line, message)
-        }
+    pub(super) fn new(line: usize, problem: PatchProblem) -> ParseError {
+        ParseError { line, problem }
     }
 }
 

@@ -8,10 +8,7 @@
 //! body must hold exactly the line counts its `@@` header announces.
 
 use super::model::{body_line, patch_lines, BodyLine, FilePatch, Hunk, Op, ParseError, Tag};
-
-const HUNK_FORMS: &str = "A hunk header looks like `@@ -12,4 +12,5 @@` (`-start,count +start,count`; \
-     a count of 1 may be left out); body lines start with ` ` (context), `-` (removed), `+` (added) \
-     or `\\` (`\\ No newline at end of file`).";
+use crate::error::{NotRegularWay, PatchProblem, QuoteProblem};
 
 /// What a `diff --git` block says before its hunks.
 #[derive(Debug, Default)]
@@ -48,14 +45,8 @@ pub(super) fn parse(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<Vec<Fil
             files.push(settle_plain(i + 1, old, new, hunks, exists)?);
             i = next;
         } else if line.starts_with("@@ ") || line == "@@" {
-            return Err(ParseError::new(
-                i + 1,
-                format!(
-                    "hunk header `{}` comes before any file header. Put `--- a/PATH` and `+++ b/PATH` \
-                     lines (or a `diff --git a/PATH b/PATH` line) above the first hunk of each file. {HUNK_FORMS}",
-                    clip(line)
-                ),
-            ));
+            let header = line.to_string();
+            return Err(ParseError::new(i + 1, PatchProblem::HunkBeforeFile { header }));
         } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
             return Err(binary(i + 1));
         } else {
@@ -63,21 +54,13 @@ pub(super) fn parse(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<Vec<Fil
         }
     }
     if files.is_empty() {
-        return Err(ParseError::new(
-            1,
-            "no file changes found. A unified diff needs `--- a/PATH`, `+++ b/PATH` and `@@ -a,b +c,d @@` \
-             lines (as `git diff` or `diff -u` print them); the other format starts with `*** Begin Patch`.",
-        ));
+        return Err(ParseError::new(1, PatchProblem::NoFileChanges));
     }
     Ok(files)
 }
 
 fn binary(line: usize) -> ParseError {
-    ParseError::new(
-        line,
-        "binary patches are not supported; apply_patch changes text files. Regenerate the diff without \
-         the binary file, and write that file another way.",
-    )
+    ParseError::new(line, PatchProblem::Binary)
 }
 
 fn parse_git_header(lines: &[&str], start: usize, rest: &str) -> Result<(GitHeader, usize), ParseError> {
@@ -149,10 +132,7 @@ fn parse_file_body(lines: &[&str], start: usize, git: Option<&GitHeader>) -> Res
         new = Some(header_path(&lines[i + 1][4..], i + 2)?);
         i += 2;
     } else if git.is_none() {
-        return Err(ParseError::new(
-            start + 1,
-            "expected `--- PATH` followed by `+++ PATH`.",
-        ));
+        return Err(ParseError::new(start + 1, PatchProblem::NoFileHeader));
     }
     let mut hunks: Vec<Hunk> = Vec::new();
     while let Some(line) = lines.get(i) {
@@ -166,10 +146,9 @@ fn parse_file_body(lines: &[&str], start: usize, git: Option<&GitHeader>) -> Res
     if hunks.is_empty() && git.is_none() {
         return Err(ParseError::new(
             i + 1,
-            format!(
-                "the file header at patch line {} has no hunks after it. {HUNK_FORMS}",
-                start + 1
-            ),
+            PatchProblem::NoHunks {
+                header_line: start + 1,
+            },
         ));
     }
     Ok((old, new, hunks, i))
@@ -186,10 +165,16 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
     };
     let (mut old_seen, mut new_seen) = (0usize, 0usize);
     let mut i = start + 1;
-    let announced = format!("`{}` ({old_count} old and {new_count} new)", clip(header));
+    let counts = (old_count, new_count);
     while old_seen < old_count || new_seen < new_count {
         let Some(&line) = lines.get(i) else {
-            return Err(short_hunk(number, start, &announced, old_seen, new_seen, None));
+            return Err(short_hunk(
+                number,
+                start,
+                header,
+                (counts, (old_seen, new_seen)),
+                None,
+            ));
         };
         let (tag, rest) = match line.as_bytes().first() {
             Some(b' ') => (Tag::Context, &line[1..]),
@@ -204,14 +189,8 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
                 continue;
             }
             Some(_) => {
-                return Err(short_hunk(
-                    number,
-                    start,
-                    &announced,
-                    old_seen,
-                    new_seen,
-                    Some((i, line)),
-                ));
+                let seen = (old_seen, new_seen);
+                return Err(short_hunk(number, start, header, (counts, seen), Some((i, line))));
             }
         };
         if tag != Tag::Add {
@@ -221,20 +200,13 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
             new_seen += 1;
         }
         if old_seen > old_count || new_seen > new_count {
-            let which = if old_seen > old_count {
-                "old (` ` and `-`)"
-            } else {
-                "new (` ` and `+`)"
+            let problem = PatchProblem::HunkOverCount {
+                number,
+                header_line: start + 1,
+                header: header.to_string(),
+                old: old_seen > old_count,
             };
-            return Err(ParseError::new(
-                i + 1,
-                format!(
-                    "hunk {number} (patch line {}) has more {which} lines than its header `{}` announces. \
-                     Fix the counts in the header to match the body. {HUNK_FORMS}",
-                    start + 1,
-                    clip(header)
-                ),
-            ));
+            return Err(ParseError::new(i + 1, problem));
         }
         hunk.body.push(body_line(tag, rest));
         i += 1;
@@ -264,39 +236,25 @@ fn check_hunk_end(
     if !continues {
         return Ok(());
     }
-    Err(ParseError::new(
-        i + 1,
-        format!(
-            "hunk {number} (patch line {}) is longer than its header `{}` announces: line {} `{}` \
-             still looks like a body line. Fix the counts in the header to match the body. {HUNK_FORMS}",
-            start + 1,
-            clip(header),
-            i + 1,
-            clip(next)
-        ),
-    ))
+    let problem = PatchProblem::HunkContinues {
+        number,
+        header_line: start + 1,
+        header: header.to_string(),
+        line: i + 1,
+        next: next.to_string(),
+    };
+    Err(ParseError::new(i + 1, problem))
 }
 
 /// The old start, old count and new count of `@@ -a,b +c,d @@ section`.
 fn hunk_header(header: &str, start: usize, number: usize) -> Result<(usize, usize, usize), ParseError> {
     let bad_header = || {
-        ParseError::new(
-            start + 1,
-            format!(
-                "hunk {number} has a malformed header `{}`. {HUNK_FORMS}",
-                clip(header)
-            ),
-        )
+        let header = header.to_string();
+        ParseError::new(start + 1, PatchProblem::MalformedHunkHeader { number, header })
     };
     if header.starts_with("@@@") {
-        return Err(ParseError::new(
-            start + 1,
-            format!(
-                "`{}` is a combined (merge) diff hunk, which cannot be applied. Diff against one parent \
-                 (`git diff A B`) instead. {HUNK_FORMS}",
-                clip(header)
-            ),
-        ));
+        let header = header.to_string();
+        return Err(ParseError::new(start + 1, PatchProblem::CombinedDiff { header }));
     }
     let inner = header
         .strip_prefix("@@ ")
@@ -326,27 +284,20 @@ fn hunk_header(header: &str, start: usize, number: usize) -> Result<(usize, usiz
 fn short_hunk(
     number: usize,
     start: usize,
-    announced: &str,
-    old_seen: usize,
-    new_seen: usize,
+    header: &str,
+    (counts, seen): ((usize, usize), (usize, usize)),
     at: Option<(usize, &str)>,
 ) -> ParseError {
-    let (line, found) = match at {
-        Some((i, text)) => (
-            i + 1,
-            format!("line {} `{}` is not a body line", i + 1, clip(text)),
-        ),
-        None => (start + 1, "the patch ends".to_string()),
+    let line = at.map_or(start + 1, |(i, _)| i + 1);
+    let problem = PatchProblem::HunkEndsEarly {
+        number,
+        header_line: start + 1,
+        header: header.to_string(),
+        counts,
+        seen,
+        stop: at.map(|(i, text)| (i + 1, text.to_string())),
     };
-    ParseError::new(
-        line,
-        format!(
-            "hunk {number} (patch line {}) ends early: its header {announced} announces more lines; after \
-             {old_seen} old and {new_seen} new lines {found}. Fix the counts in the header, or prefix \
-             every body line. {HUNK_FORMS}",
-            start + 1
-        ),
-    )
+    ParseError::new(line, problem)
 }
 
 fn mark_no_newline(hunk: &mut Hunk) {
@@ -371,10 +322,8 @@ fn range(text: &str) -> Option<(usize, usize)> {
 
 fn mode(text: &str, line: usize) -> Result<u32, ParseError> {
     u32::from_str_radix(text.trim(), 8).map_err(|_| {
-        ParseError::new(
-            line,
-            format!("`{}` is not an octal file mode such as 100644.", clip(text)),
-        )
+        let text = text.to_string();
+        ParseError::new(line, PatchProblem::BadMode { text })
     })
 }
 
@@ -409,38 +358,23 @@ fn unsupported_mode(
         [one] => *one,
         _ => "TARGET",
     };
-    let quoted = crate::fs::workspace::shell_word(path);
-    let (kind, instead) = match mode & TYPE_BITS {
-        SYMLINK if header.deleted => (
-            "a symlink",
-            format!("remove the link with exec_shell: `rm {quoted}`"),
-        ),
-        SYMLINK => (
-            "a symlink",
-            format!(
-                "make the link with exec_shell: `ln -sfn {} {quoted}`",
-                crate::fs::workspace::shell_word(target)
-            ),
-        ),
-        GITLINK => (
-            "a submodule (gitlink)",
-            "manage the submodule with git in exec_shell (for example `git submodule update --init`)"
-                .to_string(),
-        ),
-        _ => (
-            "neither a regular file nor an executable",
-            "make that change with exec_shell".to_string(),
-        ),
+    let path_word = crate::fs::workspace::shell_word(path);
+    let instead = match mode & TYPE_BITS {
+        SYMLINK if header.deleted => NotRegularWay::RemoveLink { path_word },
+        SYMLINK => NotRegularWay::MakeLink {
+            target_word: crate::fs::workspace::shell_word(target),
+            path_word,
+        },
+        GITLINK => NotRegularWay::Submodule,
+        _ => NotRegularWay::Other,
     };
-    ParseError::unsupported(
-        *line,
-        format!(
-            "the patch's change to `{path}` is for {kind} (`{}` at patch line {line}); apply_patch changes \
-             regular files only and does not create or change symlinks or submodules, so nothing \
-             was written. Take that file's part out of the patch, apply the rest, and {instead}.",
-            clip(text)
-        ),
-    )
+    let problem = PatchProblem::NotRegular {
+        path: path.to_string(),
+        line: *line,
+        text: text.clone(),
+        instead,
+    };
+    ParseError::new(*line, problem)
 }
 
 /// The path of a `---`/`+++` line: quoted, or up to a tab (after which `diff -u` writes a
@@ -456,10 +390,7 @@ fn header_path(text: &str, line: usize) -> Result<Option<String>, ParseError> {
         return Ok(None);
     }
     if path.is_empty() {
-        return Err(ParseError::new(
-            line,
-            "the file header names no path. Write `--- a/PATH` / `+++ b/PATH`.",
-        ));
+        return Err(ParseError::new(line, PatchProblem::NoHeaderPath));
     }
     Ok(Some(path))
 }
@@ -470,20 +401,15 @@ pub(super) fn unquote_path(text: &str, line: usize) -> Result<String, ParseError
     let Some(inner) = text.strip_prefix('"') else {
         return Ok(text.to_string());
     };
-    let bad = |why: &str| {
-        ParseError::new(
-            line,
-            format!(
-                "the quoted path `{}` {why}. git quotes paths as \"dir/na\\303\\257ve.txt\".",
-                clip(text)
-            ),
-        )
+    let bad = |why: QuoteProblem| {
+        let text = text.to_string();
+        ParseError::new(line, PatchProblem::BadQuotedPath { text, why })
     };
     let mut bytes = Vec::new();
     let mut chars = inner.bytes().peekable();
     loop {
         match chars.next() {
-            None => return Err(bad("has no closing quote")),
+            None => return Err(bad(QuoteProblem::Unclosed)),
             Some(b'"') => break,
             Some(b'\\') => match chars.next() {
                 Some(b'n') => bytes.push(b'\n'),
@@ -499,17 +425,17 @@ pub(super) fn unquote_path(text: &str, line: usize) -> Result<String, ParseError
                     for _ in 0..2 {
                         match chars.next() {
                             Some(o @ b'0'..=b'7') => value = value * 8 + u32::from(o - b'0'),
-                            _ => return Err(bad("has a malformed octal escape")),
+                            _ => return Err(bad(QuoteProblem::BadOctal)),
                         }
                     }
                     bytes.push(value as u8);
                 }
-                _ => return Err(bad("has an unknown escape")),
+                _ => return Err(bad(QuoteProblem::UnknownEscape)),
             },
             Some(c) => bytes.push(c),
         }
     }
-    String::from_utf8(bytes).map_err(|_| bad("is not valid UTF-8 once unquoted"))
+    String::from_utf8(bytes).map_err(|_| bad(QuoteProblem::NotUtf8))
 }
 
 /// The two names of `diff --git A B`. Quoted names are unambiguous; unquoted ones may contain
@@ -601,12 +527,7 @@ fn settle_git(
         (Some(old), Some(new)) => (old, new),
         _ => match &header.names {
             Some((a, b)) => (Some(a.clone()), Some(b.clone())),
-            None => {
-                return Err(ParseError::new(
-                    header.line,
-                    "the `diff --git` line names no files. It should read `diff --git a/PATH b/PATH`.",
-                ))
-            }
+            None => return Err(ParseError::new(header.line, PatchProblem::GitLineNoFiles)),
         },
     };
     let names: Vec<&str> = [old.as_deref(), new.as_deref()].into_iter().flatten().collect();
@@ -636,13 +557,12 @@ fn settle_git(
     }
     let executable = |mode: Option<u32>| mode.map(|m| m & 0o111 != 0);
     let mut file = if header.new_file_mode.is_some() || old.is_none() {
-        let path = new.ok_or_else(|| ParseError::new(line, "a new file needs a name on its `+++` line."))?;
+        let path = new.ok_or_else(|| ParseError::new(line, PatchProblem::NewFileNoName))?;
         let mut file = FilePatch::new(Op::Add, path, line);
         file.executable = executable(header.new_file_mode);
         file
     } else if header.deleted || new.is_none() {
-        let path =
-            old.ok_or_else(|| ParseError::new(line, "a deleted file needs a name on its `---` line."))?;
+        let path = old.ok_or_else(|| ParseError::new(line, PatchProblem::DeletedFileNoName))?;
         FilePatch::new(Op::Delete, path, line)
     } else if let (Some(from), Some(to)) = (&header.rename_from, &header.rename_to) {
         let mut file = FilePatch::new(Op::Update, from.clone(), line);
@@ -684,17 +604,10 @@ fn settle_plain(
             let path = if exists(&old) || !exists(&new) { old } else { new };
             FilePatch::new(Op::Update, path, line)
         }
-        (None, None) => {
-            return Err(ParseError::new(
-                line,
-                "both `---` and `+++` name /dev/null; one must name the file.",
-            ))
-        }
+        (None, None) => return Err(ParseError::new(line, PatchProblem::BothDevNull)),
     };
     Ok(with_endings(FilePatch { hunks, ..file }))
 }
-
-pub(super) use crate::error::hunk::clip;
 
 #[cfg(test)]
 mod tests {
