@@ -15,6 +15,7 @@ mod session;
 mod state;
 mod tools;
 
+pub use arguments::GlobError;
 pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, BROKEN_ANSWER};
