@@ -18,7 +18,7 @@ mod tools;
 pub use arguments::GlobError;
 pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
-pub use net::{RestrictedRange, BROKEN_ANSWER};
+pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use question::Unanswered;
 pub use session::NearMiss;
 

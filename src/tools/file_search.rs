@@ -285,8 +285,7 @@ fn resolve(
             ))
         }
     }
-    crate::fs::walk::check_glob_length(&args.pattern)
-        .map_err(|err| ToolError::glob_too_long(&err))?;
+    crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| ToolError::glob_too_long(&err))?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
         ToolError::bad_glob(
             &args.pattern,
