@@ -20,7 +20,7 @@ pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use question::Unanswered;
-pub use session::NearMiss;
+pub use session::{NearMiss, Untranslatable};
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
