@@ -16,6 +16,7 @@ mod state;
 mod tools;
 
 pub use arguments::GlobError;
+pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
 pub use file::{special_kind_name, Missing};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
