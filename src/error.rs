@@ -19,14 +19,16 @@ mod session;
 mod state;
 mod tools;
 
+pub use arguments::GlobError;
+pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
 pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
-pub use net::{RestrictedRange, BROKEN_ANSWER};
+pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
-pub use session::NearMiss;
+pub use session::{NearMiss, Untranslatable};
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -466,6 +468,108 @@ mod tests {
         assert!(
             found.is_empty(),
             "ToolError::new outside src/error/ (add a named constructor there instead): {found:?}"
+        );
+    }
+
+    /// The source without its test modules: everything from the first `#[cfg(test)]` module on.
+    fn production_code(text: &str) -> &str {
+        let mut cut = text.len();
+        for marker in ["#[cfg(test)]\nmod ", "#[cfg(test)]\n#[path"] {
+            if let Some(at) = text.find(marker) {
+                cut = cut.min(at);
+            }
+        }
+        &text[..cut]
+    }
+
+    /// The generic arguments of each `Result<...>` in `code`, whitespace collapsed, split at the
+    /// top level: `Result<Vec<u8>,\n String>` yields `["Vec<u8>", "String"]`.
+    fn result_arguments(code: &str) -> Vec<Vec<String>> {
+        let mut found = Vec::new();
+        for (at, _) in code.match_indices("Result<") {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &code[at + "Result<".len()..];
+            let (mut depth, mut args, mut arg, mut previous) = (0usize, Vec::new(), String::new(), ' ');
+            for c in rest.chars() {
+                match c {
+                    '<' | '(' | '[' => depth += 1,
+                    '>' if previous == '-' => {}
+                    '>' | ')' | ']' if depth == 0 => break,
+                    '>' | ')' | ']' => depth -= 1,
+                    ',' if depth == 0 => {
+                        args.push(std::mem::take(&mut arg));
+                        previous = c;
+                        continue;
+                    }
+                    _ => {}
+                }
+                arg.push(c);
+                previous = c;
+            }
+            args.push(arg);
+            found.push(
+                args.iter()
+                    .map(|arg| arg.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .collect(),
+            );
+        }
+        found
+    }
+
+    /// Every `Result<_, String>` in the production code under `dir`, as (file, its arguments).
+    fn string_errors(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                string_errors(&path, found);
+                continue;
+            }
+            let name = path.to_string_lossy().to_string();
+            if !name.ends_with(".rs") || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for args in result_arguments(production_code(&text)) {
+                // `io::Result<String>` holds a String; only a second argument is an error type.
+                if args.len() == 2 && args[1] == "String" {
+                    found.push((name.clone(), args.join(", ")));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn result_arguments_reads_types_across_lines_and_closures() {
+        let code = "fn a() -> Result<Vec<u8>,\n    String> {}\n\
+                    fn b(f: &dyn Fn(&str) -> bool) -> io::Result<()> {}\n\
+                    fn c() -> Result<(A, B), Error> {}";
+        assert_eq!(
+            result_arguments(code),
+            vec![
+                vec!["Vec<u8>".to_string(), "String".to_string()],
+                vec!["()".to_string()],
+                vec!["(A, B)".to_string(), "Error".to_string()]
+            ]
+        );
+    }
+
+    /// A failure is a typed value (a closed enum per family, one `Display`) until it reaches
+    /// the model through a named constructor here; a `String` error would let text written for
+    /// a person travel where a caller needs to tell failures apart.
+    #[test]
+    fn no_production_code_returns_a_string_error() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        string_errors(&src, &mut found);
+        assert!(
+            found.is_empty(),
+            "Result<_, String> outside tests (return a typed error instead): {found:#?}"
         );
     }
 

@@ -184,7 +184,7 @@ proptest! {
         let (longer, shorter) = (format!("{}a", name), format!("a{}", name));
         prop_assert!(!set.is_match(&longer) && !set.is_match(&shorter), "{:?}", glob);
         let filter = codesmith::fs::walk::GlobFilter::new(std::slice::from_ref(&glob), Path::new("."))
-            .map_err(TestCaseError::fail)?
+            .map_err(|err| TestCaseError::fail(err.to_string()))?
             .ok_or_else(|| TestCaseError::fail("no filter"))?;
         prop_assert!(filter.matches(&Path::new("src/deep").join(&name)), "{:?} in src/deep", glob);
         prop_assert_eq!(filter.matches(&Path::new("src").join(&other)), other == name);

@@ -6,11 +6,11 @@ use serde_json::Value;
 use super::arguments::read_stdin_text;
 use super::Invocation;
 use crate::dispatch::resolve::resolve;
-use crate::error::ToolError;
+use crate::error::{CallShape, ToolError};
 use crate::session::context::Global;
 use crate::tools;
 
-/// `call`: a model's tool call verbatim, in any of the shapes in [`CALL_SHAPES`].
+/// `call`: a model's tool call verbatim, in any of the shapes [`CallShape`]'s refusals list.
 pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
     let usage = |global: Global, tool: &str, error: ToolError| Invocation::Usage {
         global,
@@ -63,35 +63,21 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
 /// "id": 1, "method": "tools/call", "params": {"name", "arguments"}}`.
 fn json_rpc_params(
     mut request: serde_json::Map<String, Value>,
-) -> Result<serde_json::Map<String, Value>, String> {
+) -> Result<serde_json::Map<String, Value>, CallShape> {
     match request.get("method").and_then(Value::as_str) {
         Some("tools/call") => {}
         Some(other) => {
-            return Err(format!(
-                "`call` runs JSON-RPC `tools/call` requests only, not `{other}`; for the catalog run \
-                 `codesmith tools --format mcp`. {CALL_SHAPES}"
-            ))
+            return Err(CallShape::OtherMethod {
+                method: other.to_string(),
+            })
         }
-        None => {
-            return Err(format!(
-                "a JSON-RPC request needs \"method\": \"tools/call\". {CALL_SHAPES}"
-            ))
-        }
+        None => return Err(CallShape::NoMethod),
     }
     match request.shift_remove("params") {
         Some(Value::Object(params)) => Ok(params),
-        _ => Err(format!(
-            "a `tools/call` request needs \"params\": {{\"name\": ..., \"arguments\": {{...}}}}. {CALL_SHAPES}"
-        )),
+        _ => Err(CallShape::NoParams),
     }
 }
-
-/// The shapes `call` accepts, for its messages.
-const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
-     (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
-     \"input\": {\"path\": \"a.txt\"}} (Anthropic), a JSON-RPC `tools/call` request (its \"params\") and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
-     {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
-     \"call_id\" are ignored.";
 
 /// The envelope fields of a tool call that say nothing about what to run: the call's id (MCP,
 /// Anthropic `tool_use`, OpenAI chat and Responses) and its type tag.
@@ -101,61 +87,40 @@ const IGNORED_CALL_FIELDS: [&str; 3] = ["id", "type", "call_id"];
 /// `tool_use`, OpenAI Responses `function_call`) or `{"function": {"name", "arguments"}}`
 /// (OpenAI chat `tool_calls`). On error, the envelope's tool name and the error.
 fn unwrap_call(call: Value) -> Result<(String, Value), Box<(String, ToolError)>> {
-    let refuse = |tool: &str, message: String| Box::new((tool.to_string(), ToolError::invalid(message)));
+    let refuse = |tool: &str, shape: CallShape| Box::new((tool.to_string(), ToolError::call_shape(&shape)));
     let Value::Object(mut call) = call else {
-        return Err(refuse(
-            "call",
-            format!("call expects a JSON object. {CALL_SHAPES}"),
-        ));
+        return Err(refuse("call", CallShape::NotAnObject));
     };
     if call.contains_key("jsonrpc") || call.contains_key("method") {
-        call = json_rpc_params(call).map_err(|message| refuse("call", message))?;
+        call = json_rpc_params(call).map_err(|shape| refuse("call", shape))?;
     }
     for field in IGNORED_CALL_FIELDS {
         call.shift_remove(field);
     }
     if let Some(function) = call.shift_remove("function") {
         let Value::Object(function) = function else {
-            return Err(refuse(
-                "call",
-                format!(
-                    "\"function\" must be an object {{\"name\": ..., \"arguments\": ...}}. {CALL_SHAPES}"
-                ),
-            ));
+            return Err(refuse("call", CallShape::FunctionNotAnObject));
         };
         if let Some(extra) = call.keys().next() {
             return Err(refuse(
                 "call",
-                format!("unknown field `{extra}` in the call. {CALL_SHAPES}"),
+                CallShape::UnknownFields {
+                    fields: vec![extra.clone()],
+                },
             ));
         }
         call = function;
     }
     let Some(Value::String(name)) = call.shift_remove("name") else {
-        return Err(refuse(
-            "call",
-            format!("call needs a string field \"name\" naming the tool. {CALL_SHAPES}"),
-        ));
+        return Err(refuse("call", CallShape::NoName));
     };
     let arguments = match (call.shift_remove("arguments"), call.shift_remove("input")) {
-        (Some(_), Some(_)) => {
-            return Err(refuse(
-                &name,
-                format!("the call has both \"arguments\" and \"input\"; send one of them. {CALL_SHAPES}"),
-            ))
-        }
+        (Some(_), Some(_)) => return Err(refuse(&name, CallShape::ArgumentsAndInput)),
         (arguments, input) => arguments.or(input).unwrap_or(Value::Null),
     };
     if !call.is_empty() {
-        let extra: Vec<String> = call.keys().map(|k| format!("`{k}`")).collect();
-        return Err(refuse(
-            &name,
-            format!(
-                "unknown field{} {} in the call. {CALL_SHAPES}",
-                if extra.len() == 1 { "" } else { "s" },
-                extra.join(", ")
-            ),
-        ));
+        let fields = call.keys().cloned().collect();
+        return Err(refuse(&name, CallShape::UnknownFields { fields }));
     }
     Ok((name, arguments))
 }

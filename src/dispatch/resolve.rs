@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::translate::{self, Files};
-use crate::error::ToolError;
+use crate::error::{ToolError, Untranslatable};
 use crate::session::context::{Context, Global};
 use crate::tools;
 
@@ -92,13 +92,19 @@ impl<'a> WorkspaceFiles<'a> {
 }
 
 impl Files for WorkspaceFiles<'_> {
-    fn text(&self, path: &str) -> Result<(String, String), String> {
-        let ctx = self.context().ok_or("the workspace could not be opened")?;
-        let resolved = ctx.resolve(path).map_err(|err| err.message())?;
+    fn text(&self, path: &str) -> Result<(String, String), Untranslatable> {
+        let ctx = self.context().ok_or(Untranslatable::NoWorkspace)?;
+        let resolved = ctx
+            .resolve(path)
+            .map_err(|err| Untranslatable::Unresolved(Box::new(err)))?;
         let call_path = ctx.workspace.call_path(&resolved.abs);
-        let text = std::fs::read_to_string(&resolved.abs)
-            .map_err(|err| format!("`{call_path}` could not be read as UTF-8 text ({err})"))?;
-        Ok((call_path, text))
+        match std::fs::read_to_string(&resolved.abs) {
+            Ok(text) => Ok((call_path, text)),
+            Err(error) => Err(Untranslatable::Unreadable {
+                path: call_path,
+                error,
+            }),
+        }
     }
 
     fn is_dir(&self, path: &str) -> bool {

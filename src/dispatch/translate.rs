@@ -13,6 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::error::Untranslatable;
 use crate::tools::Cap;
 
 /// The codesmith call another harness's call translates to.
@@ -27,7 +28,7 @@ pub(super) struct Translation {
 /// What a translation may need to know about the workspace.
 pub trait Files {
     /// The file's text and the path a call names it by; `Err` says why it cannot be had.
-    fn text(&self, path: &str) -> Result<(String, String), String>;
+    fn text(&self, path: &str) -> Result<(String, String), Untranslatable>;
     fn is_dir(&self, path: &str) -> bool;
 }
 
@@ -37,7 +38,7 @@ pub(super) fn translate(
     name: &str,
     arguments: &Value,
     files: &dyn Files,
-) -> Option<Result<Translation, String>> {
+) -> Option<Result<Translation, Untranslatable>> {
     let empty = Map::new();
     let args = arguments.as_object().unwrap_or(&empty);
     let mut call = Builder::new(args);
@@ -119,9 +120,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn require(&mut self, key: &'a str) -> Result<&'a Value, String> {
-        self.get(key)
-            .ok_or_else(|| format!("the call has no `{key}`, which it needs"))
+    fn require(&mut self, key: &'static str) -> Result<&'a Value, Untranslatable> {
+        self.get(key).ok_or(Untranslatable::Required(key))
     }
 
     fn finish(mut self, name: &'static str) -> Translation {
@@ -139,7 +139,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Claude Code `Read {file_path, offset, limit}`: offset is the first line to show.
-    fn read(&mut self) -> Result<&'static str, String> {
+    fn read(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("file_path")?;
         self.rename("file_path", "path");
         if let Some(offset) = self.u64_of("offset") {
@@ -162,7 +162,7 @@ impl<'a> Builder<'a> {
         self.set("max_lines", lines.clamp(min, cap));
     }
 
-    fn write(&mut self) -> Result<&'static str, String> {
+    fn write(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("file_path")?;
         self.rename("file_path", "path");
         self.rename("content", "content");
@@ -170,7 +170,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Claude Code `Edit {file_path, old_string, new_string, replace_all}`.
-    fn edit(&mut self) -> Result<&'static str, String> {
+    fn edit(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("file_path")?;
         self.rename("file_path", "path");
         self.rename("old_string", "search");
@@ -184,12 +184,15 @@ impl<'a> Builder<'a> {
     /// Claude Code `MultiEdit {file_path, edits}`: one edit is an edit_file call; several are
     /// applied in order to the file's text now and sent as one apply_patch diff, which keeps
     /// MultiEdit's all or nothing.
-    fn multi_edit(&mut self, files: &dyn Files) -> Result<&'static str, String> {
+    fn multi_edit(&mut self, files: &dyn Files) -> Result<&'static str, Untranslatable> {
         let path = self
             .require("file_path")?
             .as_str()
-            .ok_or("`file_path` is not a string")?;
-        let edits = self.require("edits")?.as_array().ok_or("`edits` is not a list")?;
+            .ok_or(Untranslatable::NotAString("file_path"))?;
+        let edits = self
+            .require("edits")?
+            .as_array()
+            .ok_or(Untranslatable::NotAList("edits"))?;
         if let [only] = edits.as_slice() {
             self.set("path", path);
             self.set("search", only["old_string"].clone());
@@ -204,10 +207,7 @@ impl<'a> Builder<'a> {
         for (n, edit) in edits.iter().enumerate() {
             let (Some(search), Some(replace)) = (edit["old_string"].as_str(), edit["new_string"].as_str())
             else {
-                return Err(format!(
-                    "edit {} needs the strings old_string and new_string",
-                    n + 1
-                ));
+                return Err(Untranslatable::EditWithoutStrings { edit: n + 1 });
             };
             let count = if search.is_empty() {
                 0
@@ -216,35 +216,36 @@ impl<'a> Builder<'a> {
             };
             match (count, edit["replace_all"] == true) {
                 (0, _) => {
-                    return Err(format!(
-                        "the old_string of edit {} is not in `{call_path}` (after the edits before it); \
-                         read the file with read_file and send the edits to edit_file one by one",
-                        n + 1
-                    ))
+                    return Err(Untranslatable::EditNotFound {
+                        edit: n + 1,
+                        path: call_path,
+                    })
                 }
                 (1, _) | (_, true) => new = new.replace(search, replace),
                 (count, false) => {
-                    return Err(format!(
-                        "the old_string of edit {} matches {count} times in `{call_path}`; \
-                         make it unique or set replace_all",
-                        n + 1
-                    ))
+                    return Err(Untranslatable::EditAmbiguous {
+                        edit: n + 1,
+                        count,
+                        path: call_path,
+                    })
                 }
             }
         }
         self.patch_of(&call_path, &old, &new)
     }
 
-    fn patch_of(&mut self, call_path: &str, old: &str, new: &str) -> Result<&'static str, String> {
+    fn patch_of(&mut self, call_path: &str, old: &str, new: &str) -> Result<&'static str, Untranslatable> {
         if old == new {
-            return Err(format!("the edits leave `{call_path}` unchanged"));
+            return Err(Untranslatable::Unchanged {
+                path: call_path.to_string(),
+            });
         }
         self.set("patch", crate::fs::diff::unified(call_path, old, new));
         Ok("apply_patch")
     }
 
     /// Claude Code `Bash {command, timeout, description, run_in_background}`; timeout is in ms.
-    fn bash(&mut self) -> Result<&'static str, String> {
+    fn bash(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("command")?;
         self.rename("command", "command");
         if let Some(timeout) = self.u64_of("timeout") {
@@ -269,7 +270,7 @@ impl<'a> Builder<'a> {
 
     /// Claude Code `Grep`: ripgrep's options by their flag names; lists matching files unless
     /// `output_mode` says otherwise.
-    fn grep(&mut self) -> Result<&'static str, String> {
+    fn grep(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("pattern")?;
         self.rename("pattern", "pattern");
         self.rename("path", "path");
@@ -334,7 +335,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Claude Code `Glob {pattern, path}`: its results come newest first.
-    fn glob(&mut self) -> Result<&'static str, String> {
+    fn glob(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("pattern")?;
         self.rename("pattern", "pattern");
         self.rename("path", "path");
@@ -342,7 +343,7 @@ impl<'a> Builder<'a> {
         Ok("file_search")
     }
 
-    fn ls(&mut self) -> Result<&'static str, String> {
+    fn ls(&mut self) -> Result<&'static str, Untranslatable> {
         self.rename("path", "path");
         self.note(
             "ignore",
@@ -351,7 +352,7 @@ impl<'a> Builder<'a> {
         Ok("list_dir")
     }
 
-    fn web_fetch(&mut self) -> Result<&'static str, String> {
+    fn web_fetch(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("url")?;
         self.rename("url", "url");
         self.note(
@@ -364,15 +365,15 @@ impl<'a> Builder<'a> {
     /// Codex `shell {command: argv, workdir, timeout_ms}`. `["bash", "-lc", script]` runs
     /// `script`; `["apply_patch", patch]` is the patch tool; a workdir runs the command in a
     /// subshell there, so the session's cwd stays where it was, as in Codex.
-    fn codex_shell(&mut self) -> Result<&'static str, String> {
+    fn codex_shell(&mut self) -> Result<&'static str, Untranslatable> {
         let argv: Vec<&str> = match self.require("command")? {
             Value::Array(items) => items
                 .iter()
                 .map(Value::as_str)
                 .collect::<Option<_>>()
-                .ok_or("`command` holds a value that is not a string")?,
+                .ok_or(Untranslatable::ArgvNotStrings)?,
             Value::String(line) => vec![line.as_str()],
-            _ => return Err("`command` is neither a list of strings nor a string".into()),
+            _ => return Err(Untranslatable::CommandShape),
         };
         if let ["apply_patch" | "applypatch", patch] = argv.as_slice() {
             self.set("patch", *patch);
@@ -405,7 +406,7 @@ impl<'a> Builder<'a> {
         Ok("exec_shell")
     }
 
-    fn codex_apply_patch(&mut self) -> Result<&'static str, String> {
+    fn codex_apply_patch(&mut self) -> Result<&'static str, Untranslatable> {
         let key = if self.args.contains_key("input") {
             "input"
         } else {
@@ -417,12 +418,15 @@ impl<'a> Builder<'a> {
     }
 
     /// The Anthropic text editor tool: `view`, `create`, `str_replace`, `insert`.
-    fn text_editor(&mut self, files: &dyn Files) -> Result<&'static str, String> {
+    fn text_editor(&mut self, files: &dyn Files) -> Result<&'static str, Untranslatable> {
         let command = self
             .require("command")?
             .as_str()
-            .ok_or("`command` is not a string")?;
-        let path = self.require("path")?.as_str().ok_or("`path` is not a string")?;
+            .ok_or(Untranslatable::NotAString("command"))?;
+        let path = self
+            .require("path")?
+            .as_str()
+            .ok_or(Untranslatable::NotAString("path"))?;
         match command {
             "view" if files.is_dir(path) => {
                 self.set("path", path);
@@ -454,31 +458,31 @@ impl<'a> Builder<'a> {
                 Ok("edit_file")
             }
             "insert" => self.insert(path, files),
-            "undo_edit" => Err(
-                "undo_edit has no equivalent here: codesmith keeps no edit history. \
-                 Read the file with read_file and restore the text with edit_file"
-                    .into(),
-            ),
-            other => Err(format!("`{other}` is not a text editor command this knows")),
+            "undo_edit" => Err(Untranslatable::UndoEdit),
+            other => Err(Untranslatable::EditorCommand {
+                command: other.to_string(),
+            }),
         }
     }
 
     /// `insert {insert_line, new_str|insert_text}`: the text goes after line `insert_line`
     /// (0: at the top), computed against the file now and sent as an apply_patch diff.
-    fn insert(&mut self, path: &str, files: &dyn Files) -> Result<&'static str, String> {
+    fn insert(&mut self, path: &str, files: &dyn Files) -> Result<&'static str, Untranslatable> {
         let line = self
             .u64_of("insert_line")
-            .ok_or("the call has no `insert_line`")? as usize;
+            .ok_or(Untranslatable::Missing("insert_line"))? as usize;
         let text = self
             .str_of("new_str")
             .or_else(|| self.str_of("insert_text"))
-            .ok_or("the call has no `new_str`")?;
+            .ok_or(Untranslatable::Missing("new_str"))?;
         let (call_path, old) = files.text(path)?;
         let lines = old.split_inclusive('\n').count();
         if line > lines {
-            return Err(format!(
-                "`{call_path}` has {lines} lines, so insert_line {line} is past its end"
-            ));
+            return Err(Untranslatable::PastTheEnd {
+                path: call_path,
+                lines,
+                line,
+            });
         }
         let at: usize = old.split_inclusive('\n').take(line).map(str::len).sum();
         let mut new = String::with_capacity(old.len() + text.len() + 2);
@@ -555,7 +559,7 @@ mod tests {
 
     struct NoFiles;
     impl Files for NoFiles {
-        fn text(&self, path: &str) -> Result<(String, String), String> {
+        fn text(&self, path: &str) -> Result<(String, String), Untranslatable> {
             Ok((path.to_string(), "one\ntwo\nthree\n".to_string()))
         }
         fn is_dir(&self, _: &str) -> bool {

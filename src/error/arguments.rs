@@ -3,6 +3,33 @@
 
 use super::{Field, FileRef, ToolError};
 
+/// Why a glob is refused: grep_files' `include`/`exclude`, file_search's `pattern`,
+/// search_code's `glob`.
+#[derive(Debug, thiserror::Error)]
+pub enum GlobError {
+    #[error(
+        "the glob `{head}…` is {chars} characters; the longest taken is {max}. Use a shorter glob, \
+         or several calls"
+    )]
+    TooLong { head: String, chars: usize, max: usize },
+    #[error(
+        "{count} globs were given; at most {max} are taken. Use fewer, broader globs \
+         (`*.{{rs,toml}}`, a directory name)"
+    )]
+    TooMany { count: usize, max: usize },
+    #[error("the glob `{raw}` is empty")]
+    Empty { raw: String },
+    /// A glob of a list, named as given.
+    #[error("the glob `{raw}` is invalid: {kind}")]
+    Invalid { raw: String, kind: globset::ErrorKind },
+    /// A lone glob, whose message names it already.
+    #[error("{0}")]
+    Syntax(globset::ErrorKind),
+    /// The set's regex could not be built.
+    #[error("{0}")]
+    Set(globset::Error),
+}
+
 impl ToolError {
     /// read_file's start_line=0; `path_arg` is the path as a call argument.
     pub fn start_line_zero(path_arg: &str) -> ToolError {
@@ -144,7 +171,7 @@ impl ToolError {
     }
 
     /// A grep_files include or exclude glob that does not compile.
-    pub fn bad_filter_glob(field: &str, why: &str) -> ToolError {
+    pub fn bad_filter_glob(field: &str, why: &GlobError) -> ToolError {
         ToolError::invalid(format!(
             "{field}: {why}. Use globs such as \"*.rs\", \"src/**/*.ts\" or \"tests\"."
         ))
@@ -171,13 +198,13 @@ impl ToolError {
     }
 
     /// A file_search pattern over the length taken (`why` says by how much).
-    pub fn glob_too_long(why: &str) -> ToolError {
+    pub fn glob_too_long(why: &GlobError) -> ToolError {
         ToolError::invalid(format!("pattern: {why}, e.g. pattern=\"**/*.rs\"."))
             .with(Field::FieldName, "pattern")
     }
 
     /// A file_search glob that does not compile.
-    pub fn bad_glob(pattern: &str, pattern_arg: &str, why: &str) -> ToolError {
+    pub fn bad_glob(pattern: &str, pattern_arg: &str, why: &GlobError) -> ToolError {
         ToolError::invalid(format!(
             "invalid glob {pattern_arg}: {why}. Use `*` for any characters in a name, `**` for any directories, \
              `{{a,b}}` for alternatives, e.g. pattern=\"**/*.rs\"."

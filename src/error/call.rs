@@ -1,9 +1,71 @@
-//! Refusals of where a call's arguments come from: flags, `--json`, a patch file, stdin.
+//! Refusals of where a call's arguments come from: flags, `--json`, a patch file, stdin, and the
+//! shape of a call given to `codesmith call`.
 
 use super::Field;
 use super::ToolError;
 
+/// The shapes `call` accepts, for its refusals.
+const CALL_SHAPES: &str = "Accepted shapes: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} \
+     (MCP; \"arguments\" may be a JSON string), {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"read_file\", \
+     \"input\": {\"path\": \"a.txt\"}} (Anthropic), a JSON-RPC `tools/call` request (its \"params\") and {\"id\": \"c1\", \"type\": \"function\", \"function\": \
+     {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}} (OpenAI); \"id\", \"type\" and \
+     \"call_id\" are ignored.";
+
+/// What is wrong with the shape of a call given to `codesmith call`; each refusal ends with
+/// the shapes it accepts.
+#[derive(Debug, thiserror::Error)]
+pub enum CallShape {
+    #[error("call expects a JSON object. {shapes}", shapes = CALL_SHAPES)]
+    NotAnObject,
+    #[error(
+        "`call` runs JSON-RPC `tools/call` requests only, not `{method}`; for the catalog run \
+         `codesmith tools --format mcp`. {shapes}",
+        shapes = CALL_SHAPES
+    )]
+    OtherMethod { method: String },
+    #[error("a JSON-RPC request needs \"method\": \"tools/call\". {shapes}", shapes = CALL_SHAPES)]
+    NoMethod,
+    #[error(
+        "a `tools/call` request needs \"params\": {{\"name\": ..., \"arguments\": {{...}}}}. {shapes}",
+        shapes = CALL_SHAPES
+    )]
+    NoParams,
+    #[error(
+        "\"function\" must be an object {{\"name\": ..., \"arguments\": ...}}. {shapes}",
+        shapes = CALL_SHAPES
+    )]
+    FunctionNotAnObject,
+    #[error("call needs a string field \"name\" naming the tool. {shapes}", shapes = CALL_SHAPES)]
+    NoName,
+    #[error(
+        "the call has both \"arguments\" and \"input\"; send one of them. {shapes}",
+        shapes = CALL_SHAPES
+    )]
+    ArgumentsAndInput,
+    #[error(
+        "unknown field{} {} in the call. {shapes}",
+        if .fields.len() == 1 { "" } else { "s" },
+        quoted(.fields),
+        shapes = CALL_SHAPES
+    )]
+    UnknownFields { fields: Vec<String> },
+}
+
+/// `a`, `b`: field names as a refusal lists them.
+fn quoted(fields: &[String]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl ToolError {
+    /// A call given to `codesmith call` in none of the shapes it accepts.
+    pub fn call_shape(shape: &CallShape) -> ToolError {
+        ToolError::invalid(shape.to_string())
+    }
+
     /// Both `--json` and flags were given; `flags` lists the flags.
     pub fn two_argument_sources(tool: &str, flags: &[String]) -> ToolError {
         ToolError::invalid(format!(

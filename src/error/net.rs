@@ -8,6 +8,20 @@ pub const BROKEN_ANSWER: &str =
     "The server answered, but not with something fetch_url can read; retrying will \
                                  most likely give the same, so use another source.";
 
+/// A URL of a shape fetch_url refuses, as a sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlShape {
+    #[error("the URL has no host.")]
+    NoHost,
+    /// Credentials in a URL end up in logs and transcripts, and `a.com@b.com` tricks a reader
+    /// about where the request goes.
+    #[error(
+        "the URL carries a user name or password before `@`, so its host is `{host}`, not what \
+         precedes the `@`; fetch_url sends no credentials."
+    )]
+    Credentials { host: String },
+}
+
 impl ToolError {
     /// A URL whose scheme is not http or https.
     pub fn unsupported_scheme(scheme: &str) -> ToolError {
@@ -45,9 +59,8 @@ impl ToolError {
         ))
     }
 
-    /// A URL of a shape fetch_url refuses (`reason`, a sentence); `without` is it without
-    /// the credentials.
-    pub fn bad_url_shape(reason: &str, without: &str) -> ToolError {
+    /// A URL of a shape fetch_url refuses; `without` is it without the credentials.
+    pub fn bad_url_shape(reason: &UrlShape, without: &str) -> ToolError {
         ToolError::invalid(format!(
             "{reason} Nothing was fetched. Call fetch_url with url=\"{without}\" if that host is \
              the one you mean."

@@ -3,6 +3,54 @@
 
 use super::{ErrorCode, Field, ToolError};
 
+/// Why another harness's call cannot be translated into the codesmith call that does the same.
+#[derive(Debug, thiserror::Error)]
+pub enum Untranslatable {
+    #[error("the call has no `{0}`, which it needs")]
+    Required(&'static str),
+    #[error("the call has no `{0}`")]
+    Missing(&'static str),
+    #[error("`{0}` is not a string")]
+    NotAString(&'static str),
+    #[error("`{0}` is not a list")]
+    NotAList(&'static str),
+    #[error("`command` holds a value that is not a string")]
+    ArgvNotStrings,
+    #[error("`command` is neither a list of strings nor a string")]
+    CommandShape,
+    /// An edit of a MultiEdit, counted from 1.
+    #[error("edit {edit} needs the strings old_string and new_string")]
+    EditWithoutStrings { edit: usize },
+    #[error(
+        "the old_string of edit {edit} is not in `{path}` (after the edits before it); read the \
+         file with read_file and send the edits to edit_file one by one"
+    )]
+    EditNotFound { edit: usize, path: String },
+    #[error(
+        "the old_string of edit {edit} matches {count} times in `{path}`; make it unique or set \
+         replace_all"
+    )]
+    EditAmbiguous { edit: usize, count: usize, path: String },
+    #[error("the edits leave `{path}` unchanged")]
+    Unchanged { path: String },
+    #[error(
+        "undo_edit has no equivalent here: codesmith keeps no edit history. Read the file with \
+         read_file and restore the text with edit_file"
+    )]
+    UndoEdit,
+    #[error("`{command}` is not a text editor command this knows")]
+    EditorCommand { command: String },
+    #[error("`{path}` has {lines} lines, so insert_line {line} is past its end")]
+    PastTheEnd { path: String, lines: usize, line: usize },
+    #[error("the workspace could not be opened")]
+    NoWorkspace,
+    /// The file's path does not resolve; the refusal's message says why.
+    #[error("{}", .0.message())]
+    Unresolved(Box<ToolError>),
+    #[error("`{path}` could not be read as UTF-8 text ({error})")]
+    Unreadable { path: String, error: std::io::Error },
+}
+
 /// How an unknown tool name relates to a real one.
 pub enum NearMiss<'a> {
     None,
@@ -75,7 +123,7 @@ impl ToolError {
 
     /// `unknown_tool` for another harness's call that names a tool here but cannot be
     /// translated (`why`); the fields are those of [`ToolError::unknown_tool`].
-    pub fn untranslatable(mut self, name: &str, why: &str) -> ToolError {
+    pub fn untranslatable(mut self, name: &str, why: &Untranslatable) -> ToolError {
         let tool = self.details["suggestion"]["name"]
             .as_str()
             .unwrap_or("")

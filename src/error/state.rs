@@ -79,7 +79,7 @@ impl ToolError {
     }
 
     /// `.codesmith/trust.json` does not parse, so a trust command leaves it alone.
-    pub fn trust_list_unparsable(why: &str) -> ToolError {
+    pub fn trust_list_unparsable(why: &serde_json::Error) -> ToolError {
         ToolError::new(
             ErrorCode::IoError,
             format!(
@@ -113,7 +113,7 @@ impl ToolError {
     }
 
     /// `.codesmith/approvals.json` does not parse, so `approve --persist` leaves it alone.
-    pub fn approvals_unparsable(why: &str, id: &str) -> ToolError {
+    pub fn approvals_unparsable(why: &serde_json::Error, id: &str) -> ToolError {
         ToolError::new(
             ErrorCode::IoError,
             format!(

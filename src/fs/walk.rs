@@ -21,6 +21,8 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, WalkBuilder};
 
+use crate::error::GlobError;
+
 /// Files larger than this are not searched for content.
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
@@ -118,39 +120,40 @@ pub const MAX_GLOB_CHARS: usize = 1000;
 pub const MAX_GLOBS: usize = 256;
 
 /// Refuses a glob longer than [`MAX_GLOB_CHARS`].
-pub fn check_glob_length(glob: &str) -> Result<(), String> {
+pub fn check_glob_length(glob: &str) -> Result<(), GlobError> {
     let chars = glob.chars().count();
     if chars > MAX_GLOB_CHARS {
-        let head: String = glob.chars().take(40).collect();
-        return Err(format!(
-            "the glob `{head}…` is {chars} characters; the longest taken is {MAX_GLOB_CHARS}. \
-             Use a shorter glob, or several calls"
-        ));
+        return Err(GlobError::TooLong {
+            head: glob.chars().take(40).collect(),
+            chars,
+            max: MAX_GLOB_CHARS,
+        });
     }
     Ok(())
 }
 
 /// Compiles one glob into a set, which reports a glob whose regex cannot be built as an error
 /// instead of panicking as a single compiled matcher does.
-pub fn compile_glob(builder: &GlobBuilder) -> Result<GlobSet, String> {
-    let glob = builder.build().map_err(|err| err.kind().to_string())?;
+pub fn compile_glob(builder: &GlobBuilder) -> Result<GlobSet, GlobError> {
+    let glob = builder
+        .build()
+        .map_err(|err| GlobError::Syntax(err.kind().clone()))?;
     let mut set = GlobSetBuilder::new();
     set.add(glob);
-    set.build().map_err(|err| err.to_string())
+    set.build().map_err(GlobError::Set)
 }
 
 impl GlobFilter {
     /// Compiles `globs`; the error names the glob and the parser's complaint.
-    pub fn new(globs: &[String], root_prefix: &Path) -> Result<Option<GlobFilter>, String> {
+    pub fn new(globs: &[String], root_prefix: &Path) -> Result<Option<GlobFilter>, GlobError> {
         if globs.is_empty() {
             return Ok(None);
         }
         if globs.len() > MAX_GLOBS {
-            return Err(format!(
-                "{} globs were given; at most {MAX_GLOBS} are taken. Use fewer, broader globs \
-                 (`*.{{rs,toml}}`, a directory name)",
-                globs.len()
-            ));
+            return Err(GlobError::TooMany {
+                count: globs.len(),
+                max: MAX_GLOBS,
+            });
         }
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
@@ -160,21 +163,24 @@ impl GlobFilter {
             glob = glob.trim_start_matches('/');
             glob = glob.trim_end_matches('/');
             if glob.is_empty() {
-                return Err(format!("the glob `{raw}` is empty"));
+                return Err(GlobError::Empty { raw: raw.clone() });
             }
             check_glob_length(glob)?;
             let compiled = GlobBuilder::new(glob)
                 .literal_separator(true)
                 .backslash_escape(true)
                 .build()
-                .map_err(|err| format!("the glob `{raw}` is invalid: {}", err.kind()))?;
+                .map_err(|err| GlobError::Invalid {
+                    raw: raw.clone(),
+                    kind: err.kind().clone(),
+                })?;
             if glob.contains('/') {
                 paths.add(compiled);
             } else {
                 names.add(compiled);
             }
         }
-        let build = |set: GlobSetBuilder| set.build().map_err(|err| err.to_string());
+        let build = |set: GlobSetBuilder| set.build().map_err(GlobError::Set);
         Ok(Some(GlobFilter {
             names: build(names)?,
             paths: build(paths)?,

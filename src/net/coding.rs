@@ -13,10 +13,16 @@ pub enum Coding {
     Deflate,
 }
 
+/// A coding fetch_url cannot undo, by its name, lowercased.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}")]
+pub struct UnknownCoding {
+    pub name: String,
+}
+
 /// The codings named by the Content-Encoding header values, in the order they were applied.
-/// `identity` is dropped; names compare case-insensitively (`GZIP`, `x-gzip`). An unknown
-/// coding is returned as the error, lowercased.
-pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Result<Vec<Coding>, String> {
+/// `identity` is dropped; names compare case-insensitively (`GZIP`, `x-gzip`).
+pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Result<Vec<Coding>, UnknownCoding> {
     let mut codings = Vec::new();
     for name in values.into_iter().flat_map(|value| value.split(',')) {
         let name = name.trim().to_ascii_lowercase();
@@ -24,7 +30,7 @@ pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Result<Vec<Coding
             "" | "identity" => {}
             "gzip" | "x-gzip" => codings.push(Coding::Gzip),
             "deflate" => codings.push(Coding::Deflate),
-            _ => return Err(name),
+            _ => return Err(UnknownCoding { name }),
         }
     }
     Ok(codings)
@@ -123,7 +129,12 @@ mod tests {
         assert_eq!(parse(["x-gzip"]), Ok(vec![Coding::Gzip]));
         assert_eq!(parse(["gzip, gzip"]), Ok(vec![Coding::Gzip, Coding::Gzip]));
         assert_eq!(parse(["Deflate", "identity"]), Ok(vec![Coding::Deflate]));
-        assert_eq!(parse(["gzip", "br"]), Err("br".to_string()));
+        assert_eq!(
+            parse(["gzip", "br"]),
+            Err(UnknownCoding {
+                name: "br".to_string()
+            })
+        );
     }
 
     #[test]

@@ -252,8 +252,8 @@ fn answer(
         });
         at_hop(error, request, hop.redirects, hop.url)
     };
-    let codings =
-        content_codings(&response).map_err(|name| failed(audit, unsupported_coding(hop.url, &name)))?;
+    let codings = content_codings(&response)
+        .map_err(|unknown| failed(audit, unsupported_coding(hop.url, &unknown.name)))?;
     let body = response.body_mut();
     let mime = body.mime_type().map(str::to_string);
     let charset = body.charset().map(str::to_string);
@@ -301,7 +301,7 @@ fn answer(
 
 /// The Content-Encoding codings of a response, or the name of one fetch_url cannot decode. A
 /// header value that is not text is an unknown coding too: never guess.
-fn content_codings(response: &Response) -> Result<Vec<coding::Coding>, String> {
+fn content_codings(response: &Response) -> Result<Vec<coding::Coding>, coding::UnknownCoding> {
     let values: Vec<String> = response
         .headers()
         .get_all("content-encoding")

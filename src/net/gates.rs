@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use url::{Host, Url};
 
-use crate::error::ToolError;
+use crate::error::{ToolError, UrlShape};
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
@@ -166,22 +166,18 @@ pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
         return Err(refuse(format!("`{}:` is not http or https.", url.scheme()))
             .with(crate::error::Field::Scheme, url.scheme()));
     }
-    check_shape(&url).map_err(refuse)?;
+    check_shape(&url).map_err(|shape| refuse(shape.to_string()))?;
     Ok(url)
 }
 
-fn check_shape(url: &Url) -> Result<(), String> {
+fn check_shape(url: &Url) -> Result<(), UrlShape> {
     if url.host().is_none() {
-        return Err("the URL has no host.".to_string());
+        return Err(UrlShape::NoHost);
     }
     if !url.username().is_empty() || url.password().is_some() {
-        // Credentials in a URL end up in logs and transcripts, and `a.com@b.com` tricks a
-        // reader about where the request goes.
-        return Err(format!(
-            "the URL carries a user name or password before `@`, so its host is `{}`, not what \
-             precedes the `@`; fetch_url sends no credentials.",
-            url.host_str().unwrap_or_default()
-        ));
+        return Err(UrlShape::Credentials {
+            host: url.host_str().unwrap_or_default().to_string(),
+        });
     }
     Ok(())
 }

@@ -48,6 +48,18 @@ pub(super) struct ArgFilter {
     pub values: &'static [u32],
 }
 
+/// Why no program could be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum ProgramError {
+    #[error("the seccomp program is not written for {arch}")]
+    UnknownArchitecture { arch: &'static str },
+    #[error("nothing to refuse")]
+    NothingToRefuse,
+    /// A forward jump past 255 instructions, which classic BPF cannot hold.
+    #[error("the seccomp program outgrew its jumps")]
+    JumpTooFar,
+}
+
 /// What one refused syscall number gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -75,12 +87,9 @@ pub(super) fn program(
     calls: &[i64],
     sockets: bool,
     filters: &[ArgFilter],
-) -> Result<Vec<sock_filter>, String> {
-    let arch = AUDIT_ARCH.ok_or_else(|| {
-        format!(
-            "the seccomp program is not written for {}",
-            std::env::consts::ARCH
-        )
+) -> Result<Vec<sock_filter>, ProgramError> {
+    let arch = AUDIT_ARCH.ok_or(ProgramError::UnknownArchitecture {
+        arch: std::env::consts::ARCH,
     })?;
     let mut native: Vec<(u32, Verdict)> = calls.iter().map(|&nr| (nr as u32, Verdict::Deny)).collect();
     if sockets {
@@ -88,7 +97,7 @@ pub(super) fn program(
     }
     native.extend(filters.iter().map(|f| (f.nr as u32, Verdict::DenyWhen(*f))));
     if native.is_empty() {
-        return Err("nothing to refuse".to_string());
+        return Err(ProgramError::NothingToRefuse);
     }
     native.sort_unstable_by_key(|(nr, verdict)| (*nr, verdict.rank()));
     native.dedup_by_key(|(nr, _)| *nr);
@@ -135,7 +144,7 @@ pub(super) unsafe fn install(program: &[sock_filter]) -> Result<(), i32> {
 
 /// Decides the syscall number in the accumulator against `calls` (sorted): a balanced tree of
 /// `>=` comparisons down to runs of at most four, each compared for equality.
-fn tree(calls: &[(u32, Verdict)]) -> Result<Vec<sock_filter>, String> {
+fn tree(calls: &[(u32, Verdict)]) -> Result<Vec<sock_filter>, ProgramError> {
     if calls.len() <= 4 {
         let mut out = Vec::new();
         for &(nr, verdict) in calls {
@@ -155,7 +164,7 @@ fn tree(calls: &[(u32, Verdict)]) -> Result<Vec<sock_filter>, String> {
     Ok(out)
 }
 
-fn action(verdict: Verdict) -> Result<Vec<sock_filter>, String> {
+fn action(verdict: Verdict) -> Result<Vec<sock_filter>, ProgramError> {
     Ok(match verdict {
         Verdict::Deny => vec![ret(DENY)],
         Verdict::DenyUnlessUnix => vec![
@@ -181,8 +190,8 @@ fn action(verdict: Verdict) -> Result<Vec<sock_filter>, String> {
 }
 
 /// A forward jump distance, which classic BPF holds in a byte.
-fn offset(len: usize) -> Result<u8, String> {
-    u8::try_from(len).map_err(|_| "the seccomp program outgrew its jumps".to_string())
+fn offset(len: usize) -> Result<u8, ProgramError> {
+    u8::try_from(len).map_err(|_| ProgramError::JumpTooFar)
 }
 
 fn stmt(code: u32, k: u32) -> sock_filter {

@@ -82,6 +82,19 @@ pub fn failure(index: usize, errno: i32) -> SetupFailure {
     SetupFailure { layer, step, errno }
 }
 
+/// Why a layer cannot be prepared; it becomes the layer's [`Missing::reason`].
+#[derive(Debug, thiserror::Error)]
+enum Unavailable {
+    #[error("Landlock ruleset: {0}")]
+    Ruleset(#[from] landlock::RulesetError),
+    #[error("the kernel does not offer Landlock (too old, or not among the enabled LSMs)")]
+    NoLandlock,
+    #[error("a path holds a NUL byte")]
+    NulByte,
+    #[error("seccomp filter: {0}")]
+    Seccomp(#[from] super::bpf::ProgramError),
+}
+
 /// What the child writes when it runs in a user namespace of its own.
 struct IdMaps {
     uid_map: CString,
@@ -147,7 +160,10 @@ impl Prepared {
             };
             match built {
                 Ok(()) => prepared.layers.push(layer),
-                Err(reason) => prepared.missing.push(Missing { layer, reason }),
+                Err(reason) => prepared.missing.push(Missing {
+                    layer,
+                    reason: reason.to_string(),
+                }),
             }
         }
         // SAFETY: a plain getter.
@@ -155,7 +171,7 @@ impl Prepared {
         if !root && (prepared.pids || prepared.mounts.is_some()) {
             match id_maps() {
                 Ok(maps) => prepared.user_namespace = Some(maps),
-                Err(reason) => prepared.drop_namespaces(reason),
+                Err(reason) => prepared.drop_namespaces(&reason),
             }
         }
         if let Some(plan) = &mut prepared.mounts {
@@ -165,13 +181,13 @@ impl Prepared {
     }
 
     /// Leaves out the namespace layers (no user namespace could be prepared for them).
-    fn drop_namespaces(&mut self, reason: String) {
+    fn drop_namespaces(&mut self, reason: &Unavailable) {
         for layer in [Layer::Mounts, Layer::Pids] {
             if self.layers.contains(&layer) {
                 self.layers.retain(|&l| l != layer);
                 self.missing.push(Missing {
                     layer,
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 });
             }
         }
@@ -240,7 +256,7 @@ fn errno() -> i32 {
         .unwrap_or(libc::EIO)
 }
 
-fn id_maps() -> Result<IdMaps, String> {
+fn id_maps() -> Result<IdMaps, Unavailable> {
     // SAFETY: plain getters.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     Ok(IdMaps {
@@ -251,7 +267,7 @@ fn id_maps() -> Result<IdMaps, String> {
 
 /// The Landlock ruleset: every write right is handled, and granted beneath the writable roots
 /// and on the device files. Reading and executing stay unrestricted.
-fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
+fn landlock_ruleset(request: &Request) -> Result<OwnedFd, Unavailable> {
     // ABI 3: writes, removals, creations, cross-directory links and renames (REFER, so a hard
     // link cannot carry an outside file in), truncation. Device ioctls (ABI 5) stay free, or a
     // terminal could not be driven.
@@ -267,23 +283,20 @@ fn landlock_ruleset(request: &Request) -> Result<OwnedFd, String> {
         .and_then(|ruleset| ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket))
         .and_then(|ruleset| ruleset.create())
         .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(&request.writable, write)))
-        .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(devices, write)))
-        .map_err(|err| format!("Landlock ruleset: {err}"))?;
+        .and_then(|ruleset| ruleset.add_rules(path_beneath_rules(devices, write)))?;
     let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| {
-        "the kernel does not offer Landlock (too old, or not among the enabled LSMs)".to_string()
-    })
+    fd.ok_or(Unavailable::NoLandlock)
 }
 
-fn c_string(bytes: &[u8]) -> Result<CString, String> {
-    CString::new(bytes).map_err(|_| "a path holds a NUL byte".to_string())
+fn c_string(bytes: &[u8]) -> Result<CString, Unavailable> {
+    CString::new(bytes).map_err(|_| Unavailable::NulByte)
 }
 
-fn c_path(path: &Path) -> Result<CString, String> {
+fn c_path(path: &Path) -> Result<CString, Unavailable> {
     c_string(path.as_os_str().as_bytes())
 }
 
-fn c_paths<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<Vec<CString>, String> {
+fn c_paths<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<Vec<CString>, Unavailable> {
     paths.into_iter().map(|p| c_path(p)).collect()
 }
 
@@ -384,7 +397,7 @@ fn host_filters() -> Vec<super::bpf::ArgFilter> {
 
 /// The seccomp program: what `refuse` names is refused with `EPERM` (which commands report as
 /// "Operation not permitted"); everything else is allowed.
-fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, String> {
+fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, Unavailable> {
     let mut calls: Vec<i64> = Vec::new();
     let mut filters = Vec::new();
     if refuse.network {
@@ -409,5 +422,5 @@ fn seccomp_program(refuse: Refused) -> Result<Vec<libc::sock_filter>, String> {
         calls.extend(PORT_CALLS);
         filters = host_filters();
     }
-    super::bpf::program(&calls, refuse.network, &filters).map_err(|err| format!("seccomp filter: {err}"))
+    Ok(super::bpf::program(&calls, refuse.network, &filters)?)
 }

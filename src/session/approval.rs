@@ -92,18 +92,18 @@ pub fn persisted(state_dir: &Path) -> BTreeSet<String> {
 }
 
 /// The persisted ids, or the parse error of an `approvals.json` that exists but does not parse.
-pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, String> {
+pub fn persisted_checked(state_dir: &Path) -> Result<BTreeSet<String>, serde_json::Error> {
     let Ok(bytes) = std::fs::read(state_dir.join(PERSISTED)) else {
         return Ok(BTreeSet::new());
     };
-    serde_json::from_slice(&bytes).map_err(|err| err.to_string())
+    serde_json::from_slice(&bytes)
 }
 
 /// Adds `id` to the workspace's persisted approvals. An `approvals.json` that does not parse is
 /// refused rather than overwritten, which would drop the approvals persisted before.
 pub fn persist(state: &crate::session::state::State, id: &str) -> Result<(), ToolError> {
     let mut ids = persisted_checked(state.dir())
-        .map_err(|parse_error| ToolError::approvals_unparsable(&parse_error.to_string(), id))?;
+        .map_err(|parse_error| ToolError::approvals_unparsable(&parse_error, id))?;
     ids.insert(id.to_string());
     let bytes = serde_json::to_vec_pretty(&ids).unwrap_or_default();
     state

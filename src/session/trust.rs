@@ -16,15 +16,15 @@ pub fn load(state_dir: &Path) -> Vec<PathBuf> {
 
 /// The trusted roots, or the parse error of a `trust.json` that exists but does not parse.
 /// A missing or unreadable file is no roots.
-pub fn load_checked(state_dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn load_checked(state_dir: &Path) -> Result<Vec<PathBuf>, serde_json::Error> {
     let Ok(bytes) = std::fs::read(state_dir.join(FILE)) else {
         return Ok(Vec::new());
     };
-    serde_json::from_slice::<Vec<PathBuf>>(&bytes).map_err(|err| err.to_string())
+    serde_json::from_slice::<Vec<PathBuf>>(&bytes)
 }
 
 /// The notice for a `trust.json` that does not parse, given on every call that reads it.
-pub fn corrupt_notice(parse_error: &str) -> String {
+pub fn corrupt_notice(parse_error: &serde_json::Error) -> String {
     format!(
         "`.codesmith/trust.json` does not parse ({parse_error}), so no trusted paths outside the \
          workspace apply until it is fixed. Ask the user to fix the file (a JSON list of absolute \
@@ -35,8 +35,7 @@ pub fn corrupt_notice(parse_error: &str) -> String {
 /// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
 /// than overwritten, since rewriting it would drop the user's entries.
 fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {
-    load_checked(state.dir())
-        .map_err(|parse_error| ToolError::trust_list_unparsable(&parse_error.to_string()))
+    load_checked(state.dir()).map_err(|parse_error| ToolError::trust_list_unparsable(&parse_error))
 }
 
 fn save(state: &State, roots: &[PathBuf]) -> Result<(), ToolError> {

@@ -240,13 +240,14 @@ pub fn kinds() -> Vec<String> {
 
 impl LanguageSpec {
     /// The compiled tags configuration, built once per process and language.
-    pub fn config(&'static self) -> Result<&'static TagsConfiguration, String> {
-        static CONFIGS: OnceLock<Vec<OnceLock<Result<TagsConfiguration, String>>>> = OnceLock::new();
+    pub fn config(&'static self) -> Result<&'static TagsConfiguration, super::ExtractError> {
+        static CONFIGS: OnceLock<Vec<OnceLock<Result<TagsConfiguration, tree_sitter_tags::Error>>>> =
+            OnceLock::new();
         let slots = CONFIGS.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
         let index = LANGUAGES
             .iter()
             .position(|lang| std::ptr::eq(lang, self))
-            .ok_or_else(|| format!("{} is not in the language table", self.name))?;
+            .ok_or(super::ExtractError::NotInTable { language: self.name })?;
         slots[index]
             .get_or_init(|| {
                 let mut query = self.extra_tags.to_string();
@@ -255,10 +256,12 @@ impl LanguageSpec {
                     query.push_str(part);
                 }
                 TagsConfiguration::new((self.grammar)(), &query, "")
-                    .map_err(|err| format!("the {} tags query does not compile: {err}", self.name))
             })
             .as_ref()
-            .map_err(Clone::clone)
+            .map_err(|error| super::ExtractError::Query {
+                language: self.name,
+                error,
+            })
     }
 }
 

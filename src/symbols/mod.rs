@@ -59,6 +59,23 @@ impl Lines {
     }
 }
 
+/// Why a file's symbols could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    #[error("{language} is not in the language table")]
+    NotInTable { language: &'static str },
+    /// The language's tags query, compiled once per process, does not compile.
+    #[error("the {language} tags query does not compile: {error}")]
+    Query {
+        language: &'static str,
+        error: &'static tree_sitter_tags::Error,
+    },
+    #[error("tree-sitter could not tag the file: {0}")]
+    Tag(tree_sitter_tags::Error),
+    #[error("tree-sitter could not parse the {language} file")]
+    Parse { language: &'static str },
+}
+
 /// A file's definitions and identifier uses.
 pub struct Extracted {
     /// Definitions, then references, each in order of position.
@@ -72,7 +89,7 @@ pub fn extract(
     lang: &'static LanguageSpec,
     source: &[u8],
     context: &mut TagsContext,
-) -> Result<Vec<Symbol>, String> {
+) -> Result<Vec<Symbol>, ExtractError> {
     Ok(definitions(lang, source, context)?.0)
 }
 
@@ -81,10 +98,10 @@ pub fn extract_all(
     lang: &'static LanguageSpec,
     source: &[u8],
     context: &mut TagsContext,
-) -> Result<Extracted, String> {
+) -> Result<Extracted, ExtractError> {
     let (mut symbols, names) = definitions(lang, source, context)?;
-    let tree = identifiers::parse(&(lang.grammar)(), source)
-        .ok_or_else(|| format!("tree-sitter could not parse the {} file", lang.name))?;
+    let tree =
+        identifiers::parse(&(lang.grammar)(), source).ok_or(ExtractError::Parse { language: lang.name })?;
     for found in identifiers::uses(&tree, source, &names) {
         symbols.push(Symbol {
             name: found.name,
@@ -113,12 +130,12 @@ fn definitions(
     lang: &'static LanguageSpec,
     source: &[u8],
     context: &mut TagsContext,
-) -> Result<(Vec<Symbol>, NameRanges), String> {
+) -> Result<(Vec<Symbol>, NameRanges), ExtractError> {
     let config = lang.config()?;
     let lines = Lines::new(source);
     let (tags, _has_error) = context
         .generate_tags(config, source, None)
-        .map_err(|err| format!("tree-sitter could not tag the file: {err}"))?;
+        .map_err(ExtractError::Tag)?;
     let mut symbols = Vec::new();
     let mut ranges = Vec::new();
     let mut names = HashSet::new();

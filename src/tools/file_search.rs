@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::ToolError;
+use crate::error::{GlobError, ToolError};
 use crate::fs::walk::{self, Rules};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
@@ -104,7 +104,7 @@ struct Pattern {
 }
 
 impl Pattern {
-    fn new(raw: &str, root_display: &str) -> Result<Pattern, String> {
+    fn new(raw: &str, root_display: &str) -> Result<Pattern, GlobError> {
         let mut text = raw.trim();
         text = text.strip_prefix("./").unwrap_or(text);
         let dirs_only = text.len() > 1 && text.ends_with('/');
@@ -285,13 +285,12 @@ fn resolve(
             ))
         }
     }
-    crate::fs::walk::check_glob_length(&args.pattern)
-        .map_err(|err| ToolError::glob_too_long(&err.to_string()))?;
+    crate::fs::walk::check_glob_length(&args.pattern).map_err(|err| ToolError::glob_too_long(&err))?;
     let pattern = Pattern::new(&args.pattern, &root.display).map_err(|err| {
         ToolError::bad_glob(
             &args.pattern,
             &crate::fs::workspace::quote_arg(&args.pattern),
-            &err.to_string(),
+            &err,
         )
     })?;
     Ok((root, pattern))

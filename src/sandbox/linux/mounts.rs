@@ -6,7 +6,7 @@ use std::ffi::{CStr, CString};
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 
-use super::{c_path, c_paths, errno, fd_slots, step};
+use super::{c_path, c_paths, errno, fd_slots, step, Unavailable};
 use crate::sandbox::Request;
 
 // Constants of the new mount API (linux/mount.h), spelled out so older libc headers do not matter.
@@ -57,7 +57,7 @@ pub(super) struct MountPlan {
     binds: Vec<(CString, Bind)>,
 }
 
-pub(super) fn plan(request: &Request) -> Result<MountPlan, String> {
+pub(super) fn plan(request: &Request) -> Result<MountPlan, Unavailable> {
     let mut writable: Vec<&PathBuf> = request.writable.iter().filter(|p| p.is_dir()).collect();
     writable.sort_by_key(|p| p.components().count());
     let mut binds: Vec<(&PathBuf, Bind)> = Vec::new();
@@ -75,12 +75,12 @@ pub(super) fn plan(request: &Request) -> Result<MountPlan, String> {
         binds: binds
             .into_iter()
             .map(|(p, bind)| Ok((c_path(p)?, bind)))
-            .collect::<Result<_, String>>()?,
+            .collect::<Result<_, Unavailable>>()?,
     })
 }
 
 /// The granted paths that lie in a masked directory and exist.
-fn kept(request: &Request) -> Result<Vec<Kept>, String> {
+fn kept(request: &Request) -> Result<Vec<Kept>, Unavailable> {
     let mut kept = Vec::new();
     for path in &request.sockets {
         let Some(mask) = request.masked.iter().find(|m| path.starts_with(m) && *m != path) else {

@@ -28,6 +28,29 @@ pub(super) struct Index {
     pub identity: (u64, u64),
 }
 
+/// Why an index is left to git: it cannot be read, or holds what this reader does not handle.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum IndexError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not a git index")]
+    NotAnIndex,
+    #[error("index version {0}")]
+    Version(u32),
+    #[error("the index is cut short")]
+    CutShort,
+    #[error("the index holds conflicts or assume-valid entries")]
+    Conflicts,
+    #[error("the index holds skip-worktree or intent-to-add entries")]
+    ExtendedFlags,
+    #[error("an index entry's name is not where its length says")]
+    NameMisplaced,
+    #[error("an index entry drops more than its previous path")]
+    DropsTooMuch,
+    #[error("the index uses the `{0}` extension")]
+    Extension(String),
+}
+
 const ENTRY_FIXED: usize = 62;
 const FLAG_ASSUME_VALID: u16 = 0x8000;
 const FLAG_EXTENDED: u16 = 0x4000;
@@ -36,14 +59,14 @@ const NAME_MASK: u16 = 0x0fff;
 
 /// Reads the index at `path`: `Ok(None)` when there is none, `Err` when it holds something this
 /// reader does not handle.
-pub(super) fn read(path: &Path) -> Result<Option<Index>, String> {
+pub(super) fn read(path: &Path) -> Result<Option<Index>, IndexError> {
     use std::os::unix::fs::MetadataExt;
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err.to_string()),
+        Err(err) => return Err(err.into()),
     };
-    let meta = fs::metadata(path).map_err(|err| err.to_string())?;
+    let meta = fs::metadata(path)?;
     let entries = parse(&bytes)?;
     Ok(Some(Index {
         entries,
@@ -62,27 +85,27 @@ impl Index {
     }
 }
 
-fn be32(bytes: &[u8], at: usize) -> Result<u32, String> {
+fn be32(bytes: &[u8], at: usize) -> Result<u32, IndexError> {
     bytes
         .get(at..at + 4)
         .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(|| "the index is cut short".to_string())
+        .ok_or(IndexError::CutShort)
 }
 
-fn be16(bytes: &[u8], at: usize) -> Result<u16, String> {
+fn be16(bytes: &[u8], at: usize) -> Result<u16, IndexError> {
     bytes
         .get(at..at + 2)
         .map(|b| u16::from_be_bytes([b[0], b[1]]))
-        .ok_or_else(|| "the index is cut short".to_string())
+        .ok_or(IndexError::CutShort)
 }
 
-fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+fn parse(bytes: &[u8]) -> Result<Vec<Entry>, IndexError> {
     if bytes.get(..4) != Some(b"DIRC") {
-        return Err("not a git index".into());
+        return Err(IndexError::NotAnIndex);
     }
     let version = be32(bytes, 4)?;
     if !(2..=4).contains(&version) {
-        return Err(format!("index version {version}"));
+        return Err(IndexError::Version(version));
     }
     let count = be32(bytes, 8)? as usize;
     let mut entries = Vec::with_capacity(count.min(bytes.len() / ENTRY_FIXED));
@@ -92,17 +115,17 @@ fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
         let field = |i: usize| be32(bytes, at + 4 * i);
         let flags = be16(bytes, at + 60)?;
         if flags & (FLAG_ASSUME_VALID | FLAG_STAGE) != 0 {
-            return Err("the index holds conflicts or assume-valid entries".into());
+            return Err(IndexError::Conflicts);
         }
         let mut name_at = at + ENTRY_FIXED;
         if flags & FLAG_EXTENDED != 0 {
             if be16(bytes, name_at)? != 0 {
-                return Err("the index holds skip-worktree or intent-to-add entries".into());
+                return Err(IndexError::ExtendedFlags);
             }
             name_at += 2;
         }
         let mut oid = [0u8; 20];
-        oid.copy_from_slice(bytes.get(at + 40..at + 60).ok_or("the index is cut short")?);
+        oid.copy_from_slice(bytes.get(at + 40..at + 60).ok_or(IndexError::CutShort)?);
         let (path, next) = if version == 4 {
             entry_path_v4(bytes, name_at, &previous)?
         } else {
@@ -125,15 +148,15 @@ fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
 }
 
 /// A version 2 or 3 path: NUL-terminated, the entry padded with NULs to a multiple of 8.
-fn entry_path(bytes: &[u8], at: usize, name_at: usize, len: usize) -> Result<(Vec<u8>, usize), String> {
-    let rest = bytes.get(name_at..).ok_or("the index is cut short")?;
+fn entry_path(bytes: &[u8], at: usize, name_at: usize, len: usize) -> Result<(Vec<u8>, usize), IndexError> {
+    let rest = bytes.get(name_at..).ok_or(IndexError::CutShort)?;
     let len = if len < NAME_MASK as usize {
         len
     } else {
-        memchr::memchr(0, rest).ok_or("the index is cut short")?
+        memchr::memchr(0, rest).ok_or(IndexError::CutShort)?
     };
     if rest.get(len) != Some(&0) {
-        return Err("an index entry's name is not where its length says".into());
+        return Err(IndexError::NameMisplaced);
     }
     let end = (name_at - at + len + 8) & !7;
     Ok((rest[..len].to_vec(), at + end))
@@ -141,23 +164,19 @@ fn entry_path(bytes: &[u8], at: usize, name_at: usize, len: usize) -> Result<(Ve
 
 /// A version 4 path: a varint of bytes to drop from the previous path, then a NUL-terminated
 /// suffix; no padding.
-fn entry_path_v4(bytes: &[u8], name_at: usize, previous: &[u8]) -> Result<(Vec<u8>, usize), String> {
-    let short = || "the index is cut short".to_string();
+fn entry_path_v4(bytes: &[u8], name_at: usize, previous: &[u8]) -> Result<(Vec<u8>, usize), IndexError> {
     let mut at = name_at;
-    let mut byte = *bytes.get(at).ok_or_else(short)?;
+    let mut byte = *bytes.get(at).ok_or(IndexError::CutShort)?;
     at += 1;
     let mut drop = usize::from(byte & 0x7f);
     while byte & 0x80 != 0 {
-        byte = *bytes.get(at).ok_or_else(short)?;
+        byte = *bytes.get(at).ok_or(IndexError::CutShort)?;
         at += 1;
         drop = ((drop + 1) << 7) | usize::from(byte & 0x7f);
     }
-    let keep = previous
-        .len()
-        .checked_sub(drop)
-        .ok_or("an index entry drops more than its previous path")?;
-    let rest = bytes.get(at..).ok_or_else(short)?;
-    let len = memchr::memchr(0, rest).ok_or_else(short)?;
+    let keep = previous.len().checked_sub(drop).ok_or(IndexError::DropsTooMuch)?;
+    let rest = bytes.get(at..).ok_or(IndexError::CutShort)?;
+    let len = memchr::memchr(0, rest).ok_or(IndexError::CutShort)?;
     let mut path = previous[..keep].to_vec();
     path.extend_from_slice(&rest[..len]);
     Ok((path, at + len + 1))
@@ -166,15 +185,12 @@ fn entry_path_v4(bytes: &[u8], name_at: usize, previous: &[u8]) -> Result<(Vec<u
 /// Extensions whose name starts with a lowercase letter change how the entries are read (a
 /// split or sparse index): those are refused, the optional ones (cache tree, untracked cache)
 /// skipped.
-fn check_extensions(bytes: &[u8], mut at: usize) -> Result<(), String> {
+fn check_extensions(bytes: &[u8], mut at: usize) -> Result<(), IndexError> {
     const HASH: usize = 20;
     while at + 8 + HASH <= bytes.len() {
         let name = &bytes[at..at + 4];
         if !name[0].is_ascii_uppercase() {
-            return Err(format!(
-                "the index uses the `{}` extension",
-                String::from_utf8_lossy(name)
-            ));
+            return Err(IndexError::Extension(String::from_utf8_lossy(name).into_owned()));
         }
         at += 8 + be32(bytes, at + 4)? as usize;
     }

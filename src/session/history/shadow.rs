@@ -13,6 +13,26 @@ use super::watch::{self, Watch};
 use super::{git_index, scan};
 use crate::session::state::State;
 
+/// Why git could not do what a snapshot asked of it.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum GitError {
+    #[error("git could not be run ({0})")]
+    Spawn(std::io::Error),
+    /// `git ARGS` exited with a failure; `stderr` is what it said, trimmed.
+    #[error("`git {args}` failed: {stderr}")]
+    Failed { args: String, stderr: String },
+    #[error("git {0} has no stdin")]
+    NoStdin(&'static str),
+    #[error("{0}")]
+    Wait(std::io::Error),
+    #[error("git update-index input failed")]
+    UpdateIndexInput,
+    #[error("git update-index failed")]
+    UpdateIndex,
+    #[error("git cat-file failed ({0})")]
+    CatFile(std::io::Error),
+}
+
 /// What [`Shadow::refresh`] did.
 pub(super) struct Refreshed {
     /// Whether the index changed.
@@ -157,21 +177,20 @@ impl Shadow {
         command
     }
 
-    pub(super) fn run(&self, args: &[&str]) -> Result<Vec<u8>, String> {
-        let output = self
-            .git()
-            .args(args)
-            .output()
-            .map_err(|err| format!("git could not be run ({err})"))?;
+    pub(super) fn run(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
+        let output = self.git().args(args).output().map_err(GitError::Spawn)?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            return Err(format!("`git {}` failed: {}", args.join(" "), stderr.trim()));
+            return Err(GitError::Failed {
+                args: args.join(" "),
+                stderr: stderr.trim().to_string(),
+            });
         }
         Ok(output.stdout)
     }
 
     /// Brings the index up to date with the working tree.
-    fn add_all(&self) -> Result<(), String> {
+    fn add_all(&self) -> Result<(), GitError> {
         if let Err(first) = self.run(&["add", "-A", "--ignore-errors", "--", "."]) {
             // A borrowed index git cannot use: start over from an empty one.
             let _ = fs::remove_file(self.git_dir.join("index"));
@@ -185,7 +204,7 @@ impl Shadow {
     /// (see [`scan`]); git hashes only what it found changed, and does all the work itself for
     /// an index [`git_index`] does not read. With `watch`, every directory read is watched from
     /// then on; after a command, `since` says what its watch saw, and only that is read.
-    pub(super) fn refresh(&self, watch: Option<&Watch>, since: Option<Since>) -> Result<Refreshed, String> {
+    pub(super) fn refresh(&self, watch: Option<&Watch>, since: Option<Since>) -> Result<Refreshed, GitError> {
         let git_did_it = Refreshed {
             changed: true,
             unreached: None,
@@ -254,7 +273,7 @@ impl Shadow {
     }
 
     /// Re-reads `paths` into the index: new and changed files are hashed, missing ones dropped.
-    fn update_index(&self, paths: &[Vec<u8>]) -> Result<(), String> {
+    fn update_index(&self, paths: &[Vec<u8>]) -> Result<(), GitError> {
         let mut child = self
             .git()
             .args(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"])
@@ -262,26 +281,24 @@ impl Shadow {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|err| format!("git could not be run ({err})"))?;
+            .map_err(GitError::Spawn)?;
         let mut input = Vec::new();
         for path in paths {
             input.extend_from_slice(path);
             input.push(0);
         }
-        let mut stdin = child.stdin.take().ok_or("git update-index has no stdin")?;
+        let mut stdin = child.stdin.take().ok_or(GitError::NoStdin("update-index"))?;
         let writer = std::thread::spawn(move || stdin.write_all(&input));
-        let status = child.wait().map_err(|err| err.to_string())?;
-        let written = writer
-            .join()
-            .map_err(|_| "git update-index input failed".to_string())?;
+        let status = child.wait().map_err(GitError::Wait)?;
+        let written = writer.join().map_err(|_| GitError::UpdateIndexInput)?;
         if !status.success() || written.is_err() {
-            return Err("git update-index failed".into());
+            return Err(GitError::UpdateIndex);
         }
         Ok(())
     }
 
     /// Snapshots the working tree into a tree id, watching it from then on.
-    pub(super) fn snapshot(&self) -> Result<Before, String> {
+    pub(super) fn snapshot(&self) -> Result<Before, GitError> {
         let watch = Watch::new();
         let refreshed = self.refresh(watch.as_ref(), None)?;
         let tree = self.tree(refreshed.changed)?;
@@ -303,7 +320,7 @@ impl Shadow {
     }
 
     /// The tree of the index: the one stored with it when the index has not changed since.
-    pub(super) fn tree(&self, index_changed: bool) -> Result<String, String> {
+    pub(super) fn tree(&self, index_changed: bool) -> Result<String, GitError> {
         let stored = self.git_dir.join(TREE);
         let index = self.index_identity();
         if !index_changed {
@@ -362,7 +379,7 @@ impl Shadow {
     pub(super) fn cat_blobs(
         &self,
         ids: &[&str],
-    ) -> Result<std::collections::HashMap<String, Vec<u8>>, String> {
+    ) -> Result<std::collections::HashMap<String, Vec<u8>>, GitError> {
         let mut blobs = std::collections::HashMap::new();
         if ids.is_empty() {
             return Ok(blobs);
@@ -374,13 +391,11 @@ impl Shadow {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|err| format!("git could not be run ({err})"))?;
+            .map_err(GitError::Spawn)?;
         let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
-        let mut stdin = child.stdin.take().ok_or("git cat-file has no stdin")?;
+        let mut stdin = child.stdin.take().ok_or(GitError::NoStdin("cat-file"))?;
         let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-        let output = child
-            .wait_with_output()
-            .map_err(|err| format!("git cat-file failed ({err})"))?;
+        let output = child.wait_with_output().map_err(GitError::CatFile)?;
         let _ = writer.join();
         let mut rest = output.stdout.as_slice();
         for id in ids {

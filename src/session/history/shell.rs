@@ -33,9 +33,10 @@
 use std::fs;
 use std::path::Path;
 
-use super::shadow::{Shadow, Since, TOO_LARGE};
+use super::shadow::{GitError, Shadow, Since, TOO_LARGE};
 use super::watch::Watch;
 use super::{git_index, Change, Content};
+use crate::error::ToolError;
 use crate::session::context::Context;
 use crate::session::state::State;
 
@@ -82,26 +83,51 @@ pub fn enabled(ctx: &Context) -> bool {
         .map_or(true, |s| s.shell)
 }
 
-/// Takes the snapshot before a command; `Err` is a notice saying why it could not be.
-pub fn before(ctx: &Context) -> Result<Before, String> {
-    let _lock = lock(&ctx.state)?;
-    let shadow =
-        Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| not_recorded(&err.to_string()))?;
+/// The start of every notice of a command whose changes were not recorded.
+const NOT_RECORDED: &str = "The changes of this command were not recorded, so undo cannot take them back";
+
+/// A command's changes that were not recorded, and why; its text is the call's notice.
+#[derive(Debug, thiserror::Error)]
+#[error("{prefix}: {0}", prefix = NOT_RECORDED)]
+pub struct NotRecorded(SnapshotError);
+
+/// Why a snapshot could not be taken or its changes recorded.
+#[derive(Debug, thiserror::Error)]
+enum SnapshotError {
+    #[error("{0}")]
+    Lock(std::io::Error),
+    /// The lock after a command: its reason is worded as a whole notice of its own, so that
+    /// notice says twice that nothing was recorded.
+    #[error("{prefix}: {0}", prefix = NOT_RECORDED)]
+    LockAfter(std::io::Error),
+    #[error("{0}")]
+    Open(std::io::Error),
+    /// The reason a tree too large to snapshot was given up on, as the shadow recorded it.
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("{0}")]
+    Git(#[from] GitError),
+    /// The checkpoint could not be written.
+    #[error("{}", .0.message())]
+    Record(ToolError),
+}
+
+/// Takes the snapshot before a command; `Err` is the notice saying why it could not be.
+pub fn before(ctx: &Context) -> Result<Before, NotRecorded> {
+    let _lock = lock(&ctx.state).map_err(|err| NotRecorded(SnapshotError::Lock(err)))?;
+    let shadow = Shadow::open(&ctx.state, ctx.workspace.root())
+        .map_err(|err| NotRecorded(SnapshotError::Open(err)))?;
     if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
-        return Err(not_recorded(&why));
+        return Err(NotRecorded(SnapshotError::TooLarge(why)));
     }
-    shadow.snapshot().map_err(|err| not_recorded(&err))
+    shadow
+        .snapshot()
+        .map_err(|err| NotRecorded(SnapshotError::Git(err)))
 }
 
-fn lock(state: &State) -> Result<crate::session::state::Lock, String> {
+fn lock(state: &State) -> std::io::Result<crate::session::state::Lock> {
     let dir = super::history_dir(state);
-    fs::create_dir_all(&dir)
-        .and_then(|()| crate::session::state::Lock::exclusive(&dir.join("shadow.lock")))
-        .map_err(|err| not_recorded(&err.to_string()))
-}
-
-fn not_recorded(why: &str) -> String {
-    format!("The changes of this command were not recorded, so undo cannot take them back: {why}")
+    fs::create_dir_all(&dir).and_then(|()| crate::session::state::Lock::exclusive(&dir.join("shadow.lock")))
 }
 
 /// Takes the snapshot after a command and records what changed as a checkpoint of `tool`.
@@ -109,13 +135,18 @@ fn not_recorded(why: &str) -> String {
 pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<String> {
     match record_after(ctx, before, tool, command) {
         Ok(notices) => notices,
-        Err(why) => vec![not_recorded(&why)],
+        Err(why) => vec![NotRecorded(why).to_string()],
     }
 }
 
-fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
-    let _lock = lock(&ctx.state)?;
-    let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
+fn record_after(
+    ctx: &Context,
+    before: Before,
+    tool: &str,
+    command: &str,
+) -> Result<Vec<String>, SnapshotError> {
+    let _lock = lock(&ctx.state).map_err(SnapshotError::LockAfter)?;
+    let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(SnapshotError::Open)?;
     // The tree written for the "after" is stored with the index, so the next command's
     // "before" finds it without running git when nothing changed in between.
     let modes = before.modes;
@@ -158,7 +189,7 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
     if changes.is_empty() {
         return Ok(notices);
     }
-    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(|err| err.message())?;
+    super::record(&ctx.state, tool, command, &changes, notices.clone()).map_err(SnapshotError::Record)?;
     Ok(notices)
 }
 

@@ -89,8 +89,8 @@ impl Model {
         };
         let tokenizer_text =
             std::fs::read_to_string(&tokenizer_path).map_err(|err| fail(&tokenizer_path, missing(&err)))?;
-        let tokenizer =
-            WordPiece::parse(&tokenizer_text).map_err(|problem| fail(&tokenizer_path, problem))?;
+        let tokenizer = WordPiece::parse(&tokenizer_text)
+            .map_err(|problem| fail(&tokenizer_path, problem.to_string()))?;
         let file = std::fs::File::open(&matrix_path).map_err(|err| fail(&matrix_path, missing(&err)))?;
         let meta = file.metadata().map_err(|err| fail(&matrix_path, missing(&err)))?;
         if !meta.is_file() {
@@ -98,7 +98,8 @@ impl Model {
         }
         let matrix_hash = stamp::hash(&file, &meta, &matrix_path, stamp_path)
             .map_err(|err| fail(&matrix_path, format!("could not be read ({err})")))?;
-        let matrix = Matrix::open(file, meta.len()).map_err(|problem| fail(&matrix_path, problem))?;
+        let matrix =
+            Matrix::open(file, meta.len()).map_err(|problem| fail(&matrix_path, problem.to_string()))?;
         if u64::from(tokenizer.max_id) >= matrix.rows {
             return Err(fail(
                 &matrix_path,

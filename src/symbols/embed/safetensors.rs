@@ -41,34 +41,78 @@ pub(super) struct Matrix {
     dtype: Dtype,
 }
 
+/// What is wrong with a safetensors file, worded to follow its name.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum MatrixError {
+    #[error("is {len} bytes long, too short for a safetensors header")]
+    TooShort { len: u64 },
+    #[error("does not start with a safetensors header (its length field is past the end of the file)")]
+    NoHeader,
+    #[error("could not be read ({0})")]
+    Unreadable(std::io::Error),
+    #[error("has a safetensors header that is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("holds no tensor")]
+    NoTensor,
+    #[error(
+        "holds {count} tensors and none is named `{}`: a static model (model2vec) holds one \
+         embedding matrix, a transformer such as MiniLM many",
+        TENSOR
+    )]
+    ManyTensors { count: usize },
+    #[error(
+        "stores `{name}` as {}, not as F32, F16 or BF16",
+        .dtype.as_deref().unwrap_or("an unnamed type")
+    )]
+    Dtype { name: String, dtype: Option<String> },
+    #[error("gives `{name}` no shape or data_offsets")]
+    NoShape { name: String },
+    #[error("gives `{name}` the shape {shape:?}, not rows × dimensions")]
+    NotTwoDimensions { name: String, shape: Vec<u64> },
+    #[error("gives `{name}` the shape [{rows}, {dims}], which no embedding matrix has")]
+    BadShape { name: String, rows: u64, dims: u64 },
+    #[error("gives `{name}` data_offsets that are not a start and an end")]
+    BadOffsets { name: String },
+    #[error(
+        "is cut short or inconsistent: `{name}` should take {} bytes at {start}..{end} of the data, \
+         and the file has {data_len} bytes of data",
+        .bytes.unwrap_or(u64::MAX)
+    )]
+    Inconsistent {
+        name: String,
+        bytes: Option<u64>,
+        start: u64,
+        end: u64,
+        data_len: u64,
+    },
+}
+
 impl Matrix {
     /// The matrix of an open safetensors file of `len` bytes, or what is wrong with it.
-    pub(super) fn open(file: File, len: u64) -> Result<Matrix, String> {
+    pub(super) fn open(file: File, len: u64) -> Result<Matrix, MatrixError> {
         let mut head = [0u8; 8];
         file.read_exact_at(&mut head, 0)
-            .map_err(|_| format!("is {len} bytes long, too short for a safetensors header"))?;
+            .map_err(|_| MatrixError::TooShort { len })?;
         let header_len = u64::from_le_bytes(head);
         if header_len > MAX_HEADER_BYTES || header_len.saturating_add(8) > len {
-            return Err(
-                "does not start with a safetensors header (its length field is past the end of the file)"
-                    .to_string(),
-            );
+            return Err(MatrixError::NoHeader);
         }
         let mut header = vec![0u8; header_len as usize];
         file.read_exact_at(&mut header, 8)
-            .map_err(|err| format!("could not be read ({err})"))?;
-        let header: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header)
-            .map_err(|err| format!("has a safetensors header that is not JSON ({err})"))?;
+            .map_err(MatrixError::Unreadable)?;
+        let header: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&header).map_err(MatrixError::NotJson)?;
         let (name, tensor) = pick(&header)?;
+        let name = name.to_string();
         let dtype = match tensor["dtype"].as_str() {
             Some("F32") => Dtype::F32,
             Some("F16") => Dtype::F16,
             Some("BF16") => Dtype::Bf16,
             other => {
-                return Err(format!(
-                    "stores `{name}` as {}, not as F32, F16 or BF16",
-                    other.unwrap_or("an unnamed type")
-                ))
+                return Err(MatrixError::Dtype {
+                    name,
+                    dtype: other.map(str::to_string),
+                })
             }
         };
         let numbers = |key: &str| -> Option<Vec<u64>> {
@@ -79,32 +123,27 @@ impl Matrix {
                 .collect()
         };
         let (Some(shape), Some(range)) = (numbers("shape"), numbers("data_offsets")) else {
-            return Err(format!("gives `{name}` no shape or data_offsets"));
+            return Err(MatrixError::NoShape { name });
         };
         let [rows, dims] = shape[..] else {
-            return Err(format!(
-                "gives `{name}` the shape {shape:?}, not rows × dimensions"
-            ));
+            return Err(MatrixError::NotTwoDimensions { name, shape });
         };
         if rows == 0 || dims == 0 || dims > MAX_DIMS {
-            return Err(format!(
-                "gives `{name}` the shape [{rows}, {dims}], which no embedding matrix has"
-            ));
+            return Err(MatrixError::BadShape { name, rows, dims });
         }
         let [start, end] = range[..] else {
-            return Err(format!(
-                "gives `{name}` data_offsets that are not a start and an end"
-            ));
+            return Err(MatrixError::BadOffsets { name });
         };
         let bytes = rows.checked_mul(dims).and_then(|n| n.checked_mul(dtype.size()));
         let data_start = 8 + header_len;
         if end.checked_sub(start) != bytes || data_start.saturating_add(end) > len {
-            return Err(format!(
-                "is cut short or inconsistent: `{name}` should take {} bytes at {start}..{end} of the data, \
-                 and the file has {} bytes of data",
-                bytes.unwrap_or(u64::MAX),
-                len - data_start
-            ));
+            return Err(MatrixError::Inconsistent {
+                name,
+                bytes,
+                start,
+                end,
+                data_len: len - data_start,
+            });
         }
         Ok(Matrix {
             file,
@@ -152,7 +191,9 @@ impl Matrix {
 }
 
 /// The tensor named `embeddings`, or the only tensor of the file.
-fn pick(header: &serde_json::Map<String, serde_json::Value>) -> Result<(&str, &serde_json::Value), String> {
+fn pick(
+    header: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(&str, &serde_json::Value), MatrixError> {
     if let Some(tensor) = header.get(TENSOR) {
         return Ok((TENSOR, tensor));
     }
@@ -162,12 +203,8 @@ fn pick(header: &serde_json::Map<String, serde_json::Value>) -> Result<(&str, &s
         .collect();
     match tensors[..] {
         [(name, tensor)] => Ok((name, tensor)),
-        [] => Err("holds no tensor".to_string()),
-        _ => Err(format!(
-            "holds {} tensors and none is named `{TENSOR}`: a static model (model2vec) holds one \
-             embedding matrix, a transformer such as MiniLM many",
-            tensors.len()
-        )),
+        [] => Err(MatrixError::NoTensor),
+        _ => Err(MatrixError::ManyTensors { count: tensors.len() }),
     }
 }
 
@@ -204,7 +241,7 @@ mod tests {
         (file, len)
     }
 
-    fn open(header: &str, data: &[u8]) -> Result<Matrix, String> {
+    fn open(header: &str, data: &[u8]) -> Result<Matrix, MatrixError> {
         let (file, len) = file_of(header, data);
         Matrix::open(file.reopen().expect("reopen"), len)
     }
@@ -253,7 +290,12 @@ mod tests {
 
     #[test]
     fn broken_files_say_what_is_wrong() {
-        let problem = |header: &str, data: &[u8]| open(header, data).err().unwrap_or_default();
+        let problem = |header: &str, data: &[u8]| {
+            open(header, data)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
         assert!(problem(
             r#"{"embeddings": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}"#,
             &[0; 8]
@@ -276,6 +318,6 @@ mod tests {
         short.write_all(&u64::MAX.to_le_bytes()).expect("write");
         assert!(Matrix::open(short.reopen().expect("reopen"), 8)
             .err()
-            .is_some_and(|e| e.contains("past the end")));
+            .is_some_and(|e| e.to_string().contains("past the end")));
     }
 }

@@ -34,6 +34,22 @@ struct Model {
     max_input_chars_per_word: Option<usize>,
 }
 
+/// Why a tokenizer.json cannot be used, worded to follow its name.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum TokenizerError {
+    #[error("is not a tokenizer.json ({0})")]
+    NotTokenizer(serde_json::Error),
+    #[error(
+        "holds a {kind} tokenizer; only WordPiece tokenizers are read (the English model2vec \
+         models, such as potion-base-8M, have one)"
+    )]
+    NotWordPiece { kind: String },
+    #[error("has no WordPiece vocabulary (model.vocab is not an object)")]
+    NoVocabulary,
+    #[error("has an empty vocabulary")]
+    EmptyVocabulary,
+}
+
 pub(super) struct WordPiece {
     vocab: HashMap<String, u32>,
     prefix: String,
@@ -45,23 +61,25 @@ pub(super) struct WordPiece {
 
 impl WordPiece {
     /// The tokenizer of a tokenizer.json's text, or why it cannot be used.
-    pub(super) fn parse(text: &str) -> Result<WordPiece, String> {
-        let file: File =
-            serde_json::from_str(text).map_err(|err| format!("is not a tokenizer.json ({err})"))?;
+    pub(super) fn parse(text: &str) -> Result<WordPiece, TokenizerError> {
+        let file: File = serde_json::from_str(text).map_err(TokenizerError::NotTokenizer)?;
         let kind = file.model.kind.as_deref().unwrap_or("WordPiece");
         if kind != "WordPiece" {
-            return Err(format!(
-                "holds a {kind} tokenizer; only WordPiece tokenizers are read (the English model2vec \
-                 models, such as potion-base-8M, have one)"
-            ));
+            return Err(TokenizerError::NotWordPiece {
+                kind: kind.to_string(),
+            });
         }
         let Vocab(Some(mut vocab)) = file.model.vocab else {
-            return Err("has no WordPiece vocabulary (model.vocab is not an object)".to_string());
+            return Err(TokenizerError::NoVocabulary);
         };
         if let Some(unk) = &file.model.unk_token {
             vocab.remove(unk);
         }
-        let max_id = vocab.values().copied().max().ok_or("has an empty vocabulary")?;
+        let max_id = vocab
+            .values()
+            .copied()
+            .max()
+            .ok_or(TokenizerError::EmptyVocabulary)?;
         Ok(WordPiece {
             vocab,
             prefix: file
@@ -262,7 +280,9 @@ mod tests {
         let t = tokenizer(&["[UNK]", "Check", "check"], "null");
         assert_eq!(all(&t, "Check check"), [1, 2]);
         let unigram = WordPiece::parse("{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", -1.0]]}}");
-        assert!(unigram.err().is_some_and(|e| e.contains("Unigram tokenizer")));
+        assert!(unigram
+            .err()
+            .is_some_and(|e| e.to_string().contains("Unigram tokenizer")));
         assert!(WordPiece::parse("{\"model\": 3}").is_err());
         assert_eq!(tokenizer(&["[UNK]", "a", "b"], "null").max_id, 2);
     }

@@ -108,8 +108,8 @@ pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
             Err(err) => {
                 let mut unrestored = Vec::new();
                 for (j, dirs) in done.iter().rev() {
-                    if let Err(path) = undo(ctx, &steps[*j], dirs) {
-                        unrestored.push(path);
+                    if let Err(not_restored) = undo(ctx, &steps[*j], dirs) {
+                        unrestored.push(not_restored.display);
                     }
                 }
                 let all_restored = unrestored.is_empty();
@@ -287,15 +287,21 @@ fn remove_dirs(roots: &Roots, dirs: &[PathBuf]) {
     }
 }
 
-/// Undoes one step; on failure returns the path that could not be restored. A restored file
-/// holds the bytes the session read, so its fingerprint is refreshed to the new mtime.
-fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), String> {
+/// A path an undo could not put back, as results show it.
+#[derive(Debug)]
+pub(super) struct NotRestored {
+    pub display: String,
+}
+
+/// Undoes one step. A restored file holds the bytes the session read, so its fingerprint is
+/// refreshed to the new mtime.
+fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), NotRestored> {
     match step {
         Step::Link(link) => link.undo(created_dirs),
         Step::Create { path, .. } => {
-            path.roots
-                .remove_file(&path.abs)
-                .map_err(|_| path.display.clone())?;
+            path.roots.remove_file(&path.abs).map_err(|_| NotRestored {
+                display: path.display.clone(),
+            })?;
             remove_dirs(&path.roots, created_dirs);
             Ok(())
         }
@@ -303,8 +309,12 @@ fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), Stri
             path, old, old_mode, ..
         }
         | Step::Delete { path, old, old_mode } => {
-            let meta = write_beneath(path, &[old], WriteOptions::USER_FILE, Some(*old_mode))
-                .map_err(|_| path.display.clone())?;
+            let meta =
+                write_beneath(path, &[old], WriteOptions::USER_FILE, Some(*old_mode)).map_err(|_| {
+                    NotRestored {
+                        display: path.display.clone(),
+                    }
+                })?;
             let _ = freshness::record(&ctx.state, path, Fingerprint::of_content(&meta, old));
             Ok(())
         }

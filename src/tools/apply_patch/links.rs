@@ -10,6 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::commit::NotRestored;
 use super::model::{FilePatch, Op, Tag};
 use super::transaction::{self, Planning};
 use crate::error::ToolError;
@@ -208,18 +209,20 @@ impl LinkStep {
         }
     }
 
-    /// Puts the link back; on failure returns its path.
-    pub(super) fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), String> {
+    /// Puts the link back.
+    pub(super) fn undo(&self, created_dirs: &[PathBuf]) -> Result<(), NotRestored> {
+        let (LinkStep::Remove(link) | LinkStep::Move { link, .. }) = self;
+        let not_restored = |_| NotRestored {
+            display: link.path.display.clone(),
+        };
         match self {
             LinkStep::Remove(link) => link
                 .path
                 .roots
                 .symlink(&link.target, &link.path.abs)
-                .map_err(|_| link.path.display.clone()),
+                .map_err(not_restored),
             LinkStep::Move { link, to } => {
-                to.roots
-                    .rename(&to.abs, &link.path.abs)
-                    .map_err(|_| link.path.display.clone())?;
+                to.roots.rename(&to.abs, &link.path.abs).map_err(not_restored)?;
                 remove_dirs(&to.roots, created_dirs);
                 Ok(())
             }

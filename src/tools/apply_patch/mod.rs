@@ -138,18 +138,18 @@ fn shown_diff(diff: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Parses `text` as apply_patch does, without a workspace (a path exists when `exists` says
-/// so), and returns how many files it changes or the message of the error; for fuzzing and
+/// so), and returns how many files it changes or the error a call would get; for fuzzing and
 /// property tests of the two patch parsers.
 #[doc(hidden)]
-pub fn parse_text(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<usize, String> {
-    let result = if begin_patch::detect(text) {
-        begin_patch::parse(text)
+pub fn parse_text(text: &str, exists: &dyn Fn(&str) -> bool) -> Result<usize, ToolError> {
+    let (format, result) = if begin_patch::detect(text) {
+        (Format::BeginPatch, begin_patch::parse(text))
     } else {
-        unified::parse(text, exists)
+        (Format::Unified, unified::parse(text, exists))
     };
     result
         .map(|files| files.len())
-        .map_err(|err| err.problem.to_string())
+        .map_err(|err| parse_error(format, err))
 }
 
 /// Detects the format and parses.

@@ -339,7 +339,7 @@ fn sandbox_hint(
 pub fn snapshot_before(
     ctx: &Context,
     class: Class,
-) -> Option<Result<crate::session::history::shell::Before, String>> {
+) -> Option<Result<crate::session::history::shell::Before, crate::session::history::shell::NotRecorded>> {
     if class == Class::ReadOnly || !crate::session::history::shell::enabled(ctx) {
         return None;
     }
@@ -349,12 +349,14 @@ pub fn snapshot_before(
 /// Records what the command changed since `snapshot`; the notices for the call.
 fn snapshot_after(
     ctx: &Context,
-    snapshot: Option<Result<crate::session::history::shell::Before, String>>,
+    snapshot: Option<
+        Result<crate::session::history::shell::Before, crate::session::history::shell::NotRecorded>,
+    >,
     command: &str,
 ) -> Vec<String> {
     match snapshot {
         None => Vec::new(),
-        Some(Err(notice)) => vec![notice],
+        Some(Err(not_recorded)) => vec![not_recorded.to_string()],
         Some(Ok(before)) => crate::session::history::shell::after(ctx, before, "exec_shell", command),
     }
 }

@@ -9,7 +9,7 @@ mod search;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::ToolError;
+use crate::error::{GlobError, ToolError};
 use crate::fs::walk::{self, GlobFilter, Rules};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
@@ -140,15 +140,26 @@ pub struct GrepFilesArgs {
     pub include_ignored: bool,
 }
 
-/// Compiles `pattern` as grep_files does (the length cap first), for fuzzing and property
-/// tests of the regex parser; the error is the message a call would get.
+/// Why [`compile_pattern`] refuses a pattern.
 #[doc(hidden)]
-pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> Result<(), String> {
+#[derive(Debug, thiserror::Error)]
+pub enum PatternError {
+    #[error("pattern is {chars} characters; the longest taken is {max}")]
+    TooLong { chars: usize, max: usize },
+    #[error("{0}")]
+    Regex(#[from] grep_regex::Error),
+}
+
+/// Compiles `pattern` as grep_files does (the length cap first), for fuzzing and property
+/// tests of the regex parser.
+#[doc(hidden)]
+pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> Result<(), PatternError> {
     let chars = pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
-        return Err(format!(
-            "pattern is {chars} characters; the longest taken is {MAX_PATTERN_CHARS}"
-        ));
+        return Err(PatternError::TooLong {
+            chars,
+            max: MAX_PATTERN_CHARS,
+        });
     }
     let args = GrepFilesArgs {
         pattern: pattern.to_string(),
@@ -163,9 +174,8 @@ pub fn compile_pattern(pattern: &str, fixed_strings: bool, multiline: bool) -> R
         max_results: default_max_results(),
         include_ignored: false,
     };
-    search::build_matcher(&args)
-        .map(|_| ())
-        .map_err(|err| err.to_string())
+    search::build_matcher(&args)?;
+    Ok(())
 }
 
 /// Accepts one glob as a string or several as a list.
@@ -254,7 +264,7 @@ pub fn run(args: GrepFilesArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let matcher = search::build_matcher(&args).map_err(|err| render::regex_error(&args, &call, &err))?;
     let root_prefix = std::path::PathBuf::from(&root.display);
-    let glob_error = |field: &str, err: String| ToolError::bad_filter_glob(field, &err);
+    let glob_error = |field: &str, err: GlobError| ToolError::bad_filter_glob(field, &err);
     let include = GlobFilter::new(&args.include, &root_prefix).map_err(|e| glob_error("include", e))?;
     let exclude = GlobFilter::new(&args.exclude, &root_prefix).map_err(|e| glob_error("exclude", e))?;
     let rules = if args.include_ignored {

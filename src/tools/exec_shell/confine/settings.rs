@@ -46,7 +46,7 @@ impl ShellSettings {
         for entry in list(shell, "writable", "directories", &mut settings.problems) {
             match writable_entry(&entry, root) {
                 Ok(dir) => settings.writable.push(dir),
-                Err(problem) => settings.problems.push(problem),
+                Err(problem) => settings.problems.push(problem.to_string()),
             }
         }
         for entry in list(shell, "pass_env", "variable names", &mut settings.problems) {
@@ -60,7 +60,7 @@ impl ShellSettings {
         for entry in list(shell, "sockets", "socket paths", &mut settings.problems) {
             match socket_entry(&entry) {
                 Ok(path) => settings.sockets.push(path),
-                Err(problem) => settings.problems.push(problem),
+                Err(problem) => settings.problems.push(problem.to_string()),
             }
         }
         settings
@@ -81,52 +81,71 @@ fn list(shell: &toml::Table, key: &str, what: &str, problems: &mut Vec<String>) 
     }
 }
 
+/// An entry of a `[shell]` path list (`sockets`, `writable`) that is ignored, and why.
+#[derive(Debug, thiserror::Error)]
+enum PathEntryProblem {
+    #[error("[shell] {list} entry {entry} is not a string; it is ignored")]
+    NotAString { list: &'static str, entry: toml::Value },
+    #[error("[shell] {list} entry \"{text}\" is not an absolute path; it is ignored")]
+    NotAbsolute { list: &'static str, text: String },
+    #[error("[shell] {list} entry \"{text}\" does not exist; it is ignored")]
+    Missing { list: &'static str, text: String },
+    #[error("[shell] writable entry \"{text}\" is not a directory; it is ignored")]
+    NotADirectory { text: String },
+    #[error(
+        "[shell] writable entry \"{text}\" is the filesystem root or holds the workspace; it is ignored"
+    )]
+    HoldsWorkspace { text: String },
+}
+
+/// The text of a `[shell] list` entry, which names an absolute path.
+fn absolute_entry<'a>(list: &'static str, entry: &'a toml::Value) -> Result<&'a str, PathEntryProblem> {
+    let toml::Value::String(text) = entry else {
+        return Err(PathEntryProblem::NotAString {
+            list,
+            entry: entry.clone(),
+        });
+    };
+    if !Path::new(text).is_absolute() {
+        return Err(PathEntryProblem::NotAbsolute {
+            list,
+            text: text.clone(),
+        });
+    }
+    Ok(text)
+}
+
 /// One `[shell] sockets` entry: an absolute path, resolved (a socket reached through a link,
 /// such as `/var/run/docker.sock`, is granted where it really is).
-fn socket_entry(entry: &toml::Value) -> Result<PathBuf, String> {
-    let toml::Value::String(text) = entry else {
-        return Err(format!(
-            "[shell] sockets entry {entry} is not a string; it is ignored"
-        ));
-    };
-    let path = Path::new(text);
-    if !path.is_absolute() {
-        return Err(format!(
-            "[shell] sockets entry \"{text}\" is not an absolute path; it is ignored"
-        ));
-    }
-    path.canonicalize()
-        .map_err(|_| format!("[shell] sockets entry \"{text}\" does not exist; it is ignored"))
+fn socket_entry(entry: &toml::Value) -> Result<PathBuf, PathEntryProblem> {
+    let text = absolute_entry("sockets", entry)?;
+    Path::new(text)
+        .canonicalize()
+        .map_err(|_| PathEntryProblem::Missing {
+            list: "sockets",
+            text: text.to_string(),
+        })
 }
 
 /// One `[shell] writable` entry: an existing absolute directory that neither is `/` nor holds
 /// the workspace.
-fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, String> {
-    let toml::Value::String(text) = entry else {
-        return Err(format!(
-            "[shell] writable entry {entry} is not a string; it is ignored"
-        ));
-    };
-    let path = Path::new(text);
-    if !path.is_absolute() {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is not an absolute path; it is ignored"
-        ));
-    }
-    let Ok(dir) = path.canonicalize() else {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" does not exist; it is ignored"
-        ));
+fn writable_entry(entry: &toml::Value, root: &Path) -> Result<PathBuf, PathEntryProblem> {
+    let text = absolute_entry("writable", entry)?;
+    let Ok(dir) = Path::new(text).canonicalize() else {
+        return Err(PathEntryProblem::Missing {
+            list: "writable",
+            text: text.to_string(),
+        });
     };
     if !dir.is_dir() {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is not a directory; it is ignored"
-        ));
+        return Err(PathEntryProblem::NotADirectory {
+            text: text.to_string(),
+        });
     }
     if dir.parent().is_none() || root.starts_with(&dir) {
-        return Err(format!(
-            "[shell] writable entry \"{text}\" is the filesystem root or holds the workspace; it is ignored"
-        ));
+        return Err(PathEntryProblem::HoldsWorkspace {
+            text: text.to_string(),
+        });
     }
     Ok(dir)
 }

@@ -152,7 +152,7 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let mut snapshot_notes = Vec::new();
     match crate::tools::exec_shell::snapshot_before(ctx, class) {
         Some(Ok(before)) => fs::write(dir.join("snapshot"), before.tree).map_err(fail)?,
-        Some(Err(notice)) => snapshot_notes.push(notice),
+        Some(Err(not_recorded)) => snapshot_notes.push(not_recorded.to_string()),
         None => {}
     }
     let mut env = confinement.env();
