@@ -36,6 +36,7 @@ use std::path::Path;
 use super::shadow::{Shadow, Since, TOO_LARGE};
 use super::watch::Watch;
 use super::{git_index, Change, Content};
+use crate::notice::{HistoryNotice, Notice, RecordedSide};
 use crate::session::context::Context;
 use crate::session::state::State;
 
@@ -83,8 +84,8 @@ pub fn enabled(ctx: &Context) -> bool {
 }
 
 /// Takes the snapshot before a command; `Err` is a notice saying why it could not be.
-pub fn before(ctx: &Context) -> Result<Before, String> {
-    let _lock = lock(&ctx.state)?;
+pub fn before(ctx: &Context) -> Result<Before, Notice> {
+    let _lock = lock(&ctx.state).map_err(|why| not_recorded(&why))?;
     let shadow =
         Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| not_recorded(&err.to_string()))?;
     if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
@@ -97,24 +98,26 @@ fn lock(state: &State) -> Result<crate::session::state::Lock, String> {
     let dir = super::history_dir(state);
     fs::create_dir_all(&dir)
         .and_then(|()| crate::session::state::Lock::exclusive(&dir.join("shadow.lock")))
-        .map_err(|err| not_recorded(&err.to_string()))
+        .map_err(|err| err.to_string())
 }
 
-fn not_recorded(why: &str) -> String {
-    format!("The changes of this command were not recorded, so undo cannot take them back: {why}")
+fn not_recorded(why: &str) -> Notice {
+    HistoryNotice::CommandNotRecorded { why: why.to_string() }.into()
 }
 
 /// Takes the snapshot after a command and records what changed as a checkpoint of `tool`.
 /// Returns the notices for the call (nothing when nothing changed).
-pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<String> {
+pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<Notice> {
     match record_after(ctx, before, tool, command) {
         Ok(notices) => notices,
         Err(why) => vec![not_recorded(&why)],
     }
 }
 
-fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Result<Vec<String>, String> {
-    let _lock = lock(&ctx.state)?;
+fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Result<Vec<Notice>, String> {
+    // Worded as `before` words it; `after` then wraps it in the same sentence again, so the
+    // opening reads twice (a wording to fix on its own, not in passing).
+    let _lock = lock(&ctx.state).map_err(|why| not_recorded(&why).to_string())?;
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(|err| err.to_string())?;
     // The tree written for the "after" is stored with the index, so the next command's
     // "before" finds it without running git when nothing changed in between.
@@ -137,11 +140,11 @@ fn record_after(ctx: &Context, before: Before, tool: &str, command: &str) -> Res
         return Ok(Vec::new());
     }
     if diffs.len() > MAX_PATHS {
-        return Ok(vec![format!(
-            "The command changed {} paths, more than the {MAX_PATHS} a checkpoint records, so its \
-             changes were not recorded and undo cannot take them back.",
-            diffs.len()
-        )]);
+        return Ok(vec![HistoryNotice::TooManyPaths {
+            count: diffs.len(),
+            max: MAX_PATHS,
+        }
+        .into()]);
     }
     let olds: Vec<&str> = diffs
         .iter()
@@ -169,7 +172,7 @@ fn changes_of<'a>(
     afters: &'a [Option<(Vec<u8>, u32)>],
     old_blobs: &'a std::collections::HashMap<String, Vec<u8>>,
     modes: Option<&std::collections::HashMap<String, u32>>,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Vec<Change<'a>> {
     let mut changes = Vec::new();
     for (diff, after) in diffs.iter().zip(afters) {
@@ -177,10 +180,12 @@ fn changes_of<'a>(
             continue;
         }
         if !is_null(&diff.old_id) && !old_blobs.contains_key(&diff.old_id) {
-            notices.push(format!(
-                "the old content of `{}` could not be read; it was not recorded.",
-                diff.path
-            ));
+            notices.push(
+                HistoryNotice::OldContentUnreadable {
+                    path: diff.path.clone(),
+                }
+                .into(),
+            );
             continue;
         }
         let before = (!is_null(&diff.old_id)).then(|| {
@@ -201,10 +206,7 @@ fn changes_of<'a>(
             .as_ref()
             .is_some_and(|b| b.parts[0].len() as u64 > MAX_FILE_BYTES)
         {
-            notices.push(format!(
-                "`{}` is over {MAX_FILE_BYTES} bytes; its old content was not recorded.",
-                diff.path
-            ));
+            notices.push(too_large(diff, RecordedSide::Old));
             continue;
         }
         changes.push(Change {
@@ -217,7 +219,7 @@ fn changes_of<'a>(
 }
 
 /// The file's bytes and mode now, as the after side; `None` when it is gone.
-fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec<u8>, u32)> {
+fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<Notice>) -> Option<(Vec<u8>, u32)> {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     if is_null(&diff.new_id) {
@@ -229,13 +231,19 @@ fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec
         return Some((target.as_os_str().as_bytes().to_vec(), 0o777));
     }
     if meta.len() > MAX_FILE_BYTES {
-        notices.push(format!(
-            "`{}` is over {MAX_FILE_BYTES} bytes; its new content was not recorded.",
-            diff.path
-        ));
+        notices.push(too_large(diff, RecordedSide::New));
         return None;
     }
     Some((fs::read(abs).ok()?, meta.permissions().mode() & 0o7777))
+}
+
+fn too_large(diff: &Diff, side: RecordedSide) -> Notice {
+    HistoryNotice::TooLargeToRecord {
+        path: diff.path.clone(),
+        max: MAX_FILE_BYTES,
+        side,
+    }
+    .into()
 }
 
 /// The permission bits of the before side: as the walk before the command saw them when it
