@@ -49,7 +49,12 @@ impl Cap {
 
     /// Holds `value` to at most `max`, saying what the tool does instead: `{field}={value} is
     /// over the cap; {doing} at most {max} {unit}.`
-    pub fn cut(&self, value: u64, (doing, unit): (&'static str, &'static str), notices: &mut Vec<Notice>) -> u64 {
+    pub fn cut(
+        &self,
+        value: u64,
+        (doing, unit): (&'static str, &'static str),
+        notices: &mut Vec<Notice>,
+    ) -> u64 {
         if value > self.max {
             notices.push(
                 ArgsNotice::OverCap {
@@ -151,7 +156,10 @@ mod tests {
         let notices = clamp_unrepresentable(CAPS, &mut args);
         assert_eq!(args["max_results"], 1);
         assert_eq!(args["context"], -1);
-        assert_eq!(render_all(&notices), ["max_results=-5 is outside 1..=1000; used 1."]);
+        assert_eq!(
+            render_all(&notices),
+            ["max_results=-5 is outside 1..=1000; used 1."]
+        );
         let mut args = json!({"max_results": 1e30});
         clamp_unrepresentable(CAPS, &mut args);
         assert_eq!(args["max_results"], 1000);

@@ -54,9 +54,12 @@ pub fn record(ctx: &Context, entry: &Entry) -> Option<Notice> {
             .open(ctx.state.dir().join("audit.log"))?;
         file.write_all(text.as_bytes())
     });
-    result
-        .err()
-        .map(|err| NetNotice::AuditNotWritten { error: err.to_string() }.into())
+    result.err().map(|err| {
+        NetNotice::AuditNotWritten {
+            error: err.to_string(),
+        }
+        .into()
+    })
 }
 
 /// The current UTC time as `2026-01-31T12:34:56.789Z`.

@@ -4,8 +4,8 @@
 
 use encoding_rs::{Encoding, UTF_8};
 
-use crate::notice::{NetNotice, Notice};
 use crate::net::html::{estimated_depth, html_to_markdown, html_to_text, strip_tags, MAX_MARKDOWN_DEPTH};
+use crate::notice::{NetNotice, Notice};
 
 /// How the caller wants the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,7 +358,11 @@ mod tests {
         for format in [Format::Markdown, Format::Text] {
             let out = render(page.as_bytes(), Some("text/html"), None, true, format);
             assert_eq!((out.text.as_str(), out.rendering), ("a & b\nx", "text"));
-            assert!(out.notice.expect("notice").to_string().contains("with its tags stripped"));
+            assert!(out
+                .notice
+                .expect("notice")
+                .to_string()
+                .contains("with its tags stripped"));
         }
         // A generous bound: a quadratic walk of this page takes minutes, a loaded machine seconds.
         assert!(started.elapsed() < std::time::Duration::from_secs(30));

@@ -43,7 +43,10 @@ impl fmt::Display for ArgsNotice {
                 max,
                 doing,
                 unit,
-            } => write!(f, "{field}={value} is over the cap; {doing} at most {max} {unit}."),
+            } => write!(
+                f,
+                "{field}={value} is over the cap; {doing} at most {max} {unit}."
+            ),
             ArgsNotice::DecodedFromString { object } => write!(
                 f,
                 "The arguments were a JSON string holding the object; it was decoded. Send \

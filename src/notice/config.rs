@@ -52,7 +52,10 @@ impl fmt::Display for ConfigNotice {
                 )
             }
             ConfigNotice::NotASection { section } => {
-                write!(f, "{FILE}: `{section}` is not a [{section}] section; it is ignored.")
+                write!(
+                    f,
+                    "{FILE}: `{section}` is not a [{section}] section; it is ignored."
+                )
             }
             ConfigNotice::UnknownSetting {
                 section,

@@ -52,7 +52,10 @@ impl fmt::Display for HistoryNotice {
                     RecordedSide::Old => "old",
                     RecordedSide::New => "new",
                 };
-                write!(f, "`{path}` is over {max} bytes; its {side} content was not recorded.")
+                write!(
+                    f,
+                    "`{path}` is over {max} bytes; its {side} content was not recorded."
+                )
             }
         }
     }

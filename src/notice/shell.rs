@@ -90,7 +90,11 @@ fn fmt_drifted(
     } else {
         String::new()
     };
-    write!(f, "Files you read changed on disk since: {}{tail}.", shown.join(", "))?;
+    write!(
+        f,
+        "Files you read changed on disk since: {}{tail}.",
+        shown.join(", ")
+    )?;
     if let Some(path) = reread_arg {
         write!(
             f,

@@ -59,7 +59,12 @@ impl Context {
         let mut opening_notices = Vec::new();
         let trusted = crate::session::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
             // Given on every call that reads the file, until it is fixed.
-            opening_notices.push(SessionNotice::TrustListUnparsable { error: parse_error.to_string() }.into());
+            opening_notices.push(
+                SessionNotice::TrustListUnparsable {
+                    error: parse_error.to_string(),
+                }
+                .into(),
+            );
             Vec::new()
         });
         if let Err(parse_error) = crate::session::approval::persisted_checked(state.dir()) {

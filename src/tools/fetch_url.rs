@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use crate::error::ToolError;
 use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
-use crate::notice::{ConfigNotice, NetNotice, Notice, ReadMore};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
+use crate::notice::{ConfigNotice, NetNotice, Notice, ReadMore};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
@@ -123,7 +123,12 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .inspect_err(|error| audit_refusal(ctx, &args.url, error))?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {
-        notices.push(ConfigNotice::NetworkPolicy { problem: problem.clone() }.into());
+        notices.push(
+            ConfigNotice::NetworkPolicy {
+                problem: problem.clone(),
+            }
+            .into(),
+        );
     }
     let format = match args.format {
         FetchFormat::Markdown => Format::Markdown,

@@ -191,10 +191,14 @@ mod tests {
         let broken = config("[tools]\nenabled = \"read_only\"");
         assert!(enabled(&global(None), Some(&broken)).is_empty());
         let problems = |config: &Config| config_problems(config.entry("tools").expect("[tools]"));
-        assert!(problems(&broken).iter().any(|p| p.to_string().contains("no tool is enabled")));
+        assert!(problems(&broken)
+            .iter()
+            .any(|p| p.to_string().contains("no tool is enabled")));
         let unknown = config("[tools]\nenabled = [\"read_olny\", \"read_file\"]");
         assert_eq!(names(enabled(&global(None), Some(&unknown))), ["read_file"]);
-        assert!(problems(&unknown).iter().any(|p| p.to_string().contains("`read_olny`")));
+        assert!(problems(&unknown)
+            .iter()
+            .any(|p| p.to_string().contains("`read_olny`")));
     }
 
     #[test]

@@ -263,9 +263,14 @@ fn read_settings(
         .map(|problem| ConfigNotice::NetworkPolicyForShell {
             problem: problem.clone(),
         })
-        .chain(settings.problems.iter().map(|problem| ConfigNotice::ShellSettings {
-            problem: problem.clone(),
-        }))
+        .chain(
+            settings
+                .problems
+                .iter()
+                .map(|problem| ConfigNotice::ShellSettings {
+                    problem: problem.clone(),
+                }),
+        )
         .map(Notice::from)
         .collect();
     Ok((policy, settings, notes))

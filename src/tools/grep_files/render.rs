@@ -210,9 +210,9 @@ pub(super) fn render(
         out = out.with("ignored_files", hidden_by_rules);
     }
     if found.errors > 0 {
-        out = out.with("unreadable", found.errors).notice(SearchNotice::Unreadable {
-            count: found.errors,
-        });
+        out = out
+            .with("unreadable", found.errors)
+            .notice(SearchNotice::Unreadable { count: found.errors });
     }
     out
 }

@@ -137,7 +137,12 @@ fn search(
     let request = provider::request(settings, query, count, key)?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {
-        notices.push(ConfigNotice::NetworkPolicy { problem: problem.clone() }.into());
+        notices.push(
+            ConfigNotice::NetworkPolicy {
+                problem: problem.clone(),
+            }
+            .into(),
+        );
     }
     let fetched = fetch::fetch(ctx, &policy, &request)?;
     let name = settings.provider.name();
