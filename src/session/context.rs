@@ -209,7 +209,6 @@ impl Context {
     }
 }
 
-/// The notice for a recorded cwd that can no longer be used.
 fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {
     let given = match &global.workspace {
         Some(dir) => dir.clone(),
