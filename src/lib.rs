@@ -32,6 +32,7 @@ pub mod symbols;
 // Foundations every layer may use.
 pub mod deep_stack;
 pub mod error;
+pub mod notice;
 pub mod output;
 pub mod terminal;
 pub mod tool_id;

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
+use crate::notice::Notice;
 
 /// `1 file`, `2 files`: a count and its noun, with the noun's plural given (`match`, `matches`).
 pub fn plural<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
@@ -14,24 +15,26 @@ pub fn plural<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many
 /// of a failure's message (an error envelope has no notices field).
 pub fn with_notices(
     result: Result<ToolOutput, ToolError>,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
 ) -> Result<ToolOutput, ToolError> {
     match result {
         Ok(mut out) => {
             out.notices.splice(0..0, notices);
             Ok(out)
         }
-        Err(err) => Err(err.noted(notices)),
+        // Rendered here, at the edge: the error carries its notes as text.
+        Err(err) => Err(err.noted(notices.iter().map(Notice::to_string))),
     }
 }
 
 /// What a successful tool call hands back: the text for the model, data for programs, and
-/// notices (side observations such as "this file changed since you read it").
+/// notices (side observations such as "this file changed since you read it"; see
+/// [`crate::notice`], which words them).
 #[derive(Debug, Default)]
 pub struct ToolOutput {
     pub output: String,
     pub data: Map<String, Value>,
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 impl ToolOutput {
@@ -48,7 +51,7 @@ impl ToolOutput {
         self
     }
 
-    pub fn notice(mut self, notice: impl Into<String>) -> ToolOutput {
+    pub fn notice(mut self, notice: impl Into<Notice>) -> ToolOutput {
         self.notices.push(notice.into());
         self
     }

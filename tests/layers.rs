@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 /// a lower layer; modules of one layer are independent of each other.
 const LAYERS: &[(&str, u8)] = &[
     // Foundations: plain types every layer uses. Which tool a call runs, first: errors name it.
+    // Errors and notices, the two kinds of message, side by side.
     ("tool_id", 0),
     ("error", 1),
+    ("notice", 1),
     ("output", 2),
     ("terminal", 2),
     ("deep_stack", 2),

@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+use crate::notice::{ArgsNotice, Notice};
+
 /// A numeric argument a tool holds inside `min..=max` instead of refusing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cap {
@@ -37,22 +39,33 @@ impl Cap {
     }
 
     /// Holds `value` inside `min..=max`: `{field}={value} is outside {min}..={max}; used {used}.`
-    pub fn hold(&self, value: u64, notices: &mut Vec<String>) -> u64 {
+    pub fn hold(&self, value: u64, notices: &mut Vec<Notice>) -> u64 {
         let used = value.clamp(self.min, self.max);
         if used != value {
-            notices.push(outside(self, &value.to_string(), used));
+            notices.push(outside(self, value.to_string(), used));
         }
         used
     }
 
     /// Holds `value` to at most `max`, saying what the tool does instead: `{field}={value} is
     /// over the cap; {doing} at most {max} {unit}.`
-    pub fn cut(&self, value: u64, (doing, unit): (&str, &str), notices: &mut Vec<String>) -> u64 {
+    pub fn cut(
+        &self,
+        value: u64,
+        (doing, unit): (&'static str, &'static str),
+        notices: &mut Vec<Notice>,
+    ) -> u64 {
         if value > self.max {
-            notices.push(format!(
-                "{}={value} is over the cap; {doing} at most {} {unit}.",
-                self.field, self.max
-            ));
+            notices.push(
+                ArgsNotice::OverCap {
+                    field: self.field,
+                    value,
+                    max: self.max,
+                    doing,
+                    unit,
+                }
+                .into(),
+            );
             self.max
         } else {
             value
@@ -65,18 +78,22 @@ pub fn cap_of<'a>(caps: &'a [Cap], field: &str) -> Option<&'a Cap> {
     caps.iter().find(|cap| cap.field == field)
 }
 
-fn outside(cap: &Cap, shown: &str, used: u64) -> String {
-    format!(
-        "{}={shown} is outside {}..={}; used {used}.",
-        cap.field, cap.min, cap.max
-    )
+fn outside(cap: &Cap, shown: String, used: u64) -> Notice {
+    ArgsNotice::Outside {
+        field: cap.field,
+        shown,
+        min: cap.min,
+        max: cap.max,
+        used,
+    }
+    .into()
 }
 
 /// Clamps the fields of `caps` marked [`Cap::also_unrepresentable`] whose value is below their
 /// minimum or beyond 64 bits, and returns a notice for each (`max_results=-5 is outside
 /// 1..=1000; used 1.`). Runs on every call, so it looks at nothing but those few fields; the
 /// tool holds the representable values itself.
-pub fn clamp_unrepresentable(caps: &[Cap], args: &mut Value) -> Vec<String> {
+pub fn clamp_unrepresentable(caps: &[Cap], args: &mut Value) -> Vec<Notice> {
     let mut notices = Vec::new();
     let Value::Object(map) = args else {
         return notices;
@@ -96,7 +113,7 @@ pub fn clamp_unrepresentable(caps: &[Cap], args: &mut Value) -> Vec<String> {
             continue;
         };
         // The value as the caller wrote it: JSON, so a string shows its quotes.
-        notices.push(outside(cap, &value.to_string(), used));
+        notices.push(outside(cap, value.to_string(), used));
         *value = Value::from(used);
     }
     notices
@@ -125,6 +142,7 @@ pub(super) fn whole_number(value: &Value) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::notice::render_all;
     use serde_json::json;
 
     const CAPS: &[Cap] = &[
@@ -138,7 +156,10 @@ mod tests {
         let notices = clamp_unrepresentable(CAPS, &mut args);
         assert_eq!(args["max_results"], 1);
         assert_eq!(args["context"], -1);
-        assert_eq!(notices, ["max_results=-5 is outside 1..=1000; used 1."]);
+        assert_eq!(
+            render_all(&notices),
+            ["max_results=-5 is outside 1..=1000; used 1."]
+        );
         let mut args = json!({"max_results": 1e30});
         clamp_unrepresentable(CAPS, &mut args);
         assert_eq!(args["max_results"], 1000);
@@ -154,7 +175,7 @@ mod tests {
         assert_eq!(CAPS[0].hold(7, &mut notices), 7);
         assert_eq!(CAPS[0].cut(5000, ("showing", "results"), &mut notices), 1000);
         assert_eq!(
-            notices,
+            render_all(&notices),
             [
                 "max_results=0 is outside 1..=1000; used 1.",
                 "max_results=5000 is over the cap; showing at most 1000 results."

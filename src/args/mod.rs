@@ -21,18 +21,19 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
+use crate::notice::{ArgsNotice, Notice};
 
 pub use kind::{flag_kind, FlagKind};
 pub use malformed::{explain as explain_malformed, find_mistake};
 
 /// Notices from reading the arguments (a JSON string holding the object was decoded), handed
 /// to the call's result by [`clamp_out_of_range`].
-static READING_NOTICES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static READING_NOTICES: Mutex<Vec<Notice>> = Mutex::new(Vec::new());
 
 /// Clamps the values of `caps` that no `u64` holds (see [`clamp::clamp_unrepresentable`]);
 /// returns the notices for the call: those from reading the arguments, then one per clamped
 /// field.
-pub fn clamp_out_of_range(caps: &[clamp::Cap], args: &mut Value) -> Vec<String> {
+pub fn clamp_out_of_range(caps: &[clamp::Cap], args: &mut Value) -> Vec<Notice> {
     let mut notices = READING_NOTICES
         .lock()
         .map(|mut pending| std::mem::take(&mut *pending))
@@ -60,11 +61,12 @@ pub fn parse_json_text(tool: &str, description: Option<&str>, text: &str) -> Res
     if let Value::String(inner) = &value {
         if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(inner.trim()) {
             if let Ok(mut pending) = READING_NOTICES.lock() {
-                pending.push(format!(
-                    "The arguments were a JSON string holding the object; it was decoded. Send \
-                     the object itself: {}",
-                    compact(&object)
-                ));
+                pending.push(
+                    ArgsNotice::DecodedFromString {
+                        object: compact(&object),
+                    }
+                    .into(),
+                );
             }
             return Ok(object);
         }

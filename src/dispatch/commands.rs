@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::notice::Notice;
 use crate::output::ToolOutput;
 use crate::session::approval::ApprovalKind;
 use crate::session::context::Global;
@@ -12,7 +13,7 @@ use crate::session::state::{check_session_name, PendingApproval, State};
 
 /// The state, the workspace root and the notices from opening them (a state file that does not
 /// parse), which the command's result carries.
-fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<String>), ToolError> {
+fn open_state(global: &Global) -> Result<(State, PathBuf, Vec<Notice>), ToolError> {
     check_session_name(&global.session)?;
     let mut ctx = crate::session::context::Context::open(global, crate::tool_id::ToolId::Trust)?;
     let notices = ctx.take_opening_notices();

@@ -7,6 +7,7 @@ use std::io::Write;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
+use crate::notice::render_all;
 use crate::output::ToolOutput;
 use crate::session::context::Context;
 use crate::tools::DataField;
@@ -41,7 +42,7 @@ pub fn build(tool: &str, result: Result<ToolOutput, ToolError>, ctx: Option<&Con
             envelope.insert("tool".into(), Value::String(tool.to_string()));
             envelope.insert("output".into(), Value::String(output));
             envelope.insert("data".into(), Value::Object(out.data));
-            envelope.insert("notices".into(), Value::from(out.notices));
+            envelope.insert("notices".into(), Value::from(render_all(&out.notices)));
             (Value::Object(envelope), EXIT_OK)
         }
         Err(err) => {

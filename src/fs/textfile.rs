@@ -39,17 +39,10 @@ pub struct Decoded {
 }
 
 impl Decoded {
-    /// A name for the encoding when it is not UTF-8, for notices.
-    pub fn encoding_note(&self) -> Option<String> {
-        if self.lossy {
-            Some(
-                "not valid UTF-8 and not in an encoding that could be identified with confidence".to_string(),
-            )
-        } else if self.encoding != encoding_rs::UTF_8 {
-            Some(format!("encoded in {}", self.encoding.name()))
-        } else {
-            None
-        }
+    /// Whether the text was UTF-8 (with or without a BOM), so a reader need not be told how it
+    /// was decoded.
+    pub fn is_utf8(&self) -> bool {
+        !self.lossy && self.encoding == encoding_rs::UTF_8
     }
 }
 

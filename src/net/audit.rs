@@ -10,6 +10,7 @@ use std::net::IpAddr;
 
 use serde_json::{json, Value};
 
+use crate::notice::{NetNotice, Notice};
 use crate::session::context::Context;
 
 /// One audit record.
@@ -30,7 +31,7 @@ pub struct Entry<'a> {
 
 /// Appends `entry`. Failing to log is not allowed to fail the call, but it is not silent either:
 /// the caller gets a notice to pass on.
-pub fn record(ctx: &Context, entry: &Entry) -> Option<String> {
+pub fn record(ctx: &Context, entry: &Entry) -> Option<Notice> {
     let line = json!({
         "time": now_rfc3339(),
         "session": ctx.state.session_name(),
@@ -53,9 +54,12 @@ pub fn record(ctx: &Context, entry: &Entry) -> Option<String> {
             .open(ctx.state.dir().join("audit.log"))?;
         file.write_all(text.as_bytes())
     });
-    result
-        .err()
-        .map(|err| format!("could not append to .codesmith/audit.log: {err}"))
+    result.err().map(|err| {
+        NetNotice::AuditNotWritten {
+            error: err.to_string(),
+        }
+        .into()
+    })
 }
 
 /// The current UTC time as `2026-01-31T12:34:56.789Z`.

@@ -5,6 +5,7 @@
 use encoding_rs::{Encoding, UTF_8};
 
 use crate::net::html::{estimated_depth, html_to_markdown, html_to_text, strip_tags, MAX_MARKDOWN_DEPTH};
+use crate::notice::{NetNotice, Notice};
 
 /// How the caller wants the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub struct Rendered {
     /// How the text was produced: `markdown`, `text`, `pretty-json`, `raw`.
     pub rendering: &'static str,
     /// Why the body is not shown in the requested format, when it is not.
-    pub notice: Option<String>,
+    pub notice: Option<Notice>,
 }
 
 /// Decodes and renders `bytes`. `complete` is false when the byte cap cut the body, in which
@@ -77,10 +78,12 @@ pub fn render(
             // html5ever's tree building slows down with the depth of open elements (quadratic
             // on a page of nothing but nested tags), and the conversions walk the tree: such a
             // page is shown with its tags stripped, in one pass.
-            notice = Some(format!(
-                "the page nests its elements more than {MAX_MARKDOWN_DEPTH} levels deep, too deep \
-                 to convert, so it is shown as plain text (format=\"text\") with its tags stripped."
-            ));
+            notice = Some(
+                NetNotice::TooDeepToConvert {
+                    max: MAX_MARKDOWN_DEPTH,
+                }
+                .into(),
+            );
             (strip_tags(&text), "text")
         }
         (Format::Markdown, Kind::Html) => {
@@ -90,11 +93,13 @@ pub fn render(
             match markdown {
                 Some(Ok(markdown)) => (markdown, "markdown"),
                 Some(Err(depth)) => {
-                    notice = Some(format!(
-                        "the page nests its elements {depth} levels deep, more than the \
-                         {MAX_MARKDOWN_DEPTH} the markdown conversion goes, so it is shown as \
-                         plain text (format=\"text\")."
-                    ));
+                    notice = Some(
+                        NetNotice::TooDeepForMarkdown {
+                            depth,
+                            max: MAX_MARKDOWN_DEPTH,
+                        }
+                        .into(),
+                    );
                     (html_to_text(&text), "text")
                 }
                 None => (html_to_text(&text), "text"),
@@ -328,7 +333,7 @@ mod tests {
         let deep = format!("{}x", "<div>".repeat(10_000));
         let out = render(deep.as_bytes(), Some("text/html"), None, true, Format::Markdown);
         assert_eq!((out.text.as_str(), out.rendering), ("x", "text"));
-        assert!(out.notice.expect("notice").contains("levels deep"));
+        assert!(out.notice.expect("notice").to_string().contains("levels deep"));
         let shallow = format!("{}x", "<div>".repeat(50));
         let out = render(
             shallow.as_bytes(),
@@ -353,7 +358,11 @@ mod tests {
         for format in [Format::Markdown, Format::Text] {
             let out = render(page.as_bytes(), Some("text/html"), None, true, format);
             assert_eq!((out.text.as_str(), out.rendering), ("a & b\nx", "text"));
-            assert!(out.notice.expect("notice").contains("with its tags stripped"));
+            assert!(out
+                .notice
+                .expect("notice")
+                .to_string()
+                .contains("with its tags stripped"));
         }
         // A generous bound: a quadratic walk of this page takes minutes, a loaded machine seconds.
         assert!(started.elapsed() < std::time::Duration::from_secs(30));

@@ -16,6 +16,7 @@ use crate::net::body::{self, Format, Rendered};
 use crate::net::coding;
 use crate::net::gates::{self, Admission, Admitted};
 use crate::net::policy::Policy;
+use crate::notice::{NetNotice, Notice};
 use crate::session::context::Context;
 
 /// Redirects followed per call; the sixth is refused.
@@ -65,7 +66,7 @@ pub struct Fetched {
     pub address: SocketAddr,
     pub admission: Admission,
     /// Side observations for the caller's notices (e.g. an audit log that could not be written).
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 type Response = ureq::http::Response<ureq::Body>;
@@ -74,7 +75,7 @@ type Response = ureq::http::Response<ureq::Body>;
 /// is said once).
 struct Audit<'a> {
     ctx: &'a Context,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
 }
 
 impl Audit<'_> {
@@ -130,10 +131,7 @@ pub fn fetch(ctx: &Context, policy: &Policy, request: &Request) -> Result<Fetche
                 .get("location")
                 .and_then(|value| location_text(value.as_bytes()));
             let Some(location) = location else {
-                unfollowed = Some(format!(
-                    "the server answered {status} (a redirect) without a usable Location header, so \
-                     the redirect could not be followed; what is shown is the redirect response itself."
-                ));
+                unfollowed = Some(NetNotice::RedirectWithoutLocation { status }.into());
                 return answer(&mut audit, request, &hop, admitted, response, unfollowed);
             };
             audit.log(Entry {
@@ -231,7 +229,7 @@ fn answer(
     hop: &Hop,
     admitted: &Admitted,
     mut response: Response,
-    unfollowed: Option<String>,
+    unfollowed: Option<Notice>,
 ) -> Result<Fetched, ToolError> {
     let status = response.status().as_u16();
     let reason = response

@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use crate::error::ToolError;
+use crate::notice::{ConfigNotice, Notice};
 
 /// The sections and the settings their readers take: `[network]` (`net::policy`),
 /// `[shell]` (exec_shell's sandbox), `[history]` (checkpoints, `history::Settings`) and
@@ -54,34 +55,37 @@ impl Config {
     /// section, a known section that is not a table. One sentence each, for notices; a misspelt
     /// key would otherwise be ignored without a word. (Values of known keys are checked by their
     /// reader.)
-    pub fn problems(&self) -> Vec<String> {
+    pub fn problems(&self) -> Vec<Notice> {
         let mut problems = Vec::new();
-        let names: Vec<String> = SECTIONS.iter().map(|(name, _)| format!("[{name}]")).collect();
+        let sections: Vec<&'static str> = SECTIONS.iter().map(|(name, _)| *name).collect();
         for (key, value) in &self.table {
             if key == "tools" {
                 continue;
             }
             let Some((section, keys)) = SECTIONS.iter().find(|(name, _)| name == key) else {
-                problems.push(format!(
-                    "`.codesmith/config.toml`: there is no section or setting `{key}`; it is ignored \
-                     (the sections are {}).",
-                    names.join(", ")
-                ));
+                problems.push(
+                    ConfigNotice::UnknownSection {
+                        key: key.clone(),
+                        sections: sections.clone(),
+                    }
+                    .into(),
+                );
                 continue;
             };
             let toml::Value::Table(table) = value else {
-                problems.push(format!(
-                    "`.codesmith/config.toml`: `{section}` is not a [{section}] section; it is ignored."
-                ));
+                problems.push(ConfigNotice::NotASection { section }.into());
                 continue;
             };
             for key in table.keys() {
                 if !keys.contains(&key.as_str()) {
-                    problems.push(format!(
-                        "`.codesmith/config.toml`: [{section}] has no setting `{key}`; it is \
-                         ignored (the settings are {}).",
-                        keys.join(", ")
-                    ));
+                    problems.push(
+                        ConfigNotice::UnknownSetting {
+                            section,
+                            key: key.clone(),
+                            settings: keys.to_vec(),
+                        }
+                        .into(),
+                    );
                 }
             }
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::error::ToolError;
 use crate::fs::workspace::{Workspace, WsPath};
+use crate::notice::{Notice, SessionNotice};
 use crate::output::ToolOutput;
 use crate::session::approval::ApprovalRequest;
 use crate::session::config::Config;
@@ -45,7 +46,7 @@ pub struct Context {
     session: crate::session::state::SessionFile,
     /// Notices from opening the session (the recorded cwd was gone), for the call's result.
     /// Also the config's problems, once it is loaded (the network policy's readers).
-    opening_notices: RefCell<Vec<String>>,
+    opening_notices: RefCell<Vec<Notice>>,
 }
 
 impl Context {
@@ -57,15 +58,22 @@ impl Context {
         let state = State::new(root.join(".codesmith"), global.session.clone()).with_tool(tool.name());
         let mut opening_notices = Vec::new();
         let trusted = crate::session::trust::load_checked(state.dir()).unwrap_or_else(|parse_error| {
-            opening_notices.push(crate::session::trust::corrupt_notice(&parse_error));
+            // Given on every call that reads the file, until it is fixed.
+            opening_notices.push(
+                SessionNotice::TrustListUnparsable {
+                    error: parse_error.to_string(),
+                }
+                .into(),
+            );
             Vec::new()
         });
         if let Err(parse_error) = crate::session::approval::persisted_checked(state.dir()) {
-            opening_notices.push(format!(
-                "`.codesmith/approvals.json` does not parse ({parse_error}), so no approvals \
-                 persisted for the workspace apply until it is fixed. Ask the user to fix the file \
-                 (a JSON list of approval ids) or delete it."
-            ));
+            opening_notices.push(
+                SessionNotice::ApprovalsUnparsable {
+                    error: parse_error.to_string(),
+                }
+                .into(),
+            );
         }
         let mut workspace = Workspace::new(root, trusted);
         let (session, corrupt) = state.load_session_checked();
@@ -78,7 +86,11 @@ impl Context {
             let cwd = workspace.root().join(&session.cwd);
             workspace.set_cwd(&cwd);
             if workspace.cwd() == workspace.root() {
-                opening_notices.push(cwd_lost(&session.cwd, &cwd));
+                let lost = SessionNotice::CwdLost {
+                    recorded: session.cwd.clone(),
+                    exists: cwd.exists(),
+                };
+                opening_notices.push(lost.into());
                 // Recorded, so the notice is given once and later calls start from the root.
                 let _ = state.update_session(|session| session.cwd = ".".to_string());
             }
@@ -118,7 +130,7 @@ impl Context {
     }
 
     /// Takes the notices from opening the session, for a command that builds its own result.
-    pub fn take_opening_notices(&mut self) -> Vec<String> {
+    pub fn take_opening_notices(&mut self) -> Vec<Notice> {
         self.opening_notices.take()
     }
 
@@ -195,19 +207,6 @@ impl Context {
             || self.session.approvals.contains(&id)
             || crate::session::approval::persisted(self.state.dir()).contains(&id)
     }
-}
-
-/// The notice for a recorded cwd that can no longer be used.
-fn cwd_lost(recorded: &str, path: &std::path::Path) -> String {
-    let why = if path.exists() {
-        "is no longer inside the workspace or a trusted directory"
-    } else {
-        "no longer exists"
-    };
-    format!(
-        "The session cwd `{recorded}` {why}, so the cwd is now the workspace root: relative paths \
-         resolve from there. To work in another directory, use exec_shell with `cd DIR`."
-    )
 }
 
 fn workspace_root(global: &Global) -> Result<PathBuf, ToolError> {

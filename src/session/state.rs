@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::fs::atomic::{write_atomically, WriteOptions};
+use crate::notice::{Notice, SessionNotice};
 
 /// The session file. Unknown fields are carried through a rewrite untouched.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -69,7 +70,7 @@ pub struct State {
     /// The tool of the call, for the checkpoints it records.
     tool: &'static str,
     /// Notices raised deep inside a call (a checkpoint that could not be recorded), for its result.
-    notices: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    notices: std::rc::Rc<std::cell::RefCell<Vec<Notice>>>,
 }
 
 impl State {
@@ -93,12 +94,12 @@ impl State {
     }
 
     /// Adds a notice to the call's result.
-    pub fn add_notice(&self, notice: String) {
-        self.notices.borrow_mut().push(notice);
+    pub fn add_notice(&self, notice: impl Into<Notice>) {
+        self.notices.borrow_mut().push(notice.into());
     }
 
     /// The notices added so far, taken.
-    pub fn take_notices(&self) -> Vec<String> {
+    pub fn take_notices(&self) -> Vec<Notice> {
         self.notices.take()
     }
 
@@ -128,7 +129,7 @@ impl State {
     /// types) is a fresh session too, but its bytes are first kept beside it as
     /// `<name>.json.corrupt` (the next write would otherwise destroy the only copy), and the
     /// second value is the notice saying so.
-    pub fn load_session_checked(&self) -> (SessionFile, Option<String>) {
+    pub fn load_session_checked(&self) -> (SessionFile, Option<Notice>) {
         let fresh = || SessionFile {
             cwd: default_cwd(),
             ..SessionFile::default()
@@ -142,21 +143,19 @@ impl State {
             Err(err) => err,
         };
         let name = format!("{}.json", self.session);
-        let kept = match write_atomically(
+        let copy_failed = write_atomically(
             &path.with_file_name(format!("{name}.corrupt")),
             &bytes,
             WriteOptions::STATE_FILE,
-        ) {
-            Ok(()) => format!("its bytes were kept in `.codesmith/sessions/{name}.corrupt`"),
-            Err(keep_err) => format!("keeping a copy failed ({keep_err})"),
+        )
+        .err()
+        .map(|keep_err| keep_err.to_string());
+        let notice = SessionNotice::SessionFileReset {
+            name,
+            error: err.to_string(),
+            copy_failed,
         };
-        let notice = format!(
-            "The session file `.codesmith/sessions/{name}` does not parse ({err}); {kept}. The \
-             session was reset: its cwd is the workspace root and its pending and granted \
-             approvals are gone, so an action approved before must be approved again. Files read \
-             before are still on record."
-        );
-        (fresh(), Some(notice))
+        (fresh(), Some(notice.into()))
     }
 
     /// Read-modify-write of the session file under an exclusive lock, so parallel invocations

@@ -23,15 +23,6 @@ pub fn load_checked(state_dir: &Path) -> Result<Vec<PathBuf>, serde_json::Error>
     serde_json::from_slice::<Vec<PathBuf>>(&bytes)
 }
 
-/// The notice for a `trust.json` that does not parse, given on every call that reads it.
-pub fn corrupt_notice(parse_error: &serde_json::Error) -> String {
-    format!(
-        "`.codesmith/trust.json` does not parse ({parse_error}), so no trusted paths outside the \
-         workspace apply until it is fixed. Ask the user to fix the file (a JSON list of absolute \
-         directory paths) or delete it and `codesmith trust add DIR` again."
-    )
-}
-
 /// Loads the roots about to be rewritten: a `trust.json` that does not parse is refused rather
 /// than overwritten, since rewriting it would drop the user's entries.
 fn load_for_change(state: &State) -> Result<Vec<PathBuf>, ToolError> {

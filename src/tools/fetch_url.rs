@@ -8,6 +8,7 @@ use crate::error::ToolError;
 use crate::net::body::Format;
 use crate::net::fetch::{self, Fetched, Request};
 use crate::net::{scrub, Policy, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_BYTES_CAP, MAX_TIMEOUT_MS};
+use crate::notice::{ConfigNotice, NetNotice, Notice, ReadMore};
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
@@ -122,7 +123,12 @@ fn run_inner(args: FetchUrlArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
         .inspect_err(|error| audit_refusal(ctx, &args.url, error))?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {
-        notices.push(format!("network policy: {problem}."));
+        notices.push(
+            ConfigNotice::NetworkPolicy {
+                problem: problem.clone(),
+            }
+            .into(),
+        );
     }
     let format = match args.format {
         FetchFormat::Markdown => Format::Markdown,
@@ -179,7 +185,7 @@ fn status_line(fetched: &Fetched, success: bool) -> String {
     format!("{head}{shown}\n")
 }
 
-fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<String>) -> ToolOutput {
+fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec<Notice>) -> ToolOutput {
     let success = (200..400).contains(&fetched.status);
     let mut output = status_line(&fetched, success);
     if !fetched.redirects.is_empty() {
@@ -202,20 +208,19 @@ fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec
         output.push_str(&fetched.rendered.text);
     }
     if fetched.truncated {
-        let bigger = (request.max_bytes as u64 * 4).min(MAX_BYTES_CAP);
-        let more = if (request.max_bytes as u64) < MAX_BYTES_CAP {
-            format!(" To read more, call fetch_url with url=\"{requested}\" max_bytes={bigger}.")
-        } else {
-            " That is the largest body fetch_url reads.".to_string()
-        };
-        let truncated = format!(
-            "the body is longer than max_bytes={}; only its first {} bytes were read.{more}",
-            request.max_bytes, fetched.bytes_read
-        );
-        output.push_str(&format!("\n\n[truncated: {truncated}]"));
+        let more = ((request.max_bytes as u64) < MAX_BYTES_CAP).then(|| ReadMore {
+            url: requested.to_string(),
+            max_bytes: (request.max_bytes as u64 * 4).min(MAX_BYTES_CAP),
+        });
+        let truncated = Notice::from(NetNotice::Truncated {
+            max_bytes: request.max_bytes,
+            bytes_read: fetched.bytes_read,
+            more,
+        });
+        output.push_str(&format!("\n\n[{truncated}]"));
         // Also first among the notices: a long output is cut at the envelope's cap, and with it
         // the line above.
-        notices.insert(0, format!("truncated: {truncated}"));
+        notices.insert(0, truncated);
     }
     notices.extend(fetched.notices.iter().cloned());
     let redirects: Vec<Value> = fetched.redirects.iter().map(|r| json!(r)).collect();

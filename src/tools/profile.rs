@@ -12,6 +12,7 @@
 //! since a misread allow-list must not turn into "everything".
 
 use crate::error::ToolError;
+use crate::notice::ConfigNotice;
 use crate::session::config::Config;
 use crate::session::context::Global;
 use crate::tools::{Capability, ToolSpec, REGISTRY};
@@ -74,28 +75,21 @@ fn config_selectors(config: &Config) -> Option<Vec<String>> {
     )
 }
 
-/// What in a `[tools]` section is not understood, one sentence each (see `Config::problems`).
-pub fn config_problems(section: &toml::Value) -> Vec<String> {
-    let file = "`.codesmith/config.toml`";
+/// What in a `[tools]` section is not understood, one notice each (see `Config::problems`).
+pub fn config_problems(section: &toml::Value) -> Vec<ConfigNotice> {
     let Some(table) = section.as_table() else {
-        return vec![format!(
-            "{file}: `tools` is not a [tools] section; it is ignored."
-        )];
+        return vec![ConfigNotice::NotASection { section: "tools" }];
     };
     let mut problems = Vec::new();
     for (key, value) in table {
         if key != "enabled" {
-            problems.push(format!(
-                "{file}: [tools] has no setting `{key}`; it is ignored (the setting is enabled)."
-            ));
+            problems.push(ConfigNotice::UnknownToolsSetting { key: key.clone() });
             continue;
         }
         let Some(list) = value.as_array().filter(|l| l.iter().all(toml::Value::is_str)) else {
-            problems.push(format!(
-                "{file}: [tools] enabled is not a list of names, so no tool is enabled. Write e.g. \
-                 enabled = [\"read_only\"], naming {}.",
-                valid_selectors()
-            ));
+            problems.push(ConfigNotice::ToolsEnabledNotAList {
+                selectors: valid_selectors(),
+            });
             continue;
         };
         for name in list
@@ -103,11 +97,10 @@ pub fn config_problems(section: &toml::Value) -> Vec<String> {
             .filter_map(toml::Value::as_str)
             .filter(|n| !is_known(n))
         {
-            problems.push(format!(
-                "{file}: [tools] enabled names `{name}`, which is neither a tool nor a capability; \
-                 it enables nothing (the names are {}).",
-                valid_selectors()
-            ));
+            problems.push(ConfigNotice::UnknownToolsName {
+                name: name.to_string(),
+                selectors: valid_selectors(),
+            });
         }
     }
     problems
@@ -198,10 +191,14 @@ mod tests {
         let broken = config("[tools]\nenabled = \"read_only\"");
         assert!(enabled(&global(None), Some(&broken)).is_empty());
         let problems = |config: &Config| config_problems(config.entry("tools").expect("[tools]"));
-        assert!(problems(&broken).iter().any(|p| p.contains("no tool is enabled")));
+        assert!(problems(&broken)
+            .iter()
+            .any(|p| p.to_string().contains("no tool is enabled")));
         let unknown = config("[tools]\nenabled = [\"read_olny\", \"read_file\"]");
         assert_eq!(names(enabled(&global(None), Some(&unknown))), ["read_file"]);
-        assert!(problems(&unknown).iter().any(|p| p.contains("`read_olny`")));
+        assert!(problems(&unknown)
+            .iter()
+            .any(|p| p.to_string().contains("`read_olny`")));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::error::ToolError;
 use crate::fs::open::open_regular_file;
 use crate::fs::textfile;
 use crate::fs::workspace::{quote_arg, WsPath};
+use crate::notice::{FileNotice, Notice};
 use crate::session::context::Context;
 use crate::session::freshness::{self, Fingerprint, HASH_LIMIT};
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
@@ -102,11 +103,12 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     } else {
         let fingerprint = read_streaming(file, &meta, &path, &mut page)?;
         if page.lossy {
-            notices.push(format!(
-                "`{}` is not valid UTF-8 on the lines shown; invalid bytes are shown as U+FFFD. \
-                 Editing it could corrupt those bytes.",
-                path.display
-            ));
+            notices.push(
+                FileNotice::NotUtf8OnLinesShown {
+                    path: path.display.clone(),
+                }
+                .into(),
+            );
             page.encoding = Some("unknown (shown lossily)".into());
         }
         fingerprint
@@ -114,12 +116,13 @@ pub fn run(args: ReadFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     // The page is what was asked for; failing to note the read (a read-only checkout, a full
     // disk) must not hide it. The edit tools will then ask for a read again, which is safe.
     if let Err(err) = freshness::record(&ctx.state, &path, fingerprint) {
-        notices.push(format!(
-            "This read could not be recorded ({}), so edit_file and apply_patch will treat `{}` \
-             as not read.",
-            err.message(),
-            path.display
-        ));
+        notices.push(
+            FileNotice::ReadNotRecorded {
+                path: path.display.clone(),
+                error: err.message(),
+            }
+            .into(),
+        );
     }
     let mut out = page.finish(&args.path);
     out.notices.extend(notices);
@@ -135,7 +138,7 @@ fn read_whole(
     meta: &fs::Metadata,
     path: &WsPath,
     page: &mut Page,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Result<Fingerprint, ToolError> {
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
@@ -144,18 +147,17 @@ fn read_whole(
         return Err(binary_error(path, meta.len()));
     }
     let decoded = textfile::decode(&bytes);
-    if let Some(note) = decoded.encoding_note() {
-        if decoded.lossy {
-            notices.push(format!(
-                "`{}` is {note}; invalid bytes are shown as U+FFFD. Editing it could corrupt those bytes.",
-                path.display
-            ));
+    if !decoded.is_utf8() {
+        let path = path.display.clone();
+        notices.push(if decoded.lossy {
+            FileNotice::NotUtf8 { path }.into()
         } else {
-            notices.push(format!(
-                "`{}` is {note}; it is shown decoded, and edits keep that encoding.",
-                path.display
-            ));
-        }
+            FileNotice::Decoded {
+                path,
+                encoding: decoded.encoding.name(),
+            }
+            .into()
+        });
         page.encoding = Some(if decoded.lossy {
             "unknown (shown lossily)".into()
         } else {

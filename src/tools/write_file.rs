@@ -9,6 +9,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::fs::beneath::Refusal;
 use crate::fs::line_endings::{self, LfText};
 use crate::fs::workspace::WsPath;
+use crate::notice::{FileNotice, Notice};
 use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
@@ -61,9 +62,9 @@ pub fn run(args: WriteFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     }
     let path = ctx.resolve_for_write(&args.path)?;
     let _lock = file_change::lock(&ctx.state, &path)?;
-    let mut notices = Vec::new();
+    let mut notices: Vec<Notice> = Vec::new();
     if let Some(target) = symlink_note(ctx, &args.path, &path) {
-        notices.push(target);
+        notices.push(target.into());
     }
     // Looked up beneath the root, as the write will be: whether the file exists decides
     // whether the freshness gate applies.
@@ -91,29 +92,29 @@ fn through_a_file(ctx: &Context, path: &WsPath) -> Option<ToolError> {
 }
 
 /// A notice when `given` is a symlink that is written through to its (in-workspace) target.
-fn symlink_note(ctx: &Context, given: &str, path: &WsPath) -> Option<String> {
+fn symlink_note(ctx: &Context, given: &str, path: &WsPath) -> Option<FileNotice> {
     let lexical = ctx.workspace.cwd().join(given);
     let meta = fs::symlink_metadata(&lexical).ok()?;
-    meta.file_type().is_symlink().then(|| {
-        format!(
-            "`{given}` is a symlink; its target `{}` was written (the link itself is unchanged).",
-            path.display
-        )
-    })
+    meta.file_type()
+        .is_symlink()
+        .then(|| FileNotice::SymlinkWrittenThrough {
+            given: given.to_string(),
+            target: path.display.clone(),
+        })
 }
 
 fn create(
     ctx: &Context,
     content: String,
     path: &WsPath,
-    mut notices: Vec<String>,
+    mut notices: Vec<Notice>,
 ) -> Result<ToolOutput, ToolError> {
     let missing_parents = missing_parent_dirs(ctx, path);
     let lines = count_lines(&content);
     let prepared = file_change::prepare_owned(path, None, content)?;
     prepared.commit(&ctx.state, None)?;
     if let Some(dirs) = missing_parents {
-        notices.push(format!("Created the missing directories `{dirs}`."));
+        notices.push(FileNotice::CreatedDirectories { dirs }.into());
     }
     let output = format!(
         "Created `{}` ({}, {}).",
@@ -134,18 +135,19 @@ fn replace(
     ctx: &Context,
     args: WriteFileArgs,
     path: &WsPath,
-    mut notices: Vec<String>,
+    mut notices: Vec<Notice>,
 ) -> Result<ToolOutput, ToolError> {
     let loaded = match file_change::load(ctx, path, &args.path) {
         Ok(loaded) => Some(loaded),
         // The old bytes are not text codesmith can decode with confidence. Replacing the whole
         // file decodes nothing, so it is safe; the new content is written as UTF-8.
         Err(err) if err.code() == ErrorCode::NotUtf8 => {
-            notices.push(format!(
-                "The old content of `{}` was not UTF-8 in an encoding codesmith could identify; the \
-                 new content is written as UTF-8.",
-                path.display
-            ));
+            notices.push(
+                FileNotice::OldContentNotUtf8 {
+                    path: path.display.clone(),
+                }
+                .into(),
+            );
             None
         }
         Err(err) => return Err(err),
@@ -197,16 +199,18 @@ fn replace(
 
 /// A file whose lines all end in CRLF stays CRLF when the new content uses bare `\n` (models
 /// write `\n`; the file's convention wins). Any other case is written as given.
-fn adapt_line_endings(loaded: Option<&LoadedFile>, content: String, notices: &mut Vec<String>) -> String {
+fn adapt_line_endings(loaded: Option<&LoadedFile>, content: String, notices: &mut Vec<Notice>) -> String {
     let Some(loaded) = loaded else {
         return content;
     };
     if loaded.endings.crlf > 0 && loaded.endings.lf == 0 && !content.contains('\r') && content.contains('\n')
     {
-        notices.push(format!(
-            "`{}` uses CRLF line endings; the new content was written with CRLF too.",
-            loaded.path.display
-        ));
+        notices.push(
+            FileNotice::CrlfKept {
+                path: loaded.path.display.clone(),
+            }
+            .into(),
+        );
         return content.replace('\n', "\r\n");
     }
     content

@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
+use crate::notice::{HistoryNotice, Notice};
 use crate::session::state::State;
 
 /// One side (before or after) of a path in a checkpoint.
@@ -76,7 +77,7 @@ pub struct Checkpoint {
     /// The checkpoints this one reverted (an undo).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undoes: Vec<u64>,
-    /// What could not be recorded (paths over the limits).
+    /// What could not be recorded (paths over the limits): the notices, as the call read them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
 }
@@ -115,10 +116,7 @@ pub fn record_or_notice(state: &State, tool: &str, summary: &str, changes: &[Cha
     match record(state, tool, summary, changes, Vec::new()) {
         Ok(recorded) => Some(recorded),
         Err(err) => {
-            state.add_notice(format!(
-                "This change was not recorded as a checkpoint, so undo cannot take it back: {}",
-                err.message()
-            ));
+            state.add_notice(HistoryNotice::ChangeNotRecorded { error: err.message() });
             None
         }
     }
@@ -156,7 +154,7 @@ pub fn record(
     tool: &str,
     summary: &str,
     changes: &[Change],
-    notices: Vec<String>,
+    notices: Vec<Notice>,
 ) -> Result<Recorded, ToolError> {
     record_undo(state, tool, summary, changes, notices, Vec::new())
 }
@@ -172,7 +170,7 @@ pub fn record_undo(
     tool: &str,
     summary: &str,
     changes: &[Change],
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     undoes: Vec<u64>,
 ) -> Result<Recorded, ToolError> {
     let fail = |err: std::io::Error| io_error(state, &err);
@@ -194,7 +192,8 @@ pub fn record_undo(
         summary: one_line(summary),
         entries,
         undoes,
-        notices,
+        // Stored as the call read them: the history tool shows them as they were said.
+        notices: crate::notice::render_all(&notices),
     };
     let bytes = serde_json::to_vec(&checkpoint).map_err(|err| fail(std::io::Error::other(err)))?;
     // The id is taken (the counter saved) before the record is written, so a call killed in

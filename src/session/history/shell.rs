@@ -37,6 +37,7 @@ use super::shadow::{GitError, Shadow, Since, TOO_LARGE};
 use super::watch::Watch;
 use super::{git_index, Change, Content};
 use crate::error::ToolError;
+use crate::notice::{HistoryNotice, Notice, RecordedSide};
 use crate::session::context::Context;
 use crate::session::state::State;
 
@@ -83,23 +84,11 @@ pub fn enabled(ctx: &Context) -> bool {
         .map_or(true, |s| s.shell)
 }
 
-/// The start of every notice of a command whose changes were not recorded.
-const NOT_RECORDED: &str = "The changes of this command were not recorded, so undo cannot take them back";
-
-/// A command's changes that were not recorded, and why; its text is the call's notice.
-#[derive(Debug, thiserror::Error)]
-#[error("{prefix}: {0}", prefix = NOT_RECORDED)]
-pub struct NotRecorded(SnapshotError);
-
 /// Why a snapshot could not be taken or its changes recorded.
 #[derive(Debug, thiserror::Error)]
 enum SnapshotError {
     #[error("{0}")]
     Lock(std::io::Error),
-    /// The lock after a command: its reason is worded as a whole notice of its own, so that
-    /// notice says twice that nothing was recorded.
-    #[error("{prefix}: {0}", prefix = NOT_RECORDED)]
-    LockAfter(std::io::Error),
     #[error("{0}")]
     Open(std::io::Error),
     /// The reason a tree too large to snapshot was given up on, as the shadow recorded it.
@@ -113,16 +102,21 @@ enum SnapshotError {
 }
 
 /// Takes the snapshot before a command; `Err` is the notice saying why it could not be.
-pub fn before(ctx: &Context) -> Result<Before, NotRecorded> {
-    let _lock = lock(&ctx.state).map_err(|err| NotRecorded(SnapshotError::Lock(err)))?;
-    let shadow = Shadow::open(&ctx.state, ctx.workspace.root())
-        .map_err(|err| NotRecorded(SnapshotError::Open(err)))?;
+pub fn before(ctx: &Context) -> Result<Before, Notice> {
+    snapshot_before(ctx).map_err(|err| not_recorded(&err))
+}
+
+fn snapshot_before(ctx: &Context) -> Result<Before, SnapshotError> {
+    let _lock = lock(&ctx.state).map_err(SnapshotError::Lock)?;
+    let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(SnapshotError::Open)?;
     if let Ok(why) = fs::read_to_string(shadow.git_dir.join(TOO_LARGE)) {
-        return Err(NotRecorded(SnapshotError::TooLarge(why)));
+        return Err(SnapshotError::TooLarge(why));
     }
-    shadow
-        .snapshot()
-        .map_err(|err| NotRecorded(SnapshotError::Git(err)))
+    Ok(shadow.snapshot()?)
+}
+
+fn not_recorded(why: &SnapshotError) -> Notice {
+    HistoryNotice::CommandNotRecorded { why: why.to_string() }.into()
 }
 
 fn lock(state: &State) -> std::io::Result<crate::session::state::Lock> {
@@ -132,10 +126,10 @@ fn lock(state: &State) -> std::io::Result<crate::session::state::Lock> {
 
 /// Takes the snapshot after a command and records what changed as a checkpoint of `tool`.
 /// Returns the notices for the call (nothing when nothing changed).
-pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<String> {
+pub fn after(ctx: &Context, before: Before, tool: &str, command: &str) -> Vec<Notice> {
     match record_after(ctx, before, tool, command) {
         Ok(notices) => notices,
-        Err(why) => vec![NotRecorded(why).to_string()],
+        Err(why) => vec![not_recorded(&why)],
     }
 }
 
@@ -144,8 +138,8 @@ fn record_after(
     before: Before,
     tool: &str,
     command: &str,
-) -> Result<Vec<String>, SnapshotError> {
-    let _lock = lock(&ctx.state).map_err(SnapshotError::LockAfter)?;
+) -> Result<Vec<Notice>, SnapshotError> {
+    let _lock = lock(&ctx.state).map_err(SnapshotError::Lock)?;
     let shadow = Shadow::open(&ctx.state, ctx.workspace.root()).map_err(SnapshotError::Open)?;
     // The tree written for the "after" is stored with the index, so the next command's
     // "before" finds it without running git when nothing changed in between.
@@ -168,11 +162,11 @@ fn record_after(
         return Ok(Vec::new());
     }
     if diffs.len() > MAX_PATHS {
-        return Ok(vec![format!(
-            "The command changed {} paths, more than the {MAX_PATHS} a checkpoint records, so its \
-             changes were not recorded and undo cannot take them back.",
-            diffs.len()
-        )]);
+        return Ok(vec![HistoryNotice::TooManyPaths {
+            count: diffs.len(),
+            max: MAX_PATHS,
+        }
+        .into()]);
     }
     let olds: Vec<&str> = diffs
         .iter()
@@ -200,7 +194,7 @@ fn changes_of<'a>(
     afters: &'a [Option<(Vec<u8>, u32)>],
     old_blobs: &'a std::collections::HashMap<String, Vec<u8>>,
     modes: Option<&std::collections::HashMap<String, u32>>,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Vec<Change<'a>> {
     let mut changes = Vec::new();
     for (diff, after) in diffs.iter().zip(afters) {
@@ -208,10 +202,12 @@ fn changes_of<'a>(
             continue;
         }
         if !is_null(&diff.old_id) && !old_blobs.contains_key(&diff.old_id) {
-            notices.push(format!(
-                "the old content of `{}` could not be read; it was not recorded.",
-                diff.path
-            ));
+            notices.push(
+                HistoryNotice::OldContentUnreadable {
+                    path: diff.path.clone(),
+                }
+                .into(),
+            );
             continue;
         }
         let before = (!is_null(&diff.old_id)).then(|| {
@@ -232,10 +228,7 @@ fn changes_of<'a>(
             .as_ref()
             .is_some_and(|b| b.parts[0].len() as u64 > MAX_FILE_BYTES)
         {
-            notices.push(format!(
-                "`{}` is over {MAX_FILE_BYTES} bytes; its old content was not recorded.",
-                diff.path
-            ));
+            notices.push(too_large(diff, RecordedSide::Old));
             continue;
         }
         changes.push(Change {
@@ -248,7 +241,7 @@ fn changes_of<'a>(
 }
 
 /// The file's bytes and mode now, as the after side; `None` when it is gone.
-fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec<u8>, u32)> {
+fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<Notice>) -> Option<(Vec<u8>, u32)> {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     if is_null(&diff.new_id) {
@@ -260,13 +253,19 @@ fn read_after(abs: &Path, diff: &Diff, notices: &mut Vec<String>) -> Option<(Vec
         return Some((target.as_os_str().as_bytes().to_vec(), 0o777));
     }
     if meta.len() > MAX_FILE_BYTES {
-        notices.push(format!(
-            "`{}` is over {MAX_FILE_BYTES} bytes; its new content was not recorded.",
-            diff.path
-        ));
+        notices.push(too_large(diff, RecordedSide::New));
         return None;
     }
     Some((fs::read(abs).ok()?, meta.permissions().mode() & 0o7777))
+}
+
+fn too_large(diff: &Diff, side: RecordedSide) -> Notice {
+    HistoryNotice::TooLargeToRecord {
+        path: diff.path.clone(),
+        max: MAX_FILE_BYTES,
+        side,
+    }
+    .into()
 }
 
 /// The permission bits of the before side: as the walk before the command saw them when it

@@ -9,6 +9,7 @@ use std::fs;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::fs::workspace::WsPath;
+use crate::notice::{FileNotice, Notice};
 use crate::session::context::Context;
 use crate::session::freshness;
 
@@ -40,18 +41,12 @@ pub(super) fn check_all(ctx: &Context, files: &[FilePatch]) -> Result<(), ToolEr
 
 /// For a dry run, which writes nothing and so needs no read: the notice naming the files that
 /// applying the patch will need read first, if any.
-pub(super) fn preview_notice(ctx: &Context, files: &[FilePatch]) -> Option<String> {
-    let calls: Vec<String> = needing_a_read(ctx, files)
+pub(super) fn preview_notice(ctx: &Context, files: &[FilePatch]) -> Option<Notice> {
+    let call_args: Vec<String> = needing_a_read(ctx, files)
         .iter()
-        .map(|(path, _)| format!("call read_file with path={}", path.call_arg()))
+        .map(|(path, _)| path.call_arg())
         .collect();
-    (!calls.is_empty()).then(|| {
-        format!(
-            "Applying this patch needs the current content of what it changes read in this \
-             session first: {}.",
-            calls.join("; ")
-        )
-    })
+    (!call_args.is_empty()).then(|| FileNotice::PatchNeedsReads { call_args }.into())
 }
 
 /// The existing files the patch changes that this session has not read, or that changed since

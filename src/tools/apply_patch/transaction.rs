@@ -21,6 +21,7 @@ use super::locate::Fuzz;
 use super::model::{FilePatch, Op};
 use crate::error::{Hint, ToolError};
 use crate::fs::workspace::WsPath;
+use crate::notice::{FileNotice, Notice};
 use crate::session::context::Context;
 use crate::tools::file_change::{self, LoadedFile};
 
@@ -105,7 +106,7 @@ pub(super) struct Plan {
     pub reports: Vec<FileReport>,
     pub diff: String,
     /// Side observations for the result (an `*** Add File` that replaced a file).
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 /// Computes every file's new content. Nothing is written.
@@ -261,11 +262,12 @@ fn replace_whole(
     let text = applied.splice.to_text("");
     plan.diff
         .push_str(&crate::fs::diff::unified(&display, &current, &text));
-    plan.notices.push(format!(
-        "`*** Add File: {}` named a file that exists, so it was replaced whole, as write_file does \
-         (this session had read it and it had not changed since).",
-        file.path
-    ));
+    plan.notices.push(
+        FileNotice::AddFileReplaced {
+            path: file.path.clone(),
+        }
+        .into(),
+    );
     let origin = plan.slots[source].current.as_ref().and_then(|c| c.origin);
     plan.slots[source].current = Some(Current {
         text: Text::Owned(text),
@@ -288,7 +290,7 @@ pub(super) struct Planning {
     pub(super) claimed_by_links: HashSet<PathBuf>,
     pub(super) reports: Vec<FileReport>,
     pub(super) diff: String,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     /// A dry run: files are loaded without the freshness gate, since nothing is written.
     preview: bool,
 }

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use crate::error::{EditForm, ToolError};
 use crate::fs::line_endings::{to_lf, LfEdit};
 use crate::fs::workspace::WsPath;
+use crate::notice::FileNotice;
 use crate::session::context::Context;
 use crate::tools::file_change;
 use crate::tools::{Capability, DataField, ToolOutput, ToolSpec};
@@ -167,9 +168,13 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
     let notes = plan.notes();
     let mut out_notices = Vec::new();
     if let Some(label) = file.encoding_label() {
-        out_notices.push(format!(
-            "`{display}` is {label}; it was edited and written back in it."
-        ));
+        out_notices.push(
+            FileNotice::EditedInEncoding {
+                path: display.to_string(),
+                label,
+            }
+            .into(),
+        );
     }
     if spells(&parts, &file.text) {
         return Ok(unchanged(display, &plan, &notes, args.dry_run));

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::net::{Decision, Policy};
+use crate::notice::{ConfigNotice, Notice, ShellNotice};
 use crate::policy::{classify, scope};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -246,7 +247,7 @@ fn validate(args: &ExecShellArgs) -> Result<(), ToolError> {
 fn read_settings(
     ctx: &Context,
     classification: &Classification,
-) -> Result<(Policy, confine::ShellSettings, Vec<String>), ToolError> {
+) -> Result<(Policy, confine::ShellSettings, Vec<Notice>), ToolError> {
     let needs_network = classification.reasons(Class::Network).is_some();
     let config = if needs_network {
         Some(ctx.config()?.clone())
@@ -259,19 +260,25 @@ fn read_settings(
         .problems()
         .iter()
         .filter(|_| needs_network)
-        .map(|problem| {
-            format!("The network policy was read narrowly: {problem}. Fix .codesmith/config.toml.")
+        .map(|problem| ConfigNotice::NetworkPolicyForShell {
+            problem: problem.clone(),
         })
-        .chain(settings.problems.iter().map(|problem| {
-            format!("The [shell] settings were read narrowly: {problem}. Fix .codesmith/config.toml.")
-        }))
+        .chain(
+            settings
+                .problems
+                .iter()
+                .map(|problem| ConfigNotice::ShellSettings {
+                    problem: problem.clone(),
+                }),
+        )
+        .map(Notice::from)
         .collect();
     Ok((policy, settings, notes))
 }
 
 /// Adopts the directory the command ended in as the session's cwd, when it lies inside; returns
 /// the `cwd is now` line, and says in `notices` why a directory was not adopted.
-fn fold_cwd(ctx: &mut Context, dir: &Path, cwd_before: &Path, notices: &mut Vec<String>) -> Option<String> {
+fn fold_cwd(ctx: &mut Context, dir: &Path, cwd_before: &Path, notices: &mut Vec<Notice>) -> Option<String> {
     match dir.canonicalize() {
         Ok(canonical) if canonical.is_dir() && ctx.workspace.is_inside(&canonical) => {
             if canonical == cwd_before {
@@ -283,24 +290,22 @@ fn fold_cwd(ctx: &mut Context, dir: &Path, cwd_before: &Path, notices: &mut Vec<
                 Ok(()) => Some(format!("cwd is now {}", ctx.workspace.display(&canonical))),
                 Err(err) => {
                     ctx.workspace.set_cwd(cwd_before);
-                    notices.push(format!(
-                        "The command ran and ended in `{}`, but the session's cwd could not be \
-                         saved, so the next call starts in `{}` again: {}",
-                        ctx.workspace.display(&canonical),
-                        ctx.workspace.display(cwd_before),
-                        err.message()
-                    ));
+                    let notice = ShellNotice::CwdNotSaved {
+                        ended: ctx.workspace.display(&canonical),
+                        stays: ctx.workspace.display(cwd_before),
+                        error: err.message(),
+                    };
+                    notices.push(notice.into());
                     None
                 }
             }
         }
         _ => {
-            notices.push(format!(
-                "The command ended in `{}`, outside the workspace, so the session's cwd stays `{}`. \
-                 Run work elsewhere with `cd DIR && ...` inside one command.",
-                dir.display(),
-                ctx.workspace.display(cwd_before)
-            ));
+            let notice = ShellNotice::EndedOutside {
+                ended: dir.display().to_string(),
+                stays: ctx.workspace.display(cwd_before),
+            };
+            notices.push(notice.into());
             None
         }
     }
@@ -339,7 +344,7 @@ fn sandbox_hint(
 pub fn snapshot_before(
     ctx: &Context,
     class: Class,
-) -> Option<Result<crate::session::history::shell::Before, crate::session::history::shell::NotRecorded>> {
+) -> Option<Result<crate::session::history::shell::Before, Notice>> {
     if class == Class::ReadOnly || !crate::session::history::shell::enabled(ctx) {
         return None;
     }
@@ -349,14 +354,12 @@ pub fn snapshot_before(
 /// Records what the command changed since `snapshot`; the notices for the call.
 fn snapshot_after(
     ctx: &Context,
-    snapshot: Option<
-        Result<crate::session::history::shell::Before, crate::session::history::shell::NotRecorded>,
-    >,
+    snapshot: Option<Result<crate::session::history::shell::Before, Notice>>,
     command: &str,
-) -> Vec<String> {
+) -> Vec<Notice> {
     match snapshot {
         None => Vec::new(),
-        Some(Err(not_recorded)) => vec![not_recorded.to_string()],
+        Some(Err(not_recorded)) => vec![not_recorded],
         Some(Ok(before)) => crate::session::history::shell::after(ctx, before, "exec_shell", command),
     }
 }

@@ -25,6 +25,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::fs::workspace::{quote_arg, Workspace};
+use crate::notice::{DriftedFile, Notice, ShellNotice};
 use crate::session::freshness::{self, Fingerprint, Record};
 use crate::session::journal::{self, Line};
 use crate::session::state::State;
@@ -41,7 +42,7 @@ enum Drift {
 }
 
 /// Re-checks the session's recently read files; returns the notice for newly drifted ones, if any.
-pub fn probe(state: &State, workspace: &Workspace) -> Option<String> {
+pub fn probe(state: &State, workspace: &Workspace) -> Option<Notice> {
     let root = workspace.root();
     let lines = journal::recent(state, journal::RECENT);
     if lines.is_empty() {
@@ -236,38 +237,25 @@ fn uncertain(stat: &Stat, line: &Line) -> bool {
     stat.ctime_ns > line.mtime_ns + SAME_TICK_NS || (line.recorded_at_ns - line.mtime_ns).abs() < SAME_TICK_NS
 }
 
-fn notice(drifted: &[(String, Drift)], workspace: &Workspace) -> String {
-    let shown: Vec<String> = drifted
+fn notice(drifted: &[(String, Drift)], workspace: &Workspace) -> Notice {
+    let shown = drifted
         .iter()
         .take(NOTICE_PATHS)
-        .map(|(path, drift)| match drift {
-            Drift::Changed => format!("{path} (changed)"),
-            Drift::Deleted => format!("{path} (deleted)"),
+        .map(|(path, drift)| DriftedFile {
+            path: path.clone(),
+            deleted: *drift == Drift::Deleted,
         })
         .collect();
-    let more = drifted.len().saturating_sub(NOTICE_PATHS);
-    let tail = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    let mut text = format!(
-        "Files you read changed on disk since: {}{tail}.",
-        shown.join(", ")
-    );
-    if let Some((first, _)) = drifted.iter().find(|(_, drift)| *drift == Drift::Changed) {
-        // Named so that it resolves from the session cwd, like every suggested call.
-        let path = quote_arg(&workspace.call_path_of(first));
-        text.push_str(&format!(
-            " Your copy of the changed ones is stale: call read_file on them (e.g. read_file with \
-             path={path}) before editing them."
-        ));
+    // Named so that it resolves from the session cwd, like every suggested call.
+    let reread_arg = drifted
+        .iter()
+        .find(|(_, drift)| *drift == Drift::Changed)
+        .map(|(first, _)| quote_arg(&workspace.call_path_of(first)));
+    ShellNotice::FilesDrifted {
+        shown,
+        more: drifted.len().saturating_sub(NOTICE_PATHS),
+        reread_arg,
+        any_deleted: drifted.iter().any(|(_, drift)| *drift == Drift::Deleted),
     }
-    if drifted.iter().any(|(_, drift)| *drift == Drift::Deleted) {
-        text.push_str(
-            " The deleted ones no longer exist: do not edit them from memory; write_file creates a \
-             file anew if it should exist.",
-        );
-    }
-    text
+    .into()
 }

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::{Hint, ToolError};
+use crate::notice::SearchNotice;
 use crate::session::context::Context;
 use crate::symbols::index::{self, Index, Refresh, View};
 use crate::symbols::{languages, Symbol};
@@ -218,7 +219,7 @@ pub fn run(args: FindSymbolArgs, ctx: &mut Context) -> Result<ToolOutput, ToolEr
             drop(view);
             index.reset().map_err(io_error)?;
             (view, refresh) = index.refresh(&sources, &prefix, walk_started).map_err(io_error)?;
-            notices.push("The symbol index in .codesmith/index/ was unreadable and was rebuilt.".to_string());
+            notices.push(SearchNotice::SymbolIndexRebuilt.into());
             index.lookup(&view, &key).unwrap_or_default()
         }
     };

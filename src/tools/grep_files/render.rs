@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::search::{Found, Query, RowKind};
 use super::{GrepFilesArgs, OutputMode, MAX_RESULTS_CAP};
 use crate::error::ToolError;
+use crate::notice::SearchNotice;
 use crate::output::plural;
 use crate::session::context::Context;
 use crate::tools::ToolOutput;
@@ -209,10 +210,9 @@ pub(super) fn render(
         out = out.with("ignored_files", hidden_by_rules);
     }
     if found.errors > 0 {
-        out = out.with("unreadable", found.errors).notice(format!(
-            "{} could not be read (permissions or a race with a deletion) and were not searched.",
-            plural(found.errors, "path", "paths")
-        ));
+        out = out
+            .with("unreadable", found.errors)
+            .notice(SearchNotice::Unreadable { count: found.errors });
     }
     out
 }

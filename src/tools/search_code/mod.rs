@@ -13,6 +13,7 @@ use crate::error::{Hint, ToolError};
 use crate::fs::walk::GlobFilter;
 use crate::fs::workspace::quote_arg;
 use crate::fs::workspace::WsPath;
+use crate::notice::{Notice, SearchNotice};
 use crate::session::context::Context;
 use crate::symbols::search::{self, fusion, rank, tokens, SearchIndex, TextFile};
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
@@ -198,7 +199,7 @@ fn by_meaning(
     loaded: &[(String, Vec<search::chunks::Chunk>)],
     lexical: Vec<rank::Scored>,
     query: &str,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> (Vec<rank::Scored>, Ranking, usize) {
     let Some(model) = settings
         .model
@@ -209,11 +210,12 @@ fn by_meaning(
     };
     let embedded = session.embed_missing(model, walked);
     let Some(query_vector) = model.embedder().embed(query) else {
-        notices.push(format!(
-            "The embedding model knows none of the words of {}, so this search ranked by words \
-             alone; to search by meaning, describe the code in plain English words.",
-            quote_arg(query)
-        ));
+        notices.push(
+            SearchNotice::NoKnownWords {
+                query_arg: quote_arg(query),
+            }
+            .into(),
+        );
         return (lexical, Ranking::Lexical, embedded);
     };
     let semantic = semantic(session, model, loaded, &query_vector);

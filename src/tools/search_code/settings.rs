@@ -14,6 +14,7 @@
 
 use std::path::Path;
 
+use crate::notice::{Notice, SearchNotice};
 use crate::session::config::Config;
 use crate::session::context::Context;
 use crate::symbols::embed::{Model, ModelError};
@@ -53,7 +54,7 @@ pub(super) fn resolve(
     config: &Config,
     workspace_root: &Path,
     state_dir: &Path,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Resolved {
     let section = config.section("search");
     let setting = |key: &str| section.and_then(|table| table.get(key));
@@ -63,20 +64,24 @@ pub(super) fn resolve(
             .into_iter()
             .find(|r| Some(r.as_str()) == value.as_str());
         if asked.is_none() {
-            notices.push(format!(
-                "`.codesmith/config.toml`: [search] ranking = {value} is not a ranking; it is ignored \
-                 (the rankings are \"hybrid\", \"embedding\" and \"lexical\")."
-            ));
+            notices.push(
+                SearchNotice::UnknownRanking {
+                    value: value.to_string(),
+                }
+                .into(),
+            );
         }
     }
     let model_setting = match setting("model") {
         None => None,
         Some(toml::Value::String(path)) if !path.is_empty() => Some(path.clone()),
         Some(value) => {
-            notices.push(format!(
-                "`.codesmith/config.toml`: [search] model = {value} is not a path; it is ignored. \
-                 Write the model's directory as a string, e.g. model = \"models/potion-base-8M\"."
-            ));
+            notices.push(
+                SearchNotice::ModelNotAPath {
+                    value: value.to_string(),
+                }
+                .into(),
+            );
             None
         }
     };
@@ -88,12 +93,12 @@ pub(super) fn resolve(
     };
     let Some(path) = model_setting else {
         if let Some(ranking) = asked.filter(|r| *r != Ranking::Lexical) {
-            notices.push(format!(
-                "`.codesmith/config.toml`: [search] ranking = \"{}\" needs an embedding model; ranked \
-                 by words alone. Set [search] model to a model2vec model's directory (see \
-                 docs/GUIDE.md, \"Search by meaning\").",
-                ranking.as_str()
-            ));
+            notices.push(
+                SearchNotice::RankingNeedsModel {
+                    ranking: ranking.as_str(),
+                }
+                .into(),
+            );
         }
         return resolved;
     };
@@ -110,13 +115,14 @@ pub(super) fn resolve(
             resolved.model = Some(model);
         }
         Err(error) => {
-            notices.push(format!(
-                "search_code ranked by words alone: the embedding model `.codesmith/config.toml` names \
-                 ([search] model = \"{path}\") cannot be used: `{}` {}. Put a model2vec model's \
-                 model.safetensors and tokenizer.json there, or correct or remove the setting (see \
-                 docs/GUIDE.md, \"Search by meaning\").",
-                error.file, error.problem
-            ));
+            notices.push(
+                SearchNotice::ModelUnusable {
+                    setting: path,
+                    file: error.file.clone(),
+                    problem: error.problem.clone(),
+                }
+                .into(),
+            );
             resolved.error = Some(error);
         }
     }
@@ -128,7 +134,7 @@ const NO_MODEL_MARK: &str = "search-no-model-notice";
 
 /// The notice, once per session, that no model is set and how to set one: the count line of
 /// every search says it ranked by words; the way to rank by meaning is said once.
-pub(super) fn no_model_notice(ctx: &Context) -> Option<String> {
+pub(super) fn no_model_notice(ctx: &Context) -> Option<Notice> {
     if ctx.session().reminders.contains_key(NO_MODEL_MARK) {
         return None;
     }
@@ -137,10 +143,5 @@ pub(super) fn no_model_notice(ctx: &Context) -> Option<String> {
             .reminders
             .insert(NO_MODEL_MARK.to_string(), serde_json::Value::Bool(true));
     });
-    Some(
-        "search_code ranks by words alone here: no embedding model is set. To find code by meaning \
-         too, set [search] model in .codesmith/config.toml to a model2vec model's directory (see \
-         docs/GUIDE.md, \"Search by meaning\"). (Said once per session.)"
-            .to_string(),
-    )
+    Some(SearchNotice::NoModel.into())
 }

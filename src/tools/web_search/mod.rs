@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::error::ToolError;
 use crate::net::{fetch, scrub, Policy};
+use crate::notice::ConfigNotice;
 use crate::session::context::Context;
 use crate::tools::{Cap, Capability, DataField, ToolOutput, ToolSpec};
 
@@ -136,7 +137,12 @@ fn search(
     let request = provider::request(settings, query, count, key)?;
     let policy = Policy::load(ctx.config()?);
     for problem in policy.problems() {
-        notices.push(format!("network policy: {problem}."));
+        notices.push(
+            ConfigNotice::NetworkPolicy {
+                problem: problem.clone(),
+            }
+            .into(),
+        );
     }
     let fetched = fetch::fetch(ctx, &policy, &request)?;
     let name = settings.provider.name();

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::net::Decision;
+use crate::notice::{Notice, ShellNotice};
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -306,7 +307,7 @@ fn writable_display(ctx: &Context, confinement: &Confinement) -> Vec<String> {
 }
 
 /// The notice, once per session, that commands run with less than the full sandbox.
-pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<String> {
+pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<Notice> {
     let unavailable = report.unavailable();
     if unavailable.is_empty() || ctx.session().reminders.contains_key(NOTICE_MARK) {
         return None;
@@ -316,16 +317,7 @@ pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<String> {
             .reminders
             .insert(NOTICE_MARK.to_string(), Value::Bool(true));
     });
-    let what: Vec<String> = unavailable
-        .iter()
-        .map(|(name, why)| format!("{name} ({why})"))
-        .collect();
-    Some(format!(
-        "Commands run without part of the kernel sandbox here: {}. What is missing is guarded by \
-         the command classifier alone; data.sandbox says what holds for each command. (Said once \
-         per session.)",
-        what.join("; ")
-    ))
+    Some(ShellNotice::WeakerSandbox { missing: unavailable }.into())
 }
 
 /// The request as it held: a protection whose layers were missing is taken out, so a stop is

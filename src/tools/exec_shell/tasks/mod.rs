@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::fs::atomic::{write_atomically, WriteOptions};
 use crate::net::Decision;
+use crate::notice::{Notice, ShellNotice};
 use crate::policy::classify::Class;
 use crate::session::context::Context;
 use crate::tools::exec_shell::confine::{self, ShellSettings};
@@ -152,7 +153,7 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let mut snapshot_notes = Vec::new();
     match crate::tools::exec_shell::snapshot_before(ctx, class) {
         Some(Ok(before)) => fs::write(dir.join("snapshot"), before.tree).map_err(fail)?,
-        Some(Err(not_recorded)) => snapshot_notes.push(not_recorded.to_string()),
+        Some(Err(not_recorded)) => snapshot_notes.push(not_recorded),
         None => {}
     }
     let mut env = confinement.env();
@@ -204,7 +205,8 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
-        out.notices.push(line.trim_end().to_string());
+        out.notices
+            .push(ShellNotice::SandboxLine(line.trim_end().to_string()).into());
     }
     if !confinement.held_back.is_empty() {
         out = out.with("env_held_back", confinement.held_back.clone());
@@ -476,7 +478,7 @@ struct Cursor {
 
 /// Records the checkpoint of a finished task, once: the first call to see it ended claims the
 /// snapshot taken when it started (by renaming it) and compares the workspace with it now.
-pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<String> {
+pub fn record_finished(ctx: &Context, dir: &Path) -> Vec<Notice> {
     let claimed = dir.join("snapshot.taken");
     if fs::rename(dir.join("snapshot"), &claimed).is_err() {
         return Vec::new();

@@ -1,0 +1,90 @@
+//! Notices: the side observations a result carries beside its output ("this file changed since
+//! you read it", "the value was held inside its cap"). A notice is a value, built where the
+//! thing happened from the data that describes it; its words are written here alone, one family
+//! per file, and a notice becomes text only at the edge (the envelope, an error's `Note:`
+//! lines, a checkpoint's record). So a notice reads the same wherever it is raised, and a
+//! change of wording is a change to one file.
+//!
+//! The variants carry plain data: paths as results show them, counts, names, limits, and the
+//! text of an error that caused them. A few carry a phrase worded elsewhere, each saying so in
+//! its doc comment: a config reader's description of what it dropped
+//! ([`ConfigNotice::NetworkPolicy`] and its kin) and the sandbox line of a command's output
+//! ([`ShellNotice::SandboxLine`]).
+
+use std::fmt;
+
+mod args;
+mod config;
+mod file;
+mod history;
+mod net;
+mod search;
+mod session;
+mod shell;
+
+pub use args::ArgsNotice;
+pub use config::ConfigNotice;
+pub use file::FileNotice;
+pub use history::{HistoryNotice, RecordedSide};
+pub use net::{NetNotice, ReadMore};
+pub use search::SearchNotice;
+pub use session::SessionNotice;
+pub use shell::{DriftedFile, ShellNotice};
+
+/// A notice, by family. Every family converts into it (`From`), so a producer writes
+/// `FileNotice::CrlfKept { path }.into()` or hands the family value to a function taking
+/// `impl Into<Notice>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    Args(ArgsNotice),
+    File(FileNotice),
+    Search(SearchNotice),
+    Shell(ShellNotice),
+    Net(NetNotice),
+    Session(SessionNotice),
+    History(HistoryNotice),
+    Config(ConfigNotice),
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::Args(notice) => notice.fmt(f),
+            Notice::File(notice) => notice.fmt(f),
+            Notice::Search(notice) => notice.fmt(f),
+            Notice::Shell(notice) => notice.fmt(f),
+            Notice::Net(notice) => notice.fmt(f),
+            Notice::Session(notice) => notice.fmt(f),
+            Notice::History(notice) => notice.fmt(f),
+            Notice::Config(notice) => notice.fmt(f),
+        }
+    }
+}
+
+macro_rules! family {
+    ($family:ident => $variant:ident) => {
+        impl From<$family> for Notice {
+            fn from(notice: $family) -> Notice {
+                Notice::$variant(notice)
+            }
+        }
+    };
+}
+
+family!(ArgsNotice => Args);
+family!(FileNotice => File);
+family!(SearchNotice => Search);
+family!(ShellNotice => Shell);
+family!(NetNotice => Net);
+family!(SessionNotice => Session);
+family!(HistoryNotice => History);
+family!(ConfigNotice => Config);
+
+/// Notices as the text a person or model reads, in order.
+pub fn render_all(notices: &[Notice]) -> Vec<String> {
+    notices.iter().map(Notice::to_string).collect()
+}
+
+#[cfg(test)]
+#[path = "notice/tests.rs"]
+mod tests;
