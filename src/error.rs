@@ -33,6 +33,7 @@ pub use hint::Hint;
 pub use matches::{line_list, Forgiven};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use no_match::{LinePrefix, NoMatchCause, NumberedMiss, RangeEndMiss, Unprefixed, WhitespaceDiff};
+pub use search::{SearchSetting, UnreadableAnswer};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
 pub use session::{NearMiss, Untranslatable};
