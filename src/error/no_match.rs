@@ -41,10 +41,16 @@ pub enum NoMatchCause {
     EmptyFile,
     /// Every line of the search carries a line-number prefix of one form, the numbers
     /// increasing; `then` says what the numbers name.
-    Numbered { prefix: LinePrefix, then: NumberedMiss },
+    Numbered {
+        prefix: LinePrefix,
+        then: NumberedMiss,
+    },
     /// Only the first line carries a read_file or `→` prefix; `at` is where the text occurs
     /// without it.
-    FirstLineNumbered { prefix: LinePrefix, at: Option<usize> },
+    FirstLineNumbered {
+        prefix: LinePrefix,
+        at: Option<usize>,
+    },
     /// Every line carries a prefix, but the numbers do not increase (they are listed as given);
     /// `named` are the file lines some of them name, with their text.
     OutOfOrder {
@@ -68,7 +74,9 @@ pub enum NoMatchCause {
     },
     /// Every line is in the file, but not together; `first_at` are the lines (up to five)
     /// where the first one occurs.
-    NotOneBlock { first_at: Vec<usize> },
+    NotOneBlock {
+        first_at: Vec<usize>,
+    },
 }
 
 /// What the numbers of a fully prefixed search name.
@@ -78,9 +86,16 @@ pub enum NumberedMiss {
     Elsewhere(usize),
     NotConsecutive,
     /// The first number is past the file's `lines`.
-    PastEnd { lines: usize, first: usize },
+    PastEnd {
+        lines: usize,
+        first: usize,
+    },
     /// Line `line` of the file is `now`, not the search's first line `was`.
-    Changed { line: usize, now: String, was: String },
+    Changed {
+        line: usize,
+        now: String,
+        was: String,
+    },
 }
 
 /// An out-of-order prefixed search without its prefixes.
@@ -96,7 +111,11 @@ pub enum Unprefixed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WhitespaceDiff {
     /// The first differing pair, trimmed: file line `line` is `file`, the search has `search`.
-    Line { line: usize, file: String, search: String },
+    Line {
+        line: usize,
+        file: String,
+        search: String,
+    },
     /// The search has `search` lines where the file has `file`.
     Breaks { search: usize, file: usize },
     /// The lines pair up and no trimmed pair differs.
@@ -152,7 +171,11 @@ impl NoMatchCause {
                 message
             }
             NoMatchCause::NotOneBlock { first_at } => {
-                let lines = first_at.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+                let lines = first_at
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 format!(
                     "Every line of {what} is in the file, but not as one block in this order (its first \
                      line is at line {lines}). Something between them differs: re-read the region, or \
@@ -179,7 +202,10 @@ fn numbered(prefix: LinePrefix, then: &NumberedMiss, what: &str) -> String {
             " Without them the text occurs at line {line}, not at the lines the numbers name."
         ),
         NumberedMiss::NotConsecutive => {
-            write!(text, " The numbers are not consecutive, so they do not name one block of lines.")
+            write!(
+                text,
+                " The numbers are not consecutive, so they do not name one block of lines."
+            )
         }
         NumberedMiss::PastEnd { lines, first } => write!(
             text,

@@ -8,12 +8,23 @@ use super::{ErrorCode, Field, ToolError};
 /// TOML value: a string in quotes); `reason` is the URL parser's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchSetting<'a> {
-    UnknownProvider { value: &'a str },
-    EndpointNotString { value: &'a str },
+    UnknownProvider {
+        value: &'a str,
+    },
+    EndpointNotString {
+        value: &'a str,
+    },
     /// The provider has no public endpoint, and none is set.
-    NoEndpoint { provider: &'a str },
-    EndpointNotAbsolute { endpoint: &'a str, reason: &'a str },
-    EndpointNotHttp { endpoint: &'a str },
+    NoEndpoint {
+        provider: &'a str,
+    },
+    EndpointNotAbsolute {
+        endpoint: &'a str,
+        reason: &'a str,
+    },
+    EndpointNotHttp {
+        endpoint: &'a str,
+    },
 }
 
 /// Why a provider's 2xx answer cannot be read; `reason` is the JSON parser's.

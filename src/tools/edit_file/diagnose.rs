@@ -114,7 +114,8 @@ fn out_of_order_numbers(hay: &str, index: &LineIndex, search: &str) -> Option<Di
             (Unprefixed::At(line), Some(line))
         }
         None => {
-            let rest = whitespace_only(hay, index, &stripped).unwrap_or_else(|| missing_line(hay, index, &stripped));
+            let rest =
+                whitespace_only(hay, index, &stripped).unwrap_or_else(|| missing_line(hay, index, &stripped));
             (Unprefixed::Missing(rest.cause), rest.near_line)
         }
     };
@@ -213,10 +214,12 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnos
                 .zip(&pattern.lines)
                 .enumerate()
                 .find(|(_, (file_line, search_line))| file_line.trim() != search_line.trim())
-                .map_or(WhitespaceDiff::Unseen, |(k, (file_line, search_line))| WhitespaceDiff::Line {
-                    line: i + 1 + k,
-                    file: file_line.trim().to_string(),
-                    search: search_line.trim().to_string(),
+                .map_or(WhitespaceDiff::Unseen, |(k, (file_line, search_line))| {
+                    WhitespaceDiff::Line {
+                        line: i + 1 + k,
+                        file: file_line.trim().to_string(),
+                        search: search_line.trim().to_string(),
+                    }
                 })
         } else {
             WhitespaceDiff::Breaks {

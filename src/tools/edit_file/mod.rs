@@ -370,9 +370,7 @@ fn plan_range(
     let index = match (starts.len(), args.occurrence) {
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
-        (_, None) => {
-            return Err(ToolError::ambiguous_range_start(display, &start_lines))
-        }
+        (_, None) => return Err(ToolError::ambiguous_range_start(display, &start_lines)),
     };
     let begin = starts[index].clone();
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
