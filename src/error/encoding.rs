@@ -157,3 +157,62 @@ impl ToolError {
         .with(Field::Encoding, encoding)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool_id::ToolId;
+
+    fn file() -> FileRef<'static> {
+        FileRef {
+            display: "a b.txt",
+            call_arg: "\"a b.txt\"".to_string(),
+            shell_word: "'a b.txt'".to_string(),
+        }
+    }
+
+    #[test]
+    fn an_undecodable_file_names_the_encoding_iconv_converts_from() {
+        let unidentified = ToolError::not_utf8(
+            &file(),
+            ToolId::EditFile,
+            Undecodable::Unidentified,
+            "'a b.txt.utf8'",
+        );
+        assert_eq!(
+            unidentified.message(),
+            "`a b.txt` is not valid UTF-8, and its encoding could not be identified with confidence, so \
+             edit_file will not change it: writing a guess back could corrupt every non-ASCII byte. If you \
+             know its encoding, convert it to UTF-8 with exec_shell (for example `iconv -f LATIN1 -t UTF-8 \
+             'a b.txt' > 'a b.txt.utf8' && mv 'a b.txt.utf8' 'a b.txt'`), then call read_file with \
+             path=\"a b.txt\" and retry."
+        );
+        let why = Undecodable::NoRoundTrip {
+            encoding: "Shift_JIS",
+        };
+        let no_round_trip = ToolError::not_utf8(&file(), ToolId::EditFile, why, "'a b.txt.utf8'");
+        assert!(
+            no_round_trip.message().starts_with(
+                "`a b.txt` looks like Shift_JIS, but does not convert to text and back byte for byte, so \
+                 edit_file will not change it"
+            ),
+            "{}",
+            no_round_trip.message()
+        );
+        assert!(no_round_trip
+            .message()
+            .contains("`iconv -f Shift_JIS -t UTF-8 'a b.txt' >"));
+    }
+
+    #[test]
+    fn an_unencodable_character_is_named_with_its_line_when_found() {
+        let named = ToolError::unencodable(&file(), "'x.utf8'", "windows-1252", Some(('漢', 2)));
+        assert!(named
+            .message()
+            .starts_with("`漢` (U+6F22) on line 2 of the new text cannot be written in windows-1252,"));
+        let unnamed = ToolError::unencodable(&file(), "'x.utf8'", "windows-1252", None);
+        assert!(unnamed.message().starts_with(
+            "a character of the new text cannot be written in windows-1252, the encoding of `a b.txt`;"
+        ));
+    }
+}

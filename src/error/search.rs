@@ -130,3 +130,24 @@ impl ToolError {
         .with(Field::Provider, provider)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_answers_say_what_was_wrong_with_the_body() {
+        let not_json =
+            ToolError::web_search_unreadable("brave", UnreadableAnswer::NotJson { reason: "EOF at 1" });
+        assert_eq!(
+            not_json.message(),
+            "web_search via `brave` got an answer it cannot read (the body is not JSON: EOF at 1). Retrying \
+             will most likely give the same; check the endpoint in [web_search], or call fetch_url on a page \
+             whose address you know."
+        );
+        let no_list = ToolError::web_search_unreadable("tavily", UnreadableAnswer::NoResultList);
+        assert!(no_list
+            .message()
+            .contains("cannot read (no result list in the JSON)."));
+    }
+}
