@@ -16,6 +16,7 @@ mod net;
 mod no_match;
 mod patch_text;
 mod question;
+mod regex;
 mod search;
 mod search_code;
 mod session;
@@ -36,6 +37,7 @@ pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use no_match::{LinePrefix, NoMatchCause, NumberedMiss, RangeEndMiss, Unprefixed, WhitespaceDiff};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
+pub use regex::RegexRefusal;
 pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
 
