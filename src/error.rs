@@ -6,28 +6,39 @@ use serde_json::{Map, Value};
 mod arguments;
 mod call;
 mod change;
+mod encoding;
 mod field;
 mod file;
 mod hint;
 pub mod hunk;
+mod matches;
 mod net;
+mod no_match;
 mod patch_text;
 mod question;
+mod regex;
 mod search;
 mod search_code;
 mod session;
+mod special_file;
 mod state;
+mod task;
 mod tools;
 
 pub use arguments::GlobError;
 pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
+pub use encoding::{StrayBytes, StrayRun, Undecodable};
 pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
+pub use matches::{line_list, Forgiven};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
+pub use no_match::{LinePrefix, NoMatchCause, NumberedMiss, RangeEndMiss, Unprefixed, WhitespaceDiff};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
+pub use regex::RegexRefusal;
+pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
@@ -468,6 +479,92 @@ mod tests {
         assert!(
             found.is_empty(),
             "ToolError::new outside src/error/ (add a named constructor there instead): {found:?}"
+        );
+    }
+
+    /// The arguments of every `ToolError::` constructor call in `code`, as (line, constructor,
+    /// arguments): the text between the call's parentheses, brackets balanced.
+    fn constructor_calls(code: &str) -> Vec<(usize, String, String)> {
+        let mut found = Vec::new();
+        for (at, _) in code.match_indices("ToolError::") {
+            let rest = &code[at + "ToolError::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some(args) = rest[name.len()..].strip_prefix('(') else {
+                continue;
+            };
+            let mut depth = 1usize;
+            let end = args
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' | '[' | '{' => depth += 1,
+                        ')' | ']' | '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(args.len(), |(i, _)| i);
+            let line = code[..at].matches('\n').count() + 1;
+            found.push((line, name, args[..end].to_string()));
+        }
+        found
+    }
+
+    /// Every `ToolError::` constructor call under `dir` with `format!` among its arguments,
+    /// as "file:line: constructor".
+    fn composed_arguments(dir: &std::path::Path, found: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                composed_arguments(&path, found);
+                continue;
+            }
+            let name = path.to_string_lossy().to_string();
+            if !name.ends_with(".rs") || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for (line, constructor, args) in constructor_calls(production_code(&text)) {
+                // A call argument quoted whole, as the next call would spell it, is allowed.
+                let composed = args.matches("format!(").count() > args.matches("quote_arg(&format!(").count();
+                if composed {
+                    found.push(format!("{name}:{line}: ToolError::{constructor}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn constructor_calls_reads_nested_arguments() {
+        let code = "x\nErr(ToolError::a(&b(c), [d]))?;\nToolError::io(&format!(\"{}\", e), f)\n";
+        assert_eq!(
+            constructor_calls(code),
+            vec![
+                (2, "a".to_string(), "&b(c), [d]".to_string()),
+                (3, "io".to_string(), "&format!(\"{}\", e), f".to_string())
+            ]
+        );
+    }
+
+    /// A tool passes the facts of a refusal, never its words: text composed with `format!`
+    /// and handed to a constructor would be a message worded where it happens. The one
+    /// exception is a call argument the caller quotes (`quote_arg(&format!(..))`), since the
+    /// quoting lives in `crate::fs`, which this layer may not name.
+    #[test]
+    fn tools_pass_facts_to_error_constructors() {
+        let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+        let mut found = Vec::new();
+        composed_arguments(&tools, &mut found);
+        assert!(
+            found.is_empty(),
+            "ToolError constructors given text composed with format! (pass the data; word it in \
+             src/error/): {found:#?}"
         );
     }
 
