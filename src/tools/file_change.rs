@@ -121,8 +121,7 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
             MAX_FILE_BYTES,
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)
+    let bytes = crate::fs::read_whole::read_whole(&mut file, meta.len())
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
     // Binary first: read_file refuses binary files, so "read it first" would be a dead end.
     if textfile::is_binary(&bytes) {
