@@ -201,8 +201,8 @@ fn adapt_line_endings(loaded: Option<&LoadedFile>, content: String, notices: &mu
     let Some(loaded) = loaded else {
         return content;
     };
-    if loaded.endings.crlf > 0 && loaded.endings.lf == 0 && !content.contains('\r') && content.contains('\n')
-    {
+    let endings = loaded.endings();
+    if endings.crlf > 0 && endings.lf == 0 && !content.contains('\r') && content.contains('\n') {
         notices.push(format!(
             "`{}` uses CRLF line endings; the new content was written with CRLF too.",
             loaded.path.display
