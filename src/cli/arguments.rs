@@ -138,7 +138,11 @@ pub(super) fn read_stdin_text(what: &str) -> Result<String, ToolError> {
     // Redirected from a file (`< args.json`), stdin says how long it is: one buffer of that
     // size, rather than one grown by doubling from 32 bytes (a read and a copy per doubling).
     let mut stdin = std::io::stdin();
-    let meta = stdin.as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(|f| f.metadata());
+    let meta = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata());
     if let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) {
         bytes.reserve(usize::try_from(meta.len()).unwrap_or(0));
     }

@@ -288,3 +288,26 @@ pub fn current_umask() -> u32 {
         old as u32
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_of_parts_empty_ones_among_them_are_written_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("spliced.txt");
+        // More parts than one writev takes (IOV_MAX is 1024), of uneven sizes.
+        let owned: Vec<Vec<u8>> = (0..3000u32)
+            .map(|i| match i % 4 {
+                0 => Vec::new(),
+                _ => format!("part {i}\n").repeat((i % 7) as usize).into_bytes(),
+            })
+            .collect();
+        let parts: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        write_atomically_parts(&path, &parts, WriteOptions::STATE_FILE).expect("write");
+        assert_eq!(fs::read(&path).expect("read"), parts.concat());
+        write_atomically_parts(&path, &[], WriteOptions::STATE_FILE).expect("write nothing");
+        assert_eq!(fs::read(&path).expect("read"), b"");
+    }
+}

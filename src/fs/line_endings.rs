@@ -270,7 +270,9 @@ mod tests {
     fn every_newline_is_found_once_in_order() {
         for len in [0usize, 1, 63, 64, 65, 127, 128, 200, 1000] {
             for step in [1usize, 2, 3, 17, 64, 65] {
-                let bytes: Vec<u8> = (0..len).map(|i| if i % step == 0 { b'\n' } else { b'x' }).collect();
+                let bytes: Vec<u8> = (0..len)
+                    .map(|i| if i % step == 0 { b'\n' } else { b'x' })
+                    .collect();
                 let mut found = Vec::new();
                 for_each_newline(&bytes, |pos| found.push(pos));
                 let want: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();

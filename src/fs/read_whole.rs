@@ -31,6 +31,7 @@ pub fn read_whole(file: &mut fs::File, len: u64) -> io::Result<Vec<u8>> {
 }
 
 /// Faults in the whole pages within `len` bytes at `start`, as huge pages where possible.
+#[cfg(target_os = "linux")]
 fn prefault(start: *mut u8, len: usize) {
     // SAFETY: sysconf only reads a system constant.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
@@ -50,6 +51,10 @@ fn prefault(start: *mut u8, len: usize) {
         libc::madvise(addr, span, libc::MADV_POPULATE_WRITE);
     }
 }
+
+/// Elsewhere the read faults page by page.
+#[cfg(not(target_os = "linux"))]
+fn prefault(_start: *mut u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {

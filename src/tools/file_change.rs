@@ -471,10 +471,12 @@ fn record_checkpoint(
         .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode, _)| *mode);
     let change = crate::session::history::Change {
         path: path.display.clone(),
-        before: before.as_ref().map(|(bytes, mode, digest)| crate::session::history::Content {
-            digest: *digest,
-            ..crate::session::history::Content::file(bytes, *mode)
-        }),
+        before: before
+            .as_ref()
+            .map(|(bytes, mode, digest)| crate::session::history::Content {
+                digest: *digest,
+                ..crate::session::history::Content::file(bytes, *mode)
+            }),
         after: Some(crate::session::history::Content {
             parts: after.to_vec(),
             mode: after_mode & 0o7777,

@@ -4,7 +4,8 @@
 //! The name is the content's XXH3-128, 32 hex digits (in the pack's 32-byte hash slot, the
 //! last 16 bytes zero). It is fast (a checkpoint of a large file hashes it twice: the content
 //! before, stored, and the content after, kept as a hash to check that undo finds what the
-//! change left), and it is not what keeps one content from standing for another: a content
+//! change left; each pass also yields the XXH3-64 of the file's freshness fingerprint, see
+//! [`digest_and_xxh3_64`]), and it is not what keeps one content from standing for another: a content
 //! whose name is already in the pack is compared with the stored bytes before it is taken as
 //! stored, and one that differs (a collision, made on purpose) is named by its SHA-256 instead,
 //! 64 hex digits, as every blob was in histories written before this naming. So a restore
@@ -106,7 +107,9 @@ mod tests {
 
     #[test]
     fn one_pass_gives_the_name_and_the_fingerprint_hash() {
-        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let bytes: Vec<u8> = (0..100_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         for len in [0, 1, 16, 17, 128, 129, 240, 241, 1024, 1025, 99_999] {
             let content = &bytes[..len];
             let (name, fast) = digest_and_xxh3_64(&[content]);

@@ -80,7 +80,6 @@ impl NewBytes {
         }
         true
     }
-
 }
 
 /// How apply_patch writes: atomically (temp file, rename), without fsync — the same guarantee
