@@ -526,6 +526,22 @@ enum Final {
     Spliced(Splice),
 }
 
+/// A file's bytes as loaded (shared by the steps that need them) and their name in the
+/// history, hashed when they were loaded.
+type Old = (Rc<Vec<u8>>, [u8; 32]);
+
+/// Moves each slot's loaded bytes out of it.
+fn take_olds(slots: &mut [Slot]) -> Vec<Option<Old>> {
+    slots
+        .iter_mut()
+        .map(|slot| {
+            let loaded = slot.loaded.take()?;
+            let digest = loaded.digest();
+            Some((Rc::new(loaded.into_bytes()), digest))
+        })
+        .collect()
+}
+
 /// Turns the plan into byte-level steps: each final text encoded in its file's encoding and
 /// passed through the syntax gate (`file_change::prepare`). A splice of a plain UTF-8 file
 /// that no gate parses stays a splice (its bytes are written part by part). Files whose bytes
@@ -560,14 +576,7 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
             (Some(_), None) => Final::Bytes(Vec::new()),
         });
     }
-    let olds: Vec<Option<(Rc<Vec<u8>>, [u8; 32])>> = slots
-        .iter_mut()
-        .map(|slot| {
-            let loaded = slot.loaded.take()?;
-            let digest = loaded.digest();
-            Some((Rc::new(loaded.into_bytes()), digest))
-        })
-        .collect();
+    let olds = take_olds(&mut slots);
     let mut steps = Vec::new();
     for (i, (slot, fin)) in slots.into_iter().zip(finals).enumerate() {
         let bytes = match fin {
