@@ -190,6 +190,47 @@ fn to_rewinds_several_checkpoints_all_or_nothing() {
 }
 
 #[test]
+fn a_large_patched_file_comes_back_byte_for_byte_through_undo_and_redo() {
+    // Over 2 MiB (read into huge pages), patched as a splice written in thousands of parts;
+    // its "before" and "after" hashed once each for the checkpoint and the fingerprint.
+    let ws = Ws::new();
+    let original: String = (1..=120_000)
+        .map(|i| format!("line {i:06}: some text\n"))
+        .collect();
+    assert!(original.len() > 2 * 1024 * 1024);
+    ws.write("big.txt", &original);
+    ws.read_via_tool("big.txt");
+    let mut patch = String::from("--- a/big.txt\n+++ b/big.txt\n");
+    let mut patched = original.clone();
+    for n in [2, 60_000, 119_999] {
+        let line = |i: usize| format!("line {i:06}: some text");
+        patch.push_str(&format!(
+            "@@ -{} +{} @@\n {}\n-{}\n+{} (changed)\n {}\n",
+            format_args!("{},3", n - 1),
+            format_args!("{},3", n - 1),
+            line(n - 1),
+            line(n),
+            line(n),
+            line(n + 1)
+        ));
+        patched = patched.replace(&format!("{}\n", line(n)), &format!("{} (changed)\n", line(n)));
+    }
+    ws.call("apply_patch", json!({"patch": patch})).ok();
+    assert!(ws.read("big.txt") == patched.as_bytes(), "the patch applied");
+    // The fingerprint written with the patch is the file's: the next edit needs no read.
+    edit(&ws, "big.txt", "line 000010: some text", "line 000010: edited").ok();
+    let edited = patched.replace("line 000010: some text", "line 000010: edited");
+    assert!(ws.read("big.txt") == edited.as_bytes(), "the edit applied");
+    ws.run(&["undo"]).ok();
+    assert!(ws.read("big.txt") == patched.as_bytes(), "the edit undone");
+    ws.run(&["undo", "1"]).ok();
+    assert!(ws.read("big.txt") == original.as_bytes(), "the patch undone");
+    let out = ws.run(&["undo"]).ok();
+    assert_eq!(out.data()["undone"], json!([4]));
+    assert!(ws.read("big.txt") == patched.as_bytes(), "the patch redone");
+}
+
+#[test]
 fn undo_of_an_undo_redoes_the_change() {
     let ws = Ws::new();
     ws.write("a.txt", "one\n");

@@ -133,8 +133,20 @@ fn typed_flag_value(kind: FlagKind, text: String) -> Value {
 }
 
 pub(super) fn read_stdin_text(what: &str) -> Result<String, ToolError> {
+    use std::os::fd::AsFd;
     let mut bytes = Vec::new();
-    std::io::stdin()
+    // Redirected from a file (`< args.json`), stdin says how long it is: one buffer of that
+    // size, rather than one grown by doubling from 32 bytes (a read and a copy per doubling).
+    let mut stdin = std::io::stdin();
+    let meta = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata());
+    if let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) {
+        bytes.reserve(usize::try_from(meta.len()).unwrap_or(0));
+    }
+    stdin
         .read_to_end(&mut bytes)
         .map_err(|err| ToolError::unreadable_stdin(what, Some(&err)))?;
     let text = String::from_utf8(bytes).map_err(|_| ToolError::unreadable_stdin(what, None))?;

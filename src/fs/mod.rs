@@ -6,6 +6,7 @@ pub mod beneath;
 pub mod diff;
 pub mod line_endings;
 pub mod open;
+pub mod read_whole;
 pub mod similar_paths;
 pub mod syntax_gate;
 pub mod textfile;

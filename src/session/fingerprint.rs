@@ -91,19 +91,13 @@ impl Fingerprint {
         }
     }
 
-    /// [`Fingerprint::of_content`] of content given as consecutive parts (the same hash).
-    pub fn of_parts(meta: &fs::Metadata, parts: &[&[u8]]) -> Fingerprint {
-        let hash = (meta.len() <= HASH_LIMIT).then(|| {
-            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-            for part in parts {
-                hasher.update(part);
-            }
-            format!("{:016x}", hasher.digest())
-        });
+    /// [`Fingerprint::of_content`] of content whose XXH3-64 is known already (see
+    /// [`crate::session::history::blobs::digest_and_xxh3_64`]).
+    pub fn with_xxh3_64(meta: &fs::Metadata, xxh3_64: u64) -> Fingerprint {
         Fingerprint {
             mtime_ns: mtime_ns(meta),
             len: meta.len(),
-            hash,
+            hash: (meta.len() <= HASH_LIMIT).then(|| format!("{xxh3_64:016x}")),
         }
     }
 

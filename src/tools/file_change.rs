@@ -63,7 +63,9 @@ pub struct LoadedFile {
     /// False for a legacy encoding guessed from little evidence. Such a file may still be
     /// edited, but only with characters it already holds (see [`prepare`]).
     pub encoding_confident: bool,
-    pub endings: EndingProfile,
+    /// The XXH3-128 of [`LoadedFile::bytes`]: their name in the history, hashed in the pass
+    /// that fingerprinted them (see `history::blobs::digest_and_xxh3_64`).
+    digest: [u8; 32],
 }
 
 impl LoadedFile {
@@ -72,9 +74,20 @@ impl LoadedFile {
         self.raw.as_deref().unwrap_or(self.text.as_bytes())
     }
 
+    /// The name of [`LoadedFile::bytes`] in the history (`history::blobs::digest`).
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
+    }
+
     /// The exact bytes on disk, by value.
     pub fn into_bytes(self) -> Vec<u8> {
         self.raw.unwrap_or_else(|| self.text.into_bytes())
+    }
+
+    /// How the text's lines end. Counted when asked (a scan of the whole text, which
+    /// apply_patch, keeping each line's own ending, never needs).
+    pub fn endings(&self) -> EndingProfile {
+        EndingProfile::of(&self.text)
     }
 
     /// The LF view of the text, for matching; splice edits through it to keep the endings.
@@ -121,8 +134,7 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
             MAX_FILE_BYTES,
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)
+    let bytes = crate::fs::read_whole::read_whole(&mut file, meta.len())
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
     // Binary first: read_file refuses binary files, so "read it first" would be a dead end.
     if textfile::is_binary(&bytes) {
@@ -132,7 +144,8 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
     // the bytes already in hand, so a large file is read and hashed once; only on a mismatch
     // does the full check run, for the right error (`not_read`, `stale`), and if the file on
     // disk matches after all, it changed while this call was reading it.
-    let read_now = Fingerprint::of_content(&meta, &bytes);
+    let (digest, xxh3_64) = crate::session::history::blobs::digest_and_xxh3_64(&[&bytes]);
+    let read_now = Fingerprint::with_xxh3_64(&meta, xxh3_64);
     let recorded = freshness::lookup(&ctx.state, &path.display);
     if fresh && !recorded.is_some_and(|r| r.fingerprint.same_content(&read_now)) {
         freshness::check(&ctx.state, path, ctx.tool)?;
@@ -162,7 +175,6 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
     if decoded.lossy || !round_trips(&decoded, on_disk) {
         return Err(not_utf8(path, ctx.tool, &decoded, on_disk));
     }
-    let endings = EndingProfile::of(&decoded.text);
     let encoding_confident =
         decoded.encoding == encoding_rs::UTF_8 || decoded.bom || convincing(&decoded.text);
     Ok(LoadedFile {
@@ -171,8 +183,8 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
         text: decoded.text,
         encoding: decoded.encoding,
         bom: decoded.bom,
-        endings,
         raw,
+        digest,
     })
 }
 
@@ -375,7 +387,8 @@ fn write_parts(
     parts: &[&[u8]],
     before: Option<&LoadedFile>,
 ) -> Result<(), ToolError> {
-    let recorded = record_checkpoint(state, path, parts, before)?;
+    let (digest, xxh3_64) = crate::session::history::blobs::digest_and_xxh3_64(parts);
+    let recorded = record_checkpoint(state, path, parts, digest, before)?;
     let meta =
         crate::fs::atomic::write_beneath(path, parts, crate::fs::atomic::WriteOptions::USER_FILE, None)
             .map_err(|refusal| {
@@ -390,34 +403,35 @@ fn write_parts(
                     error
                 }
             })?;
-    freshness::record(state, path, Fingerprint::of_parts(&meta, parts))
+    freshness::record(state, path, Fingerprint::with_xxh3_64(&meta, xxh3_64))
 }
 
-/// Records the checkpoint of a write (the file's bytes and mode now, and `after`), before
-/// anything is written. The file is reached beneath the roots, as the write will be; its bytes
+/// Records the checkpoint of a write (the file's bytes and mode now, and `after`, whose
+/// digest is `after_digest`), before anything is written. The file is reached beneath the roots, as the write will be; its bytes
 /// now are `loaded`'s when given (the freshness check made sure they are the file's, and the
 /// file lock keeps them so), else read from it.
 fn record_checkpoint(
     state: &State,
     path: &WsPath,
     after: &[&[u8]],
+    after_digest: [u8; 32],
     loaded: Option<&LoadedFile>,
 ) -> Result<Option<crate::session::history::Recorded>, ToolError> {
     use std::borrow::Cow;
     use std::os::unix::fs::PermissionsExt;
     let before = match path.open(libc::O_RDONLY | libc::O_NONBLOCK) {
         Ok(mut file) => {
-            let read = |file: &mut fs::File| -> std::io::Result<(Cow<'_, [u8]>, u32)> {
+            type Before<'b> = (Cow<'b, [u8]>, u32, Option<[u8; 32]>);
+            let read = |file: &mut fs::File| -> std::io::Result<Before<'_>> {
                 let mode = file.metadata()?.permissions().mode();
-                let bytes = match loaded {
-                    Some(loaded) => Cow::Borrowed(loaded.bytes()),
+                Ok(match loaded {
+                    Some(loaded) => (Cow::Borrowed(loaded.bytes()), mode, Some(loaded.digest)),
                     None => {
                         let mut bytes = Vec::new();
                         file.read_to_end(&mut bytes)?;
-                        Cow::Owned(bytes)
+                        (Cow::Owned(bytes), mode, None)
                     }
-                };
-                Ok((bytes, mode))
+                })
             };
             Some(read(&mut file).map_err(|err| ToolError::io(&path.display, "read", &err))?)
         }
@@ -426,16 +440,20 @@ fn record_checkpoint(
     };
     let after_mode = before
         .as_ref()
-        .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode)| *mode);
+        .map_or(crate::fs::atomic::new_file_mode(false), |(_, mode, _)| *mode);
     let change = crate::session::history::Change {
         path: path.display.clone(),
         before: before
             .as_ref()
-            .map(|(bytes, mode)| crate::session::history::Content::file(bytes, *mode)),
+            .map(|(bytes, mode, digest)| crate::session::history::Content {
+                digest: *digest,
+                ..crate::session::history::Content::file(bytes, *mode)
+            }),
         after: Some(crate::session::history::Content {
             parts: after.to_vec(),
             mode: after_mode & 0o7777,
             symlink: false,
+            digest: Some(after_digest),
         }),
     };
     let summary = format!("{} {}", state.tool(), path.display);

@@ -203,8 +203,8 @@ fn adapt_line_endings(loaded: Option<&LoadedFile>, content: String, notices: &mu
     let Some(loaded) = loaded else {
         return content;
     };
-    if loaded.endings.crlf > 0 && loaded.endings.lf == 0 && !content.contains('\r') && content.contains('\n')
-    {
+    let endings = loaded.endings();
+    if endings.crlf > 0 && endings.lf == 0 && !content.contains('\r') && content.contains('\n') {
         notices.push(
             FileNotice::CrlfKept {
                 path: loaded.path.display.clone(),

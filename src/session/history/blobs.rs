@@ -4,7 +4,8 @@
 //! The name is the content's XXH3-128, 32 hex digits (in the pack's 32-byte hash slot, the
 //! last 16 bytes zero). It is fast (a checkpoint of a large file hashes it twice: the content
 //! before, stored, and the content after, kept as a hash to check that undo finds what the
-//! change left), and it is not what keeps one content from standing for another: a content
+//! change left; each pass also yields the XXH3-64 of the file's freshness fingerprint, see
+//! [`digest_and_xxh3_64`]), and it is not what keeps one content from standing for another: a content
 //! whose name is already in the pack is compared with the stored bytes before it is taken as
 //! stored, and one that differs (a collision, made on purpose) is named by its SHA-256 instead,
 //! 64 hex digits, as every blob was in histories written before this naming. So a restore
@@ -24,6 +25,20 @@ pub fn digest(parts: &[&[u8]]) -> [u8; 32] {
     let mut out = [0u8; 32];
     out[..16].copy_from_slice(&hasher.digest128().to_le_bytes());
     out
+}
+
+/// [`digest`] of consecutive parts and their XXH3-64 (the hash a freshness fingerprint holds,
+/// see [`crate::session::fingerprint`]), from one pass over the bytes: XXH3 derives its 64- and
+/// 128-bit results from the same accumulators, so a content both fingerprinted and
+/// checkpointed (a file loaded for change, the new bytes of a write) is hashed once.
+pub fn digest_and_xxh3_64(parts: &[&[u8]]) -> ([u8; 32], u64) {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    let mut out = [0u8; 32];
+    out[..16].copy_from_slice(&hasher.digest128().to_le_bytes());
+    (out, hasher.digest())
 }
 
 /// The SHA-256 of consecutive parts: the name of a content whose XXH3-128 names another.
@@ -89,6 +104,21 @@ pub fn read(state: &State, name: &str) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_gives_the_name_and_the_fingerprint_hash() {
+        let bytes: Vec<u8> = (0..100_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for len in [0, 1, 16, 17, 128, 129, 240, 241, 1024, 1025, 99_999] {
+            let content = &bytes[..len];
+            let (name, fast) = digest_and_xxh3_64(&[content]);
+            assert_eq!(name, digest(&[content]), "{len}");
+            assert_eq!(fast, xxhash_rust::xxh3::xxh3_64(content), "{len}");
+            let parts: Vec<&[u8]> = content.chunks(7).collect();
+            assert_eq!(digest_and_xxh3_64(&parts), (name, fast), "{len} in parts");
+        }
+    }
 
     #[test]
     fn names_round_trip_and_say_their_hash() {

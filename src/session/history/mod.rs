@@ -87,6 +87,9 @@ pub struct Content<'a> {
     pub parts: Vec<&'a [u8]>,
     pub mode: u32,
     pub symlink: bool,
+    /// The parts' [`blobs::digest`] when the caller has it already (hashed in the pass that
+    /// fingerprinted them, see [`blobs::digest_and_xxh3_64`]); `None`: computed here.
+    pub digest: Option<[u8; 32]>,
 }
 
 impl<'a> Content<'a> {
@@ -95,7 +98,21 @@ impl<'a> Content<'a> {
             parts: vec![bytes],
             mode: mode & 0o7777,
             symlink: false,
+            digest: None,
         }
+    }
+
+    /// [`Content::file`] whose [`blobs::digest`] is known.
+    pub fn file_with_digest(bytes: &'a [u8], mode: u32, digest: [u8; 32]) -> Content<'a> {
+        Content {
+            digest: Some(digest),
+            ..Content::file(bytes, mode)
+        }
+    }
+
+    /// The parts' [`blobs::digest`]: the one given, or computed.
+    fn digest(&self) -> [u8; 32] {
+        self.digest.unwrap_or_else(|| blobs::digest(&self.parts))
     }
 }
 
@@ -181,7 +198,7 @@ pub fn record_undo(
         .map(|change| Entry {
             path: change.path.clone(),
             before: change.before.as_ref().map(|c| stage(&store.pack, &mut items, c)),
-            after: change.after.as_ref().map(|c| side(c, blobs::digest(&c.parts))),
+            after: change.after.as_ref().map(|c| side(c, c.digest())),
         })
         .collect();
     let checkpoint = Checkpoint {
@@ -218,7 +235,7 @@ pub fn record_undo(
 /// `items` holds them already. A name already taken by other bytes (see [`blobs`]) gives way
 /// to the content's SHA-256.
 fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Content<'a>) -> Side {
-    let fast = blobs::digest(&content.parts);
+    let fast = content.digest();
     let digest = match held(pack, items, &fast, &content.parts) {
         Some(false) => blobs::sha256(&content.parts),
         _ => fast,

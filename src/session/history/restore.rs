@@ -268,11 +268,16 @@ pub fn load_blobs(ctx: &Context, steps: &mut [Step]) -> Result<(), ToolError> {
 
 /// The revert as a checkpoint's changes: from what is there now to what comes back.
 pub fn changes(steps: &[Step]) -> Vec<Change<'_>> {
+    // Both sides' names were taken from these very bytes (what is there now was hashed when it
+    // was read, a blob was checked against its name), so an XXH3-128 name is their digest.
     fn content<'a>(bytes: &'a [u8], side: &Side) -> Content<'a> {
         Content {
             parts: vec![bytes],
             mode: side.mode,
             symlink: side.symlink,
+            digest: (side.blob.len() == 32)
+                .then(|| blobs::from_hex(&side.blob))
+                .flatten(),
         }
     }
     steps

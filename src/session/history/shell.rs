@@ -217,12 +217,14 @@ fn changes_of<'a>(
                 parts: vec![bytes],
                 mode,
                 symlink: diff.old_mode == "120000",
+                digest: None,
             }
         });
         let after = after.as_ref().map(|(bytes, mode)| Content {
             parts: vec![bytes.as_slice()],
             mode: *mode,
             symlink: diff.new_mode == "120000",
+            digest: None,
         });
         if before
             .as_ref()

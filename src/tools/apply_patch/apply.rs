@@ -33,7 +33,7 @@ impl<'a> FileText<'a> {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         let (mut crlf, mut lf) = (0usize, 0usize);
         let mut start = 0;
-        for pos in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        crate::fs::line_endings::for_each_newline(text.as_bytes(), |pos| {
             starts.push(start as u32);
             if pos > start && text.as_bytes()[pos - 1] == b'\r' {
                 crlf += 1;
@@ -41,7 +41,7 @@ impl<'a> FileText<'a> {
                 lf += 1;
             }
             start = pos + 1;
-        }
+        });
         if start < text.len() {
             starts.push(start as u32);
         }

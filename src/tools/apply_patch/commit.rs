@@ -2,7 +2,6 @@
 //! in reverse order — created files removed, replaced and deleted ones written back with their
 //! old bytes and mode, removed or moved symlinks put back — so the tree is left as it was found.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -27,11 +26,14 @@ pub(super) enum Step {
         bytes: NewBytes,
         mode: Option<u32>,
         old: Rc<Vec<u8>>,
+        /// `old`'s name in the history (`history::blobs::digest`), hashed when it was loaded.
+        old_digest: [u8; 32],
         old_mode: u32,
     },
     Delete {
         path: WsPath,
         old: Rc<Vec<u8>>,
+        old_digest: [u8; 32],
         old_mode: u32,
     },
 }
@@ -58,6 +60,12 @@ impl NewBytes {
         }
     }
 
+    /// The history's name for these bytes and their XXH3-64 (a fingerprint's hash), from one
+    /// pass (`history::blobs::digest_and_xxh3_64`).
+    fn hashes(&self) -> ([u8; 32], u64) {
+        crate::session::history::blobs::digest_and_xxh3_64(&self.parts())
+    }
+
     pub(super) fn equals(&self, other: &[u8]) -> bool {
         if self.len() != other.len() {
             return false;
@@ -71,19 +79,6 @@ impl NewBytes {
             rest = tail;
         }
         true
-    }
-
-    /// The fingerprint of these bytes as written, under `meta`.
-    fn fingerprint(&self, meta: &fs::Metadata) -> Fingerprint {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        for part in self.parts() {
-            hasher.update(part);
-        }
-        Fingerprint {
-            mtime_ns: freshness::mtime_ns(meta),
-            len: meta.len(),
-            hash: (meta.len() <= freshness::HASH_LIMIT).then(|| format!("{:016x}", hasher.digest())),
-        }
     }
 }
 
@@ -99,7 +94,15 @@ const WRITE: WriteOptions = WriteOptions {
 /// Writes the plan: each step atomic; on a failure, the steps already taken are undone in
 /// reverse order. Refreshes the session's fingerprints of every file written.
 pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
-    let changes = checkpoint_changes(&steps);
+    // The new bytes are hashed once, for both the checkpoint and the fingerprint.
+    let hashes: Vec<Option<([u8; 32], u64)>> = steps
+        .iter()
+        .map(|step| match step {
+            Step::Create { bytes, .. } | Step::Replace { bytes, .. } => Some(bytes.hashes()),
+            Step::Link(_) | Step::Delete { .. } => None,
+        })
+        .collect();
+    let changes = checkpoint_changes(&steps, &hashes);
     let recorded = record_checkpoint(ctx, &changes);
     let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
@@ -126,12 +129,13 @@ pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
             }
         }
     }
-    for step in &steps {
+    for (step, hashes) in steps.iter().zip(&hashes) {
         match step {
-            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
+            Step::Create { path, .. } | Step::Replace { path, .. } => {
                 let written = path.open(libc::O_RDONLY | libc::O_NONBLOCK);
-                if let Ok(meta) = written.map_err(std::io::Error::from).and_then(|f| f.metadata()) {
-                    freshness::record(&ctx.state, path, bytes.fingerprint(&meta))?;
+                let meta = written.map_err(std::io::Error::from).and_then(|f| f.metadata());
+                if let (Ok(meta), Some((_, xxh3_64))) = (meta, hashes) {
+                    freshness::record(&ctx.state, path, Fingerprint::with_xxh3_64(&meta, *xxh3_64))?;
                 }
             }
             Step::Delete { path, .. } => freshness::forget(&ctx.state, &path.display),
@@ -141,8 +145,12 @@ pub(super) fn commit(ctx: &Context, steps: Vec<Step>) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Every path's bytes and mode before and after the patch, for its checkpoint.
-fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>> {
+/// Every path's bytes and mode before and after the patch, for its checkpoint; `hashes` are
+/// the new bytes' of each step (see [`NewBytes::hashes`]).
+fn checkpoint_changes<'s>(
+    steps: &'s [Step],
+    hashes: &[Option<([u8; 32], u64)>],
+) -> Vec<crate::session::history::Change<'s>> {
     use crate::session::history::{Change, Content};
     use std::os::unix::ffi::OsStrExt;
     fn link(target: &Path) -> Content<'_> {
@@ -150,11 +158,13 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>
             parts: vec![target.as_os_str().as_bytes()],
             mode: 0o777,
             symlink: true,
+            digest: None,
         }
     }
     let new_mode = crate::fs::atomic::new_file_mode(false);
     let mut changes = Vec::new();
-    for step in steps {
+    for (step, hashes) in steps.iter().zip(hashes) {
+        let new_digest = hashes.map(|(digest, _)| digest);
         match step {
             Step::Link(LinkStep::Remove(l)) => changes.push(Change {
                 path: l.path.display.clone(),
@@ -180,6 +190,7 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>
                     parts: bytes.parts(),
                     mode: mode.unwrap_or(new_mode) & 0o7777,
                     symlink: false,
+                    digest: new_digest,
                 }),
             }),
             Step::Replace {
@@ -187,19 +198,26 @@ fn checkpoint_changes(steps: &[Step]) -> Vec<crate::session::history::Change<'_>
                 bytes,
                 mode,
                 old,
+                old_digest,
                 old_mode,
             } => changes.push(Change {
                 path: path.display.clone(),
-                before: Some(Content::file(old, *old_mode)),
+                before: Some(Content::file_with_digest(old, *old_mode, *old_digest)),
                 after: Some(Content {
                     parts: bytes.parts(),
                     mode: mode.unwrap_or(*old_mode) & 0o7777,
                     symlink: false,
+                    digest: new_digest,
                 }),
             }),
-            Step::Delete { path, old, old_mode } => changes.push(Change {
+            Step::Delete {
+                path,
+                old,
+                old_digest,
+                old_mode,
+            } => changes.push(Change {
                 path: path.display.clone(),
-                before: Some(Content::file(old, *old_mode)),
+                before: Some(Content::file_with_digest(old, *old_mode, *old_digest)),
                 after: None,
             }),
         }
@@ -308,7 +326,9 @@ fn undo(ctx: &Context, step: &Step, created_dirs: &[PathBuf]) -> Result<(), NotR
         Step::Replace {
             path, old, old_mode, ..
         }
-        | Step::Delete { path, old, old_mode } => {
+        | Step::Delete {
+            path, old, old_mode, ..
+        } => {
             let meta =
                 write_beneath(path, &[old], WriteOptions::USER_FILE, Some(*old_mode)).map_err(|_| {
                     NotRestored {

@@ -150,10 +150,10 @@ pub(super) fn patch_lines(text: &str) -> Vec<&str> {
     // Patch lines average well over 16 bytes; a few reallocations beat a counting pass.
     let mut lines: Vec<&str> = Vec::with_capacity(bytes.len() / 16 + 1);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    crate::fs::line_endings::for_each_newline(bytes, |end| {
         lines.push(&body[start..end]);
         start = end + 1;
-    }
+    });
     lines.push(&body[start..]);
     let all_crlf = lines.iter().all(|l| l.ends_with('\r')) && (text.ends_with("\r\n") || lines.len() > 1);
     if all_crlf {

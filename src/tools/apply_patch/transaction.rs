@@ -523,6 +523,22 @@ enum Final {
     Spliced(Splice),
 }
 
+/// A file's bytes as loaded (shared by the steps that need them) and their name in the
+/// history, hashed when they were loaded.
+type Old = (Rc<Vec<u8>>, [u8; 32]);
+
+/// Moves each slot's loaded bytes out of it.
+fn take_olds(slots: &mut [Slot]) -> Vec<Option<Old>> {
+    slots
+        .iter_mut()
+        .map(|slot| {
+            let loaded = slot.loaded.take()?;
+            let digest = loaded.digest();
+            Some((Rc::new(loaded.into_bytes()), digest))
+        })
+        .collect()
+}
+
 /// Turns the plan into byte-level steps: each final text encoded in its file's encoding and
 /// passed through the syntax gate (`file_change::prepare`). A splice of a plain UTF-8 file
 /// that no gate parses stays a splice (its bytes are written part by part). Files whose bytes
@@ -557,16 +573,13 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
             (Some(_), None) => Final::Bytes(Vec::new()),
         });
     }
-    let olds: Vec<Option<Rc<Vec<u8>>>> = slots
-        .iter_mut()
-        .map(|slot| slot.loaded.take().map(|loaded| Rc::new(loaded.into_bytes())))
-        .collect();
+    let olds = take_olds(&mut slots);
     let mut steps = Vec::new();
     for (i, (slot, fin)) in slots.into_iter().zip(finals).enumerate() {
         let bytes = match fin {
             Final::Absent => None,
             Final::Unchanged => match &olds[i] {
-                Some(old) if slot.mode.is_some_and(|m| m != slot.old_mode) => {
+                Some((old, _)) if slot.mode.is_some_and(|m| m != slot.old_mode) => {
                     Some(NewBytes::Whole(old.as_ref().clone()))
                 }
                 _ => continue,
@@ -574,8 +587,8 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
             Final::Bytes(bytes) => Some(NewBytes::Whole(bytes)),
             Final::Spliced(splice) => {
                 let origin = slot.current.as_ref().and_then(|c| c.origin);
-                match origin.and_then(|o| olds[o].clone()) {
-                    Some(base) => Some(NewBytes::Spliced(splice, base)),
+                match origin.and_then(|o| olds[o].as_ref()) {
+                    Some((base, _)) => Some(NewBytes::Spliced(splice, base.clone())),
                     None => continue,
                 }
             }
@@ -587,20 +600,22 @@ fn steps(mut slots: Vec<Slot>) -> Result<Vec<Step>, ToolError> {
                 bytes,
                 mode: slot.mode,
             }),
-            (Some(old), Some(bytes)) => {
+            (Some((old, old_digest)), Some(bytes)) => {
                 if !bytes.equals(&old) || slot.mode.is_some_and(|m| m != slot.old_mode) {
                     steps.push(Step::Replace {
                         path: slot.path,
                         bytes,
                         mode: slot.mode,
                         old,
+                        old_digest,
                         old_mode: slot.old_mode,
                     });
                 }
             }
-            (Some(old), None) => steps.push(Step::Delete {
+            (Some((old, old_digest)), None) => steps.push(Step::Delete {
                 path: slot.path,
                 old,
+                old_digest,
                 old_mode: slot.old_mode,
             }),
         }

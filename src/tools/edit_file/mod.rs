@@ -216,7 +216,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         .with("replacements", plan.edits.len())
         .with("lines", plan.lines.clone())
         .with("dry_run", args.dry_run)
-        .with("line_ending", file.endings.kind())
+        .with("line_ending", file.endings().kind())
         .with("diff", diff);
     if let Some(label) = file.encoding_label() {
         out = out.with("encoding", label);
