@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 // The named constructors of `ToolError`, one file per family of refusals.
+mod argument_fields;
 mod arguments;
 mod call;
 mod change;
@@ -10,6 +11,7 @@ mod field;
 mod file;
 mod hint;
 pub mod hunk;
+mod json_text;
 mod net;
 mod patch_text;
 mod question;
@@ -19,12 +21,14 @@ mod session;
 mod state;
 mod tools;
 
+pub use argument_fields::{ExampleCall, Expected, UnknownField, UnknownFields, WrongType};
 pub use arguments::GlobError;
 pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
 pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
+pub use json_text::{JsonMistake, JsonSubject, Mistake};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
@@ -570,6 +574,86 @@ mod tests {
         assert!(
             found.is_empty(),
             "Result<_, String> outside tests (return a typed error instead): {found:#?}"
+        );
+    }
+
+    /// The text between the parentheses that open at `open` in `code` (balanced, so nested
+    /// calls and closures stay inside).
+    fn call_arguments(code: &str, open: usize) -> &str {
+        let mut depth = 0usize;
+        for (at, c) in code[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return &code[open + 1..open + at];
+                    }
+                }
+                _ => {}
+            }
+        }
+        &code[open..]
+    }
+
+    /// Every `ToolError::name(...)` call in the production code under `dir` (but not under the
+    /// directories named in `skip`) whose arguments hold `format!(`, as (file, constructor).
+    fn composed_sites(dir: &std::path::Path, skip: &[&str], found: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if !skip.iter().any(|name| path.ends_with(name)) {
+                    composed_sites(&path, skip, found);
+                }
+                continue;
+            }
+            let name = path.to_string_lossy().to_string();
+            if !name.ends_with(".rs") || name.ends_with("_tests.rs") || path.ends_with("error.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let code = production_code(&text);
+            for (at, _) in code.match_indices("ToolError::") {
+                let rest = &code[at + "ToolError::".len()..];
+                let called = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|&end| rest[end..].starts_with('('));
+                let Some(end) = called else {
+                    continue;
+                };
+                let open = at + "ToolError::".len() + end;
+                if call_arguments(code, open).contains(concat!("format", "!(")) {
+                    found.push((name.clone(), rest[..end].to_string()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn call_arguments_are_balanced() {
+        let code = "ToolError::invalid(format!(\"{}\", f(a))).with(x)";
+        assert_eq!(
+            call_arguments(code, code.find('(').unwrap_or_default()),
+            "format!(\"{}\", f(a))"
+        );
+    }
+
+    /// An error's words are chosen by its constructor in `src/error/`, from data: a caller
+    /// that hands a constructor a `format!` is writing the message itself. This covers
+    /// everything below the tools; the tools (`src/tools/`) are held to the same rule by
+    /// their own scan, and the two share [`composed_sites`].
+    #[test]
+    fn no_error_text_is_composed_outside_error_except_tools() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        composed_sites(&src, &["error", "tools"], &mut found);
+        assert!(
+            found.is_empty(),
+            "a ToolError constructor given format!(...) outside src/error/ (pass the facts as \
+             data and word them in src/error/): {found:#?}"
         );
     }
 
