@@ -166,10 +166,7 @@ fn text_format(flag: Option<&str>) -> bool {
 fn format_env_error() -> Option<ToolError> {
     let value = std::env::var("CODESMITH_FORMAT").ok()?;
     (!matches!(value.as_str(), "" | "json" | "text")).then(|| {
-        ToolError::invalid(format!(
-            "CODESMITH_FORMAT is `{value}`, but it takes json or text (or empty, for the default: \
-             text at a terminal, json otherwise). Set it to one of those, or unset it."
-        ))
+        ToolError::format_env(&value)
     })
 }
 
