@@ -20,6 +20,7 @@ mod search_code;
 mod session;
 mod state;
 mod tools;
+mod url;
 mod usage;
 
 pub use argument_fields::{ExampleCall, Expected, UnknownField, UnknownFields, WrongType};
@@ -34,6 +35,7 @@ pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use question::Unanswered;
 pub use session::{NearMiss, Untranslatable};
+pub use url::{Reached, RedirectProblem, Unresolved};
 pub use usage::{ClapLine, ClapRefusal, UsageOf};
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
