@@ -251,7 +251,8 @@ impl ToolError {
     }
 
     /// `.codesmith/config.toml` cannot take the host `approve --persist` adds: it does not
-    /// parse (`why`), or its `network` is not a table (`why` is `None`).
+    /// parse (`why`, the TOML parser's message, passed through as it is), or its `network` is
+    /// not a table (`why` is `None`).
     pub fn persist_config_refused(config: &str, host: &str, why: Option<&str>) -> ToolError {
         let message = match why {
             Some(why) => format!(
