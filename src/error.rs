@@ -302,8 +302,9 @@ enum Tail {
 
 /// Every error with a fixed shape is built by a named constructor next to this type (in
 /// `error/`, one file per family: file, state, session, change, net, tools), which owns its
-/// wording and its `error` fields; [`ToolError::invalid`] takes the argument checks' own
-/// sentences and [`ToolError::io`] words operating-system failures.
+/// wording and its `error` fields, from data the caller gathered (names, counts, quoted call
+/// arguments, and a third party's own message where one is relayed); [`ToolError::io`] words
+/// operating-system failures.
 impl ToolError {
     /// A bare error; the named constructors build on it.
     pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
@@ -404,7 +405,9 @@ impl ToolError {
         (self.code, message, self.details)
     }
 
-    pub fn invalid(message: impl Into<String>) -> ToolError {
+    /// An `invalid_arguments` error with the sentence a named constructor wrote; private to
+    /// `src/error/`, so no caller outside it can word one.
+    fn invalid(message: impl Into<String>) -> ToolError {
         ToolError::new(ErrorCode::InvalidArguments, message)
     }
 

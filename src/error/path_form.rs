@@ -33,3 +33,44 @@ pub enum CheckpointPath {
     #[error("whose directory leads outside the workspace through a symlink")]
     ThroughSymlink,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ErrorCode, ToolError};
+    use super::{CheckpointPath, PathForm};
+
+    #[test]
+    fn path_forms_read_as_they_did() {
+        let error = ToolError::bad_path_form("a\\b", "a\\b", &PathForm::Backslash);
+        assert_eq!(error.code(), ErrorCode::InvalidArguments);
+        assert_eq!(
+            error.message(),
+            "invalid path `a\\b`: backslashes are not separators here (and UNC or \\\\?\\ prefixes \
+             are not supported). Use `/`."
+        );
+        let long = PathForm::ComponentTooLong { bytes: 300, max: 255 };
+        assert_eq!(
+            long.to_string(),
+            "a component is 300 bytes long; the limit is 255. Use shorter names."
+        );
+    }
+
+    #[test]
+    fn checkpoint_paths_read_as_they_did() {
+        for (why, clause) in [
+            (CheckpointPath::NotPlain, "which is not a plain relative path"),
+            (CheckpointPath::InState, "which is inside .codesmith/"),
+            (
+                CheckpointPath::ThroughSymlink,
+                "whose directory leads outside the workspace through a symlink",
+            ),
+        ] {
+            let error = ToolError::checkpoint_path_outside("x/y", why);
+            assert_eq!(error.code(), ErrorCode::OutsideWorkspace);
+            assert_eq!(
+                error.message(),
+                format!("path escapes workspace: the checkpoint names `x/y`, {clause}; nothing was restored.")
+            );
+        }
+    }
+}
