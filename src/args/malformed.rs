@@ -46,9 +46,7 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
         }
         match b {
             b'"' => in_string = true,
-            b'\'' => {
-                return Some(at(text, i, JsonMistake::SingleQuote))
-            }
+            b'\'' => return Some(at(text, i, JsonMistake::SingleQuote)),
             b',' => {
                 let next = text[i + 1..].trim_start().bytes().next();
                 if let Some(close @ (b'}' | b']')) = next {

@@ -53,7 +53,12 @@ fn foreign_shape(name: &str, arguments: &Value, global: &Global) -> Option<ToolE
     let files = WorkspaceFiles::new(global);
     let call = translate::translate(foreign, arguments, &files)?.ok()?;
     let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
-    Some(ToolError::codex_arguments(name, call.name, suggestion, &call.notes))
+    Some(ToolError::codex_arguments(
+        name,
+        call.name,
+        suggestion,
+        &call.notes,
+    ))
 }
 
 /// The workspace as a translation sees it: files resolved from the session's cwd, opened

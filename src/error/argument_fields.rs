@@ -12,7 +12,10 @@ pub enum Expected {
     /// One of the listed values, each quoted as JSON.
     OneOf(Vec<String>),
     /// A whole number in the schema's range (either bound may be open).
-    WholeNumber { min: Option<i64>, max: Option<i64> },
+    WholeNumber {
+        min: Option<i64>,
+        max: Option<i64>,
+    },
     Bool,
     Str,
     StrOrList,
@@ -112,7 +115,11 @@ fn how_corrected(report: &UnknownFields) -> Vec<String> {
     let renamed: Vec<String> = report
         .fields
         .iter()
-        .filter_map(|f| f.meant.as_ref().map(|to| format!("`{}` renamed to `{to}`", f.name)))
+        .filter_map(|f| {
+            f.meant
+                .as_ref()
+                .map(|to| format!("`{}` renamed to `{to}`", f.name))
+        })
         .collect();
     if !renamed.is_empty() {
         how.push(format!("with {}", join_and(&renamed)));
@@ -167,7 +174,11 @@ impl ToolError {
         let suggestions: Map<String, Value> = report
             .fields
             .iter()
-            .filter_map(|f| f.meant.as_ref().map(|to| (f.name.clone(), Value::from(to.as_str()))))
+            .filter_map(|f| {
+                f.meant
+                    .as_ref()
+                    .map(|to| (f.name.clone(), Value::from(to.as_str())))
+            })
             .collect();
         let first = report.fields.first().map_or("", |f| f.name.as_str());
         ToolError::invalid(message)

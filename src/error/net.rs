@@ -132,9 +132,9 @@ impl ToolError {
     pub fn blocked_address(reached: Reached, exact: &str, host: &str, range: RestrictedRange) -> ToolError {
         let what = match reached {
             Reached::Literal => format!("the address {range}"),
-            Reached::Resolved { answers } if answers > 1 => format!(
-                "`{host}` resolves to {answers} addresses and one of them is restricted: {range}"
-            ),
+            Reached::Resolved { answers } if answers > 1 => {
+                format!("`{host}` resolves to {answers} addresses and one of them is restricted: {range}")
+            }
             Reached::Resolved { .. } => format!("`{host}` resolves to {range}"),
         };
         let line = super::url::trusted_cidrs_line(exact);

@@ -12,9 +12,7 @@ pub enum PathForm {
     Tilde,
     #[error("drive letters are Windows paths. Use a POSIX path with `/`, relative to the workspace.")]
     DriveLetter,
-    #[error(
-        "backslashes are not separators here (and UNC or \\\\?\\ prefixes are not supported). Use `/`."
-    )]
+    #[error("backslashes are not separators here (and UNC or \\\\?\\ prefixes are not supported). Use `/`.")]
     Backslash,
     #[error("it is {bytes} bytes long; the limit is {max}. Use a shorter path.")]
     TooLong { bytes: usize, max: usize },
@@ -69,7 +67,9 @@ mod tests {
             assert_eq!(error.code(), ErrorCode::OutsideWorkspace);
             assert_eq!(
                 error.message(),
-                format!("path escapes workspace: the checkpoint names `x/y`, {clause}; nothing was restored.")
+                format!(
+                    "path escapes workspace: the checkpoint names `x/y`, {clause}; nothing was restored."
+                )
             );
         }
     }

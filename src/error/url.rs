@@ -31,7 +31,9 @@ pub enum Unresolved {
 pub enum Reached {
     Literal,
     /// One of the `answers` addresses the host name resolved to.
-    Resolved { answers: usize },
+    Resolved {
+        answers: usize,
+    },
 }
 
 /// `10.1.2.3 is in 10.0.0.0/8 (private network)`, or for an IPv6 address carrying an IPv4

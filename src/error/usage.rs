@@ -118,7 +118,12 @@ impl ToolError {
     /// A codesmith name called with Codex's arguments (`shell` with an argv list, `apply_patch`
     /// with `input`): `tool` is the tool to call, `suggestion` the whole call in codesmith's
     /// shape, and `notes` what the translation left out (sentences of `dispatch::translate`).
-    pub fn codex_arguments(name: &str, tool: &str, suggestion: serde_json::Value, notes: &[String]) -> ToolError {
+    pub fn codex_arguments(
+        name: &str,
+        tool: &str,
+        suggestion: serde_json::Value,
+        notes: &[String],
+    ) -> ToolError {
         let notes = notes.iter().map(|n| format!(" {n}")).collect::<String>();
         let takes = if tool == "apply_patch" {
             "the patch text in `patch`"

@@ -272,7 +272,11 @@ mod tests {
         assert!(r.label.contains("metadata"));
         assert_eq!(blocked("255.255.255.255").expect("b").label, "broadcast");
         assert_eq!(blocked("::1").expect("b").label, "loopback");
-        assert!(blocked("10.1.2.3").expect("b").fields().to_string().contains("10.0.0.0/8"));
+        assert!(blocked("10.1.2.3")
+            .expect("b")
+            .fields()
+            .to_string()
+            .contains("10.0.0.0/8"));
     }
 
     #[test]
