@@ -7,19 +7,25 @@ mod argument_fields;
 mod arguments;
 mod call;
 mod change;
+mod encoding;
 mod field;
 mod file;
 mod hint;
 pub mod hunk;
 mod json_text;
+mod matches;
 mod net;
+mod no_match;
 mod patch_text;
 mod path_form;
 mod question;
+mod regex;
 mod search;
 mod search_code;
 mod session;
+mod special_file;
 mod state;
+mod task;
 mod tools;
 mod url;
 mod usage;
@@ -28,14 +34,19 @@ pub use argument_fields::{ExampleCall, Expected, UnknownField, UnknownFields, Wr
 pub use arguments::GlobError;
 pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
+pub use encoding::{StrayBytes, StrayRun, Undecodable};
 pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
 pub use json_text::{JsonMistake, JsonSubject, Mistake};
+pub use matches::{line_list, Forgiven};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
+pub use no_match::{LinePrefix, NoMatchCause, NumberedMiss, RangeEndMiss, Unprefixed, WhitespaceDiff};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
 pub use path_form::{CheckpointPath, PathForm};
 pub use question::Unanswered;
+pub use regex::RegexRefusal;
+pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
 pub use url::{Reached, RedirectProblem, Unresolved};
 pub use usage::{ClapLine, ClapRefusal, UsageOf};
@@ -484,6 +495,96 @@ mod tests {
         );
     }
 
+    /// The arguments of every `ToolError::` constructor call in `code`, as (line, constructor,
+    /// arguments): the text between the call's parentheses, brackets balanced.
+    fn constructor_calls(code: &str) -> Vec<(usize, String, String)> {
+        let mut found = Vec::new();
+        for (at, _) in code.match_indices("ToolError::") {
+            let rest = &code[at + "ToolError::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some(args) = rest[name.len()..].strip_prefix('(') else {
+                continue;
+            };
+            let mut depth = 1usize;
+            let end = args
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' | '[' | '{' => depth += 1,
+                        ')' | ']' | '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(args.len(), |(i, _)| i);
+            let line = code[..at].matches('\n').count() + 1;
+            found.push((line, name, args[..end].to_string()));
+        }
+        found
+    }
+
+    /// Every `ToolError::` constructor call under `dir` (but not in `src/error/`) with
+    /// `format!` among its arguments, as "file:line: constructor".
+    fn composed_arguments(dir: &std::path::Path, found: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if !path.ends_with("src/error") {
+                    composed_arguments(&path, found);
+                }
+                continue;
+            }
+            let name = path.to_string_lossy().to_string();
+            if !name.ends_with(".rs") || name.ends_with("_tests.rs") || path.ends_with("src/error.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for (line, constructor, args) in constructor_calls(production_code(&text)) {
+                // A call argument quoted whole, as the next call would spell it, is allowed.
+                let composed = args.matches("format!(").count() > args.matches("quote_arg(&format!(").count();
+                if composed {
+                    found.push(format!("{name}:{line}: ToolError::{constructor}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn constructor_calls_reads_nested_arguments() {
+        let code = "x\nErr(ToolError::a(&b(c), [d]))?;\nToolError::io(&format!(\"{}\", e), f)\n";
+        assert_eq!(
+            constructor_calls(code),
+            vec![
+                (2, "a".to_string(), "&b(c), [d]".to_string()),
+                (3, "io".to_string(), "&format!(\"{}\", e), f".to_string())
+            ]
+        );
+    }
+
+    /// A caller passes the facts of a refusal, never its words: text composed with `format!`
+    /// and handed to a constructor would be a message worded where it happens. This holds
+    /// everywhere outside `src/error/`: in the tools and below them (arguments, the command
+    /// line, dispatch, the network gates, paths). The one exception is a call argument the
+    /// caller quotes (`quote_arg(&format!(..))`), since the quoting lives in `crate::fs`, which
+    /// this layer may not name.
+    #[test]
+    fn callers_pass_facts_to_error_constructors() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        composed_arguments(&src, &mut found);
+        assert!(
+            found.is_empty(),
+            "ToolError constructors given text composed with format! (pass the data; word it in \
+             src/error/): {found:#?}"
+        );
+    }
+
     /// The source without its test modules: everything from the first `#[cfg(test)]` module on.
     fn production_code(text: &str) -> &str {
         let mut cut = text.len();
@@ -583,86 +684,6 @@ mod tests {
         assert!(
             found.is_empty(),
             "Result<_, String> outside tests (return a typed error instead): {found:#?}"
-        );
-    }
-
-    /// The text between the parentheses that open at `open` in `code` (balanced, so nested
-    /// calls and closures stay inside).
-    fn call_arguments(code: &str, open: usize) -> &str {
-        let mut depth = 0usize;
-        for (at, c) in code[open..].char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return &code[open + 1..open + at];
-                    }
-                }
-                _ => {}
-            }
-        }
-        &code[open..]
-    }
-
-    /// Every `ToolError::name(...)` call in the production code under `dir` (but not under the
-    /// directories named in `skip`) whose arguments hold `format!(`, as (file, constructor).
-    fn composed_sites(dir: &std::path::Path, skip: &[&str], found: &mut Vec<(String, String)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if !skip.iter().any(|name| path.ends_with(name)) {
-                    composed_sites(&path, skip, found);
-                }
-                continue;
-            }
-            let name = path.to_string_lossy().to_string();
-            if !name.ends_with(".rs") || name.ends_with("_tests.rs") || path.ends_with("error.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let code = production_code(&text);
-            for (at, _) in code.match_indices("ToolError::") {
-                let rest = &code[at + "ToolError::".len()..];
-                let called = rest
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|&end| rest[end..].starts_with('('));
-                let Some(end) = called else {
-                    continue;
-                };
-                let open = at + "ToolError::".len() + end;
-                if call_arguments(code, open).contains(concat!("format", "!(")) {
-                    found.push((name.clone(), rest[..end].to_string()));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn call_arguments_are_balanced() {
-        let code = "ToolError::invalid(format!(\"{}\", f(a))).with(x)";
-        assert_eq!(
-            call_arguments(code, code.find('(').unwrap_or_default()),
-            "format!(\"{}\", f(a))"
-        );
-    }
-
-    /// An error's words are chosen by its constructor in `src/error/`, from data: a caller
-    /// that hands a constructor a `format!` is writing the message itself. This covers
-    /// everything below the tools; the tools (`src/tools/`) are held to the same rule by
-    /// their own scan, and the two share [`composed_sites`].
-    #[test]
-    fn no_error_text_is_composed_outside_error_except_tools() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut found = Vec::new();
-        composed_sites(&src, &["error", "tools"], &mut found);
-        assert!(
-            found.is_empty(),
-            "a ToolError constructor given format!(...) outside src/error/ (pass the facts as \
-             data and word them in src/error/): {found:#?}"
         );
     }
 

@@ -178,16 +178,6 @@ impl ToolError {
         .with(Field::FieldName, field)
     }
 
-    /// A grep_files regex that does not compile: the engine's words (`engine`) and hints.
-    pub fn bad_regex(pattern: &str, engine: &str, hints: &[String]) -> ToolError {
-        ToolError::invalid(format!(
-            "invalid regex {}: {engine}\nRust regex syntax applies. Hint: {}.",
-            serde_json::to_string(pattern).unwrap_or_default(),
-            hints.join("; ")
-        ))
-        .with(Field::Pattern, pattern)
-    }
-
     /// file_search pointed at a file; `pattern_arg` and `path_arg` are call arguments.
     pub fn search_in_file(display: &str, pattern_arg: &str, path_arg: &str) -> ToolError {
         ToolError::invalid(format!(

@@ -91,28 +91,6 @@ impl ToolError {
         })
     }
 
-    /// occurrence=N past the matches of `what` (search or search_start); `listed` names their lines.
-    pub fn occurrence_out_of_range(
-        n: i64,
-        what: &str,
-        display: &str,
-        lines: &[usize],
-        listed: &str,
-    ) -> ToolError {
-        let count = lines.len();
-        let (times, line_word, the_one) = if count == 1 {
-            ("", "", " to replace the one match")
-        } else {
-            ("s", "s", "")
-        };
-        ToolError::invalid(format!(
-            "occurrence={n} is out of range: {what} matches {count} time{times} in `{display}` (line{line_word} {listed}). \
-             Pass occurrence=N (1..={count}), or leave occurrence out{the_one}."
-        ))
-        .with(Field::Count, count)
-        .with(Field::Lines, lines.to_vec())
-    }
-
     /// Line-number prefixes stripped from search, but only on some lines of replace.
     pub fn mixed_replace_prefixes(display: &str) -> ToolError {
         ToolError::invalid(format!(
@@ -122,104 +100,6 @@ impl ToolError {
              written without any line-number prefixes."
         ))
         .with(Field::Path, display)
-    }
-
-    /// `search` (or search_start, search_end: `what`) matches no text; `diagnosis` says why and
-    /// `read_call` shows the text near where it was expected.
-    pub fn no_match(
-        what: &str,
-        display: &str,
-        diagnosis: &str,
-        read_call: &str,
-        near_line: Option<usize>,
-    ) -> ToolError {
-        let tried = if what == "search" {
-            " (tried exactly, then forgiving indentation, typographic punctuation and pasted line numbers)"
-        } else {
-            ""
-        };
-        let error = ToolError::new(
-            ErrorCode::NoMatch,
-            format!(
-                "{what} was not found in `{display}`{tried}. {diagnosis} Call {read_call} to see the current text, \
-                 then retry with {what} copied exactly from it (without the line-number prefixes)."
-            ),
-        )
-        .with(Field::Path, display);
-        match near_line {
-            Some(line) => error.with(Field::NearLine, line),
-            None => error,
-        }
-    }
-
-    /// search_end does not follow search_start (at `start_line`); `where_` says where it does
-    /// occur, if anywhere, as one or two sentences that begin with a space.
-    pub fn no_range_end(display: &str, start_line: usize, where_: &str, call_arg: &str) -> ToolError {
-        ToolError::new(
-            ErrorCode::NoMatch,
-            format!(
-                "search_end has no match after search_start (line {start_line}) in `{display}`.{where_} Call \
-                 read_file with path={call_arg} start_line={start_line} to see the text after search_start, \
-                 then retry with a search_end copied from it."
-            ),
-        )
-        .with(Field::Path, display)
-        .with(Field::SearchStartLine, start_line)
-    }
-
-    /// search matches several places: `listed` is the line list, `forgave` is what the
-    /// matching level forgave (`None` for exact matches), `level` its wire name.
-    pub fn multiple_matches(
-        display: &str,
-        lines: &[usize],
-        listed: &str,
-        forgave: Option<&str>,
-        level: &str,
-        replace_all: bool,
-    ) -> ToolError {
-        let count = lines.len();
-        let first = lines.first().copied().unwrap_or(0);
-        let message = match forgave {
-            None => format!(
-                "search matches {count} places in `{display}` (lines {listed}). Pass replace_all=true to \
-                 replace all {count}, or occurrence=N (1..={count}) to replace one (occurrence=1 is \
-                 line {first}), or add surrounding lines to search so it matches once."
-            ),
-            Some(forgave) => format!(
-                "search does not occur exactly in `{display}`, and forgiving {forgave} it matches {count} \
-                 places (lines {listed}), so edit_file will not guess.{} Copy search exactly from read_file \
-                 output, add surrounding lines so it matches once, or pass occurrence=N (1..={count}) \
-                 to pick one (occurrence=1 is line {first}).",
-                if replace_all {
-                    " replace_all=true applies to exact matches only."
-                } else {
-                    ""
-                }
-            ),
-        };
-        ToolError::new(ErrorCode::MultipleMatches, message)
-            .with(Field::Path, display)
-            .with(Field::Count, count)
-            .with(Field::Lines, lines.to_vec())
-            .with(Field::Match, level)
-    }
-
-    /// search_start matches several places, so the range has no one start.
-    pub fn ambiguous_range_start(display: &str, lines: &[usize], listed: &str) -> ToolError {
-        let count = lines.len();
-        ToolError::new(
-            ErrorCode::MultipleMatches,
-            format!(
-                "search_start matches {count} places in `{display}` (lines {listed}); the range must \
-                 start at one. Make search_start unique (add more of its line, or the line \
-                 before it), or pass occurrence=N (1..={count}) to pick one: occurrence=1 is \
-                 line {}.",
-                lines.first().copied().unwrap_or(0)
-            ),
-        )
-        .with(Field::Path, display)
-        .with(Field::Count, count)
-        .with(Field::Lines, lines.to_vec())
     }
 
     /// The change would break a file that parses (or a new file would not parse). `from` is

@@ -146,16 +146,6 @@ impl ToolError {
         .with(Field::Path, display)
     }
 
-    /// A FIFO, socket or device that a reading tool (grep_files, outline) was pointed at;
-    /// `instead` is the sentence that names what to search or outline instead.
-    pub fn special_file_skipped(tool: crate::tool_id::ToolId, display: &str, instead: &str) -> ToolError {
-        ToolError::new(
-            ErrorCode::NotARegularFile,
-            format!("`{display}` is a FIFO, socket or device, which {tool} does not read. {instead}"),
-        )
-        .with(Field::Path, display)
-    }
-
     /// read_file's refusal of a binary file.
     pub fn binary_for_read(file: &FileRef, len: u64) -> ToolError {
         ToolError::new(
@@ -240,60 +230,6 @@ impl ToolError {
         .with(Field::Path, file.display)
     }
 
-    /// A file in an encoding that could not be identified, or that does not round-trip.
-    /// `why` follows the path in the message; `from` is iconv's name for the source encoding
-    /// and `utf8_word` the shell word of the converted copy.
-    pub fn not_utf8(
-        file: &FileRef,
-        tool: crate::tool_id::ToolId,
-        why: &str,
-        from: &str,
-        utf8_word: &str,
-    ) -> ToolError {
-        ToolError::new(
-            ErrorCode::NotUtf8,
-            format!(
-                "`{0}` {why}, so {tool} will not change it: writing a guess back could corrupt every \
-                 non-ASCII byte. If you know its encoding, convert it to UTF-8 with exec_shell (for \
-                 example `iconv -f {from} -t UTF-8 {1} > {2} && mv {2} {1}`), then call \
-                 read_file with path={3} and retry.",
-                file.display, file.shell_word, utf8_word, file.call_arg
-            ),
-        )
-        .with(Field::Path, file.display)
-    }
-
-    /// A UTF-8 file but for a few invalid byte sequences. `spots` names where they are,
-    /// `fix` is the optional sentence with a byte-exact `sed`, `invalid_bytes` their details.
-    pub fn stray_bytes(
-        file: &FileRef,
-        tool: crate::tool_id::ToolId,
-        total: usize,
-        spots: &str,
-        fix: &str,
-        invalid_bytes: Vec<serde_json::Value>,
-    ) -> ToolError {
-        let (count, them) = if total == 1 {
-            ("one invalid byte sequence".to_string(), "it")
-        } else {
-            (format!("{total} invalid byte sequences"), "them")
-        };
-        ToolError::new(
-            ErrorCode::NotUtf8,
-            format!(
-                "`{0}` is UTF-8 except for {count}: {spots}. {tool} will not change it, since writing it back \
-                 would replace {them} with U+FFFD; the rest of the file is fine, so do not convert it whole \
-                 (iconv would garble every correct non-ASCII character). Fix {them} first.{fix} Or replace \
-                 the file with write_file holding the intended text. Then call read_file with path={1} \
-                 and retry.",
-                file.display, file.call_arg
-            ),
-        )
-        .with(Field::Path, file.display)
-        .with(Field::InvalidBytes, invalid_bytes)
-        .with(Field::InvalidCount, total)
-    }
-
     /// A new character that would be written in a merely guessed encoding.
     pub fn guessed_encoding(file: &FileRef, utf8_word: &str, encoding: &str, c: char) -> ToolError {
         ToolError::new(
@@ -313,23 +249,5 @@ impl ToolError {
         )
         .with(Field::Path, file.display)
         .with(Field::EncodingGuess, encoding)
-    }
-
-    /// New text that the file's encoding cannot hold; `what` names the first such character.
-    pub fn unencodable(file: &FileRef, utf8_word: &str, encoding: &str, what: &str) -> ToolError {
-        ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "{what} cannot be written in {encoding}, the encoding of `{path}`; nothing was written. Use a \
-                 character that {encoding} can hold (or an escape the file's format allows), or convert the \
-                 file to UTF-8 first with exec_shell (`iconv -f {encoding} -t UTF-8 {word} > {utf8_word} && \
-                 mv {utf8_word} {word}`), then call read_file with path={arg} and retry.",
-                path = file.display,
-                word = file.shell_word,
-                arg = file.call_arg,
-            ),
-        )
-        .with(Field::Path, file.display)
-        .with(Field::Encoding, encoding)
     }
 }

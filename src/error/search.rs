@@ -4,9 +4,54 @@
 
 use super::{ErrorCode, Field, ToolError};
 
+/// What is wrong with a `[web_search]` setting. Values are as config.toml spells them (a
+/// TOML value: a string in quotes); `reason` is the URL parser's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchSetting<'a> {
+    UnknownProvider {
+        value: &'a str,
+    },
+    EndpointNotString {
+        value: &'a str,
+    },
+    /// The provider has no public endpoint, and none is set.
+    NoEndpoint {
+        provider: &'a str,
+    },
+    EndpointNotAbsolute {
+        endpoint: &'a str,
+        reason: &'a str,
+    },
+    EndpointNotHttp {
+        endpoint: &'a str,
+    },
+}
+
+/// Why a provider's 2xx answer cannot be read; `reason` is the JSON parser's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnreadableAnswer<'a> {
+    NotJson { reason: &'a str },
+    NoResultList,
+}
+
 impl ToolError {
-    /// A `[web_search]` setting that cannot be used (`what`); nothing was sent.
-    pub fn web_search_setting(what: &str) -> ToolError {
+    /// A `[web_search]` setting that cannot be used; nothing was sent.
+    pub fn web_search_setting(setting: SearchSetting) -> ToolError {
+        let what = match setting {
+            SearchSetting::UnknownProvider { value } => {
+                format!("provider = {value} is not a provider codesmith knows")
+            }
+            SearchSetting::EndpointNotString { value } => format!("endpoint = {value} is not a URL string"),
+            SearchSetting::NoEndpoint { provider } => {
+                format!("provider = \"{provider}\" needs endpoint = \"https://your-instance\"")
+            }
+            SearchSetting::EndpointNotAbsolute { endpoint, reason } => {
+                format!("endpoint `{endpoint}` is not an absolute URL ({reason})")
+            }
+            SearchSetting::EndpointNotHttp { endpoint } => {
+                format!("endpoint `{endpoint}` is not an http or https URL")
+            }
+        };
         ToolError::new(
             ErrorCode::IoError,
             format!(
@@ -69,7 +114,11 @@ impl ToolError {
     }
 
     /// The provider answered 2xx with something that is not its result format.
-    pub fn web_search_unreadable(provider: &str, what: &str) -> ToolError {
+    pub fn web_search_unreadable(provider: &str, answer: UnreadableAnswer) -> ToolError {
+        let what = match answer {
+            UnreadableAnswer::NotJson { reason } => format!("the body is not JSON: {reason}"),
+            UnreadableAnswer::NoResultList => "no result list in the JSON".to_string(),
+        };
         ToolError::new(
             ErrorCode::IoError,
             format!(
@@ -79,5 +128,26 @@ impl ToolError {
             ),
         )
         .with(Field::Provider, provider)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_answers_say_what_was_wrong_with_the_body() {
+        let not_json =
+            ToolError::web_search_unreadable("brave", UnreadableAnswer::NotJson { reason: "EOF at 1" });
+        assert_eq!(
+            not_json.message(),
+            "web_search via `brave` got an answer it cannot read (the body is not JSON: EOF at 1). Retrying \
+             will most likely give the same; check the endpoint in [web_search], or call fetch_url on a page \
+             whose address you know."
+        );
+        let no_list = ToolError::web_search_unreadable("tavily", UnreadableAnswer::NoResultList);
+        assert!(no_list
+            .message()
+            .contains("cannot read (no result list in the JSON)."));
     }
 }

@@ -62,9 +62,14 @@ impl ToolError {
         .with(Field::Reason, reason)
     }
 
-    /// `[shell] sandbox = "required"` on a machine without the layers: `what` describes each
-    /// missing layer, `missing` names them.
-    pub fn sandbox_unavailable(what: &[String], missing: Vec<&str>) -> ToolError {
+    /// `[shell] sandbox = "required"` on a machine without the layers: each missing layer and
+    /// why it is missing.
+    pub fn sandbox_unavailable(missing: &[(&str, &str)]) -> ToolError {
+        let what: Vec<String> = missing
+            .iter()
+            .map(|(layer, reason)| format!("{layer} ({reason})"))
+            .collect();
+        let layers: Vec<&str> = missing.iter().map(|(layer, _)| *layer).collect();
         ToolError::new(
             ErrorCode::SandboxUnavailable,
             format!(
@@ -74,6 +79,6 @@ impl ToolError {
                 what.join(", ")
             ),
         )
-        .with(Field::Missing, missing)
+        .with(Field::Missing, layers)
     }
 }

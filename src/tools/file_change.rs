@@ -18,7 +18,7 @@ use std::io::Read;
 
 use encoding_rs::Encoding;
 
-use crate::error::{Hint, ToolError};
+use crate::error::{Hint, StrayBytes, StrayRun, ToolError, Undecodable};
 use crate::fs::line_endings::{EndingProfile, LfText};
 use crate::fs::textfile;
 use crate::fs::workspace::{shell_word, WsPath};
@@ -210,21 +210,14 @@ fn not_utf8(
     if decoded.lossy && textfile::mostly_utf8(bytes) {
         return stray_bytes(path, tool, bytes);
     }
-    let (why, from) = if decoded.lossy {
-        (
-            "is not valid UTF-8, and its encoding could not be identified with confidence".to_string(),
-            "LATIN1",
-        )
+    let why = if decoded.lossy {
+        Undecodable::Unidentified
     } else {
-        (
-            format!(
-                "looks like {}, but does not convert to text and back byte for byte",
-                decoded.encoding.name()
-            ),
-            decoded.encoding.name(),
-        )
+        Undecodable::NoRoundTrip {
+            encoding: decoded.encoding.name(),
+        }
     };
-    ToolError::not_utf8(&path.file_ref(), tool, &why, from, &utf8_copy_word(path))
+    ToolError::not_utf8(&path.file_ref(), tool, why, &utf8_copy_word(path))
 }
 
 /// The shell word of the UTF-8 copy a suggested `iconv` writes next to the file.
@@ -232,48 +225,29 @@ fn utf8_copy_word(path: &WsPath) -> String {
     shell_word(&format!("{}.utf8", path.call))
 }
 
-/// The refusal for a file that is UTF-8 but for a few invalid bytes: where they are, and two
-/// ways to mend them — a byte-exact `sed` (in the C locale, so the bytes themselves match) that
-/// turns the first into the character its windows-1252 reading gives (the usual source of a
-/// stray byte), or write_file with the intended text.
+/// The refusal for a file that is UTF-8 but for a few invalid bytes: where the first few are,
+/// and what the first reads as in windows-1252 (the usual source of a stray byte).
 fn stray_bytes(path: &WsPath, tool: crate::tool_id::ToolId, bytes: &[u8]) -> ToolError {
     const SHOWN: usize = 3;
     let (runs, total) = textfile::invalid_utf8_runs(bytes, SHOWN);
-    let hex = |run: &[u8]| run.iter().map(|b| format!("\\x{b:02x}")).collect::<String>();
-    let spots: Vec<String> = runs
-        .iter()
-        .map(|run| {
-            format!(
-                "line {} at byte offset {} (`{}`)",
-                run.line,
-                run.offset,
-                hex(&run.bytes)
-            )
+    let first_meant = runs.first().map(|run| {
+        let (meant, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&run.bytes);
+        meant.into_owned()
+    });
+    let runs = runs
+        .into_iter()
+        .map(|run| StrayRun {
+            line: run.line,
+            offset: run.offset,
+            bytes: run.bytes,
         })
         .collect();
-    let mut where_ = spots.join(", ");
-    if total > runs.len() {
-        where_.push_str(&format!(", and {} more", total - runs.len()));
-    }
-    let fix = runs.first().map_or_else(String::new, |run| {
-        let (meant, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&run.bytes);
-        let utf8 = hex(meant.as_bytes());
-        format!(
-            " If `{}` on line {} was meant as `{meant}`, exec_shell with `LC_ALL=C sed -i '{}s/{}/{utf8}/g' {}` \
-             makes it UTF-8 (or `s/{}//g` drops it).",
-            hex(&run.bytes),
-            run.line,
-            run.line,
-            hex(&run.bytes),
-            path.shell_word(),
-            hex(&run.bytes)
-        )
-    });
-    let invalid_bytes = runs
-        .iter()
-        .map(|run| serde_json::json!({"line": run.line, "offset": run.offset, "bytes": hex(&run.bytes)}))
-        .collect();
-    ToolError::stray_bytes(&path.file_ref(), tool, total, &where_, &fix, invalid_bytes)
+    let stray = StrayBytes {
+        runs,
+        total,
+        first_meant,
+    };
+    ToolError::stray_bytes(&path.file_ref(), tool, &stray)
 }
 
 fn stale_during_call(path: &WsPath, tool: crate::tool_id::ToolId) -> ToolError {
@@ -357,11 +331,12 @@ fn unencodable(path: &WsPath, encoding: &'static Encoding, text: &str) -> ToolEr
             break;
         }
     }
-    let what = match culprit {
-        Some(c) => format!("`{c}` (U+{:04X}) on line {line} of the new text", c as u32),
-        None => "a character of the new text".to_string(),
-    };
-    ToolError::unencodable(&path.file_ref(), &utf8_copy_word(path), encoding.name(), &what)
+    ToolError::unencodable(
+        &path.file_ref(),
+        &utf8_copy_word(path),
+        encoding.name(),
+        culprit.map(|c| (c, line)),
+    )
 }
 
 impl Prepared {

@@ -115,11 +115,7 @@ pub fn run(args: OutlineArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError
             0,
         )
     } else {
-        return Err(ToolError::special_file_skipped(
-            crate::tool_id::ToolId::Outline,
-            &root.display,
-            "Outline a source file or a directory, e.g. path=\".\".",
-        ));
+        return Err(ToolError::outline_special_file(&root.display));
     };
     let mut out = render(ctx, &root, meta.is_dir(), &files, more_files, max_results);
     out.notices.extend(notices);

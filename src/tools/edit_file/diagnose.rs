@@ -1,12 +1,15 @@
-//! Why a search did not match, worded so the next call can succeed.
+//! Why a search did not match: the cause and the lines that show it, for the message
+//! (worded in `crate::error`) that lets the next call succeed.
 //!
 //! Three causes cover most misses: line-number prefixes pasted from read_file output, a
 //! whitespace difference inside lines or in the line breaks (which the indentation level does
 //! not forgive), and text that is simply not there any more (a stale memory of the file, or a
-//! typo). For the last, the closest real line is shown with its number. Every scan here is
-//! linear in the file, so a miss on a large file stays cheap.
+//! typo). For the last, the closest real line is found. Every scan here is linear in the file,
+//! so a miss on a large file stays cheap.
 
 use std::collections::{BinaryHeap, HashSet};
+
+use crate::error::{LinePrefix, NoMatchCause, NumberedMiss, Unprefixed, WhitespaceDiff};
 
 use super::matching::{find_exact, Family, LineIndex, Numbered, SearchLines};
 
@@ -14,47 +17,53 @@ use super::matching::{find_exact, Family, LineIndex, Numbered, SearchLines};
 const CLOSEST_CANDIDATES: usize = 32;
 /// Below this similarity, no line is called "closest".
 const MIN_SIMILARITY: f64 = 0.4;
-/// Lines are shown cut to this many characters.
-const SHOW_CHARS: usize = 160;
 
-/// A diagnosis: what to say, and the line a re-read should start near.
+/// A diagnosis: why the search missed, and the line a re-read should start near.
 pub(super) struct Diagnosis {
-    pub text: String,
+    pub cause: NoMatchCause,
     pub near_line: Option<usize>,
 }
 
-/// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text). `what`
-/// names the argument in the text (`search`, `search_start`, `search_end`).
-pub(super) fn diagnose(hay: &str, search: &str, what: &str) -> Diagnosis {
+/// Diagnoses a search (LF text) that no level of the ladder found in `hay` (LF text).
+pub(super) fn diagnose(hay: &str, search: &str) -> Diagnosis {
     let index = LineIndex::new(hay);
     if hay.is_empty() {
         return Diagnosis {
-            text: "The file is empty.".to_string(),
+            cause: NoMatchCause::EmptyFile,
             near_line: None,
         };
     }
     if let Some(numbered) = Numbered::parse(search) {
         // One `12:`-style line is as likely prose (a time, a ratio) as a grep hit: no claim.
         if numbered.family != Family::Grep || numbered.lines.len() > 1 {
-            return numbered_diagnosis(hay, &index, &numbered, what);
+            return numbered_diagnosis(hay, &index, &numbered);
         }
     }
-    if let Some(found) = out_of_order_numbers(hay, &index, search, what) {
+    if let Some(found) = out_of_order_numbers(hay, &index, search) {
         return found;
     }
-    if let Some(found) = first_line_numbered(hay, search, what) {
+    if let Some(found) = first_line_numbered(hay, search) {
         return found;
     }
-    if let Some(found) = whitespace_only(hay, &index, search, what) {
+    if let Some(found) = whitespace_only(hay, &index, search) {
         return found;
     }
-    missing_line(hay, &index, search, what)
+    missing_line(hay, &index, search)
+}
+
+fn prefix(family: Family) -> LinePrefix {
+    match family {
+        Family::Bar => LinePrefix::Bar,
+        Family::Arrow => LinePrefix::Arrow,
+        Family::Tab => LinePrefix::Tab,
+        Family::Grep => LinePrefix::Grep,
+    }
 }
 
 /// Only the first line carries a read_file (`    12│ `) or `12→` prefix: the model copied a
 /// listing from the middle of a line onward, or pasted the first line whole and typed the
 /// rest. The prefix is still the reason for the miss.
-fn first_line_numbered(hay: &str, search: &str, what: &str) -> Option<Diagnosis> {
+fn first_line_numbered(hay: &str, search: &str) -> Option<Diagnosis> {
     let first = search.split('\n').next()?;
     let family = [Family::Bar, Family::Arrow]
         .into_iter()
@@ -63,42 +72,32 @@ fn first_line_numbered(hay: &str, search: &str, what: &str) -> Option<Diagnosis>
     let rest = &search[first.len()..];
     let without = format!("{stripped}{rest}");
     let index = LineIndex::new(hay);
-    let mut text = format!(
-        "The first line of {what} starts with a line-number prefix like {}, copied from read_file \
-         output; it is not part of the file, so remove it from {what} (and from replace).",
-        family.example()
-    );
     let at = find_exact(hay, &without)
         .first()
         .map(|hit| index.number_at(hit.start));
-    if let Some(line) = at {
-        text.push_str(&format!(" Without it the text occurs at line {line}."));
-    }
-    Some(Diagnosis { text, near_line: at })
-}
-
-fn pasted_prefixes(numbered: &Numbered, what: &str) -> String {
-    format!(
-        "{what} carries line-number prefixes like {} on every line, copied from a listing; they \
-         are not part of the file, so remove them from {what} (and from replace).",
-        numbered.family.example()
-    )
+    Some(Diagnosis {
+        cause: NoMatchCause::FirstLineNumbered {
+            prefix: prefix(family),
+            at,
+        },
+        near_line: at,
+    })
 }
 
 /// Every line carries a prefix but the numbers do not increase (`4:` then `3:`, as when grep
 /// hits were pasted bottom-up): the ladder never strips those, so the miss is theirs. Bare
 /// `N:` / `N<TAB>` prefixes could be the text itself (a YAML map, a table), so for those at
 /// least one line must be the file line its number names.
-fn out_of_order_numbers(hay: &str, index: &LineIndex, search: &str, what: &str) -> Option<Diagnosis> {
+fn out_of_order_numbers(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnosis> {
     if Numbered::parse(search).is_some() {
         return None;
     }
     let numbered = Numbered::parse_unordered(search).filter(|n| n.lines.len() > 1)?;
     let file_line = |n: usize| (1..=index.count()).contains(&n).then(|| index.line(hay, n - 1).0);
-    let named: Vec<(usize, &str)> = numbered
+    let named: Vec<(usize, String)> = numbered
         .numbers
         .iter()
-        .filter_map(|&n| file_line(n).map(|line| (n, line)))
+        .filter_map(|&n| file_line(n).map(|line| (n, line.to_string())))
         .collect();
     let lines_match = numbered
         .numbers
@@ -108,75 +107,62 @@ fn out_of_order_numbers(hay: &str, index: &LineIndex, search: &str, what: &str) 
     if matches!(numbered.family, Family::Grep | Family::Tab) && !lines_match {
         return None;
     }
-    let numbers: Vec<String> = numbered.numbers.iter().map(|n| n.to_string()).collect();
-    let mut text = pasted_prefixes(&numbered, what);
-    text.push_str(&format!(
-        " Its numbers are out of order ({}), so they were not stripped: edit_file strips pasted \
-         prefixes only when the numbers increase line by line.",
-        numbers.join(", ")
-    ));
-    const SHOWN: usize = 3;
-    if !named.is_empty() {
-        let quoted: Vec<String> = named
-            .iter()
-            .take(SHOWN)
-            .map(|(n, line)| format!("line {n} is {}", show(line)))
-            .collect();
-        text.push_str(&format!(" In the file, {}.", quoted.join(", ")));
-    }
     let stripped = numbered.text();
-    let near_line = match find_exact(hay, &stripped).first() {
+    let (without, near_line) = match find_exact(hay, &stripped).first() {
         Some(hit) => {
             let line = index.number_at(hit.start);
-            text.push_str(&format!(" Without the prefixes the text occurs at line {line}."));
-            Some(line)
+            (Unprefixed::At(line), Some(line))
         }
         None => {
-            let rest = whitespace_only(hay, index, &stripped, what)
-                .unwrap_or_else(|| missing_line(hay, index, &stripped, what));
-            let mut chars = rest.text.chars();
-            let rest_text: String = chars
-                .next()
-                .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect());
-            text.push_str(&format!(" Without the prefixes, {rest_text}"));
-            rest.near_line
+            let rest =
+                whitespace_only(hay, index, &stripped).unwrap_or_else(|| missing_line(hay, index, &stripped));
+            (Unprefixed::Missing(rest.cause), rest.near_line)
         }
     };
+    let near_line = near_line.or(named.first().map(|(n, _)| *n));
     Some(Diagnosis {
-        text,
-        near_line: near_line.or(named.first().map(|(n, _)| *n)),
+        cause: NoMatchCause::OutOfOrder {
+            prefix: prefix(numbered.family),
+            numbers: numbered.numbers,
+            named,
+            without: Box::new(without),
+        },
+        near_line,
     })
 }
 
-fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered, what: &str) -> Diagnosis {
-    let mut text = pasted_prefixes(numbered, what);
+fn numbered_diagnosis(hay: &str, index: &LineIndex, numbered: &Numbered) -> Diagnosis {
     let stripped = numbered.text();
     let elsewhere = find_exact(hay, &stripped);
     let first = numbered.numbers[0];
     let mut near_line = Some(first);
-    if let Some(hit) = elsewhere.first() {
+    let then = if let Some(hit) = elsewhere.first() {
         let line = index.number_at(hit.start);
-        text.push_str(&format!(
-            " Without them the text occurs at line {line}, not at the lines the numbers name."
-        ));
         near_line = Some(line);
+        NumberedMiss::Elsewhere(line)
     } else if !numbered.consecutive() {
-        text.push_str(" The numbers are not consecutive, so they do not name one block of lines.");
+        NumberedMiss::NotConsecutive
     } else if first == 0 || first > index.count() {
-        text.push_str(&format!(
-            " The file has {} lines, so line {first} does not exist.",
-            index.count()
-        ));
         near_line = None;
+        NumberedMiss::PastEnd {
+            lines: index.count(),
+            first,
+        }
     } else {
         let (line, _) = index.line(hay, first - 1);
-        text.push_str(&format!(
-            " Line {first} of the file is now {}, not {}.",
-            show(line),
-            show(&numbered.lines[0])
-        ));
+        NumberedMiss::Changed {
+            line: first,
+            now: line.to_string(),
+            was: numbered.lines[0].clone(),
+        }
+    };
+    Diagnosis {
+        cause: NoMatchCause::Numbered {
+            prefix: prefix(numbered.family),
+            then,
+        },
+        near_line,
     }
-    Diagnosis { text, near_line }
 }
 
 fn is_space(b: u8) -> bool {
@@ -196,8 +182,8 @@ fn consume(line: &[u8], wanted: &[u8], mut pos: usize) -> Option<usize> {
 }
 
 /// The search occurs in the file if all whitespace is ignored (spaces inside lines, tabs,
-/// line breaks): say where and show the first differing pair of lines.
-fn whitespace_only(hay: &str, index: &LineIndex, search: &str, what: &str) -> Option<Diagnosis> {
+/// line breaks): where, and the first differing pair of lines.
+fn whitespace_only(hay: &str, index: &LineIndex, search: &str) -> Option<Diagnosis> {
     let wanted: Vec<u8> = search.bytes().filter(|b| !is_space(*b)).collect();
     if wanted.is_empty() {
         return None;
@@ -222,36 +208,31 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str, what: &str) -> Op
         }
         let pattern = SearchLines::new(search);
         let file_lines: Vec<&str> = (i..=j).map(|n| index.line(hay, n).0).collect();
-        let mut text = format!(
-            "The text is in the file at {}, but its whitespace differs from {what} (spaces inside \
-             lines, tabs, or line breaks), which edit_file does not forgive.",
-            if j > i {
-                format!("lines {}-{}", i + 1, j + 1)
-            } else {
-                format!("line {}", i + 1)
-            }
-        );
-        if file_lines.len() == pattern.lines.len() {
-            for (k, (file_line, search_line)) in file_lines.iter().zip(&pattern.lines).enumerate() {
-                if file_line.trim() != search_line.trim() {
-                    text.push_str(&format!(
-                        " First difference (· is a space, → a tab): line {} of the file is {}, {what} has {}.",
-                        i + 1 + k,
-                        show(&visible(file_line.trim())),
-                        show(&visible(search_line.trim()))
-                    ));
-                    break;
-                }
-            }
+        let differs = if file_lines.len() == pattern.lines.len() {
+            file_lines
+                .iter()
+                .zip(&pattern.lines)
+                .enumerate()
+                .find(|(_, (file_line, search_line))| file_line.trim() != search_line.trim())
+                .map_or(WhitespaceDiff::Unseen, |(k, (file_line, search_line))| {
+                    WhitespaceDiff::Line {
+                        line: i + 1 + k,
+                        file: file_line.trim().to_string(),
+                        search: search_line.trim().to_string(),
+                    }
+                })
         } else {
-            text.push_str(&format!(
-                " The line breaks differ: {what} has {} where the file has {}.",
-                lines(pattern.lines.len()),
-                lines(file_lines.len())
-            ));
-        }
+            WhitespaceDiff::Breaks {
+                search: pattern.lines.len(),
+                file: file_lines.len(),
+            }
+        };
         return Some(Diagnosis {
-            text,
+            cause: NoMatchCause::Whitespace {
+                first: i + 1,
+                last: j + 1,
+                differs,
+            },
             near_line: Some(i + 1),
         });
     }
@@ -259,7 +240,7 @@ fn whitespace_only(hay: &str, index: &LineIndex, search: &str, what: &str) -> Op
 }
 
 /// The first search line the file does not contain, and the closest line that it does.
-fn missing_line(hay: &str, index: &LineIndex, search: &str, what: &str) -> Diagnosis {
+fn missing_line(hay: &str, index: &LineIndex, search: &str) -> Diagnosis {
     let pattern = SearchLines::new(search);
     let present: HashSet<&str> = (0..index.count()).map(|i| index.line(hay, i).0.trim()).collect();
     let last = pattern.lines.len() - 1;
@@ -273,22 +254,14 @@ fn missing_line(hay: &str, index: &LineIndex, search: &str, what: &str) -> Diagn
         if found {
             continue;
         }
-        let mut text = if pattern.lines.len() == 1 {
-            format!("{what}, {}, is not in the file.", show(wanted))
-        } else {
-            format!("Line {} of {what}, {}, is not in the file.", k + 1, show(wanted))
-        };
         let closest = closest_line(hay, index, wanted);
-        match closest {
-            Some(n) => text.push_str(&format!(
-                " The closest line is {n}: {}.",
-                // Exactly as in the file, indentation included, so it can be pasted back.
-                show(index.line(hay, n - 1).0)
-            )),
-            None => text.push_str(" No line of the file is similar to it."),
-        }
         return Diagnosis {
-            text,
+            cause: NoMatchCause::MissingLine {
+                line: (pattern.lines.len() > 1).then_some(k + 1),
+                text: wanted.to_string(),
+                // Exactly as in the file, indentation included, so it can be pasted back.
+                closest: closest.map(|n| (n, index.line(hay, n - 1).0.to_string())),
+            },
             near_line: closest,
         };
     }
@@ -303,14 +276,9 @@ fn missing_line(hay: &str, index: &LineIndex, search: &str, what: &str) -> Diagn
         .take(5)
         .map(|r| index.number_at(r.start))
         .collect();
-    let lines = at.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
     Diagnosis {
-        text: format!(
-            "Every line of {what} is in the file, but not as one block in this order (its first \
-             line is at line {lines}). Something between them differs: re-read the region, or \
-             replace a long range with search_start and search_end."
-        ),
         near_line: at.first().copied(),
+        cause: NoMatchCause::NotOneBlock { first_at: at },
     }
 }
 
@@ -365,54 +333,39 @@ fn closest_line(hay: &str, index: &LineIndex, wanted: &str) -> Option<usize> {
         .map(|(_, _, i)| i + 1)
 }
 
-fn lines(n: usize) -> String {
-    format!("{n} line{}", if n == 1 { "" } else { "s" })
-}
-
-fn visible(line: &str) -> String {
-    line.replace(' ', "·").replace('\t', "→")
-}
-
-/// A line in backticks, cut to [`SHOW_CHARS`] characters.
-pub(super) fn show(line: &str) -> String {
-    let count = line.chars().count();
-    if count <= SHOW_CHARS {
-        format!("`{line}`")
-    } else {
-        let cut: String = line.chars().take(SHOW_CHARS).collect();
-        format!("`{cut}…` ({} more characters)", count - SHOW_CHARS)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn text(d: &Diagnosis) -> String {
+        d.cause.describe("search")
+    }
+
     #[test]
     fn whitespace_inside_lines() {
-        let d = diagnose("a\nfoo(x,  y)\nb\n", "foo(x, y)", "search");
-        assert!(d.text.contains("line 2"), "{}", d.text);
-        assert!(d.text.contains("foo(x,··y)"), "{}", d.text);
+        let d = diagnose("a\nfoo(x,  y)\nb\n", "foo(x, y)");
+        assert!(text(&d).contains("line 2"), "{}", text(&d));
+        assert!(text(&d).contains("foo(x,··y)"), "{}", text(&d));
         assert_eq!(d.near_line, Some(2));
     }
 
     #[test]
     fn closest_line() {
         let hay = "fn alpha() {}\nfn beta(x: u32) {}\nfn gamma() {}\n";
-        let d = diagnose(hay, "fn beta(x: u64) {}", "search");
-        assert!(d.text.contains("closest line is 2"), "{}", d.text);
+        let d = diagnose(hay, "fn beta(x: u64) {}");
+        assert!(text(&d).contains("closest line is 2"), "{}", text(&d));
     }
 
     #[test]
     fn pasted_numbers() {
-        let d = diagnose("a\nb\nc\n", "     5│ b", "search");
-        assert!(d.text.contains("line-number prefixes"), "{}", d.text);
-        assert!(d.text.contains("occurs at line 2"), "{}", d.text);
+        let d = diagnose("a\nb\nc\n", "     5│ b");
+        assert!(text(&d).contains("line-number prefixes"), "{}", text(&d));
+        assert!(text(&d).contains("occurs at line 2"), "{}", text(&d));
     }
 
     #[test]
     fn lines_present_but_not_adjacent() {
-        let d = diagnose("a\nx\nb\n", "a\nb", "search");
-        assert!(d.text.contains("not as one block"), "{}", d.text);
+        let d = diagnose("a\nx\nb\n", "a\nb");
+        assert!(text(&d).contains("not as one block"), "{}", text(&d));
     }
 }

@@ -29,6 +29,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::error::Forgiven;
+
 /// Which level of the ladder located the span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Level {
@@ -48,13 +50,13 @@ impl Level {
         }
     }
 
-    /// What the level forgave, for the result text.
-    pub(super) fn forgave(self) -> &'static str {
+    /// What the level forgave; nothing for an exact match.
+    pub(super) fn forgiven(self) -> Option<Forgiven> {
         match self {
-            Level::Exact => "nothing",
-            Level::Indentation => "differences in leading/trailing whitespace",
-            Level::Punctuation => "typographic punctuation (curly quotes, dashes, special spaces)",
-            Level::LineNumbers => "the line-number prefixes pasted into search",
+            Level::Exact => None,
+            Level::Indentation => Some(Forgiven::Indentation),
+            Level::Punctuation => Some(Forgiven::Punctuation),
+            Level::LineNumbers => Some(Forgiven::LineNumbers),
         }
     }
 }
@@ -479,15 +481,6 @@ pub(super) enum Family {
 }
 
 impl Family {
-    pub(super) fn example(self) -> &'static str {
-        match self {
-            Family::Bar => "`    12│ `",
-            Family::Arrow => "`    12→`",
-            Family::Tab => "`    12<TAB>` (cat -n)",
-            Family::Grep => "`12:` / `12-` (grep -n)",
-        }
-    }
-
     fn regex(self) -> Regex {
         let pattern = match self {
             Family::Bar => r"^[ \t]*(\d+)│ ?(.*)$",

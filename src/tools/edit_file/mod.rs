@@ -10,7 +10,7 @@ use std::ops::Range;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::{EditForm, ToolError};
+use crate::error::{line_list, EditForm, RangeEndMiss, ToolError};
 use crate::fs::line_endings::{to_lf, LfEdit};
 use crate::fs::workspace::WsPath;
 use crate::notice::FileNotice;
@@ -51,9 +51,6 @@ Examples:
 {\"path\": \"src/lib.rs\", \"search\": \"fn old_name(\", \"replace\": \"fn new_name(\"}
 {\"path\": \"src/lib.rs\", \"search\": \"old_name(\", \"replace\": \"new_name(\", \"replace_all\": true}
 {\"path\": \"src/lib.rs\", \"search_start\": \"fn parse(\", \"search_end\": \"\\n}\\n\", \"replace\": \"fn parse(input: &str) -> Ast {\\n    Parser::new(input).run()\\n}\\n\"}";
-
-/// Candidate line numbers listed in a message before "and N more".
-const LISTED_LINES: usize = 20;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -253,10 +250,10 @@ impl Plan {
     /// adapted in replace.
     fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if self.level != Level::Exact {
+        if let Some(forgiven) = self.level.forgiven() {
             notes.push(format!(
                 "search did not match exactly; it was found by forgiving {} (match: {}). Only the matched span changed.",
-                self.level.forgave(),
+                forgiven.phrase(),
                 self.level.as_str()
             ));
         }
@@ -324,7 +321,7 @@ fn plan_search(path: &WsPath, hay: &str, search: &str, args: &EditFileArgs) -> R
     let summary = match lines.len() {
         1 if count > 1 => format!("occurrence {} of {count} at line {}", chosen[0] + 1, lines[0]),
         1 => format!("1 occurrence at line {}", lines[0]),
-        n => format!("{n} occurrences at lines {}", list_lines(&lines)),
+        n => format!("{n} occurrences at lines {}", line_list(&lines)),
     };
     Ok(Plan {
         edits,
@@ -373,13 +370,7 @@ fn plan_range(
     let index = match (starts.len(), args.occurrence) {
         (1, None) => 0,
         (_, Some(n)) => pick(display, n, &start_lines, "search_start")?,
-        (_, None) => {
-            return Err(ToolError::ambiguous_range_start(
-                display,
-                &start_lines,
-                &list_lines(&start_lines),
-            ))
-        }
+        (_, None) => return Err(ToolError::ambiguous_range_start(display, &start_lines)),
     };
     let begin = starts[index].clone();
     let (end_level, ends) = find_anchor(&hay[begin.end..], &end);
@@ -419,25 +410,17 @@ fn plan_range(
 
 /// Where a search_end that does not follow search_start (matched at `begin`) does occur:
 /// before it, or inside its own match (search_end is looked for only after it ends, so the same
-/// text never closes its range); else why it is not in the file. One or two sentences, each
-/// after a space.
-fn where_end_occurs(hay: &str, end: &str, begin: &Range<usize>) -> String {
+/// text never closes its range); else why it is not in the file.
+fn where_end_occurs(hay: &str, end: &str, begin: &Range<usize>) -> RangeEndMiss {
     let anywhere = find_anchor(hay, end).1;
     let Some(first) = anywhere.iter().find(|r| r.start < begin.end) else {
-        let diagnosis = diagnose::diagnose(hay, end, "search_end");
-        return format!(" {}", diagnosis.text);
+        return RangeEndMiss::Absent(diagnose::diagnose(hay, end).cause);
     };
     let line = line_numbers(hay, std::slice::from_ref(first))[0];
     if first.start >= begin.start {
-        format!(
-            " It matches only at line {line}, inside search_start's own match; search_end is \
-             looked for after the end of search_start, so it must be text that follows it."
-        )
+        RangeEndMiss::InsideStart(line)
     } else {
-        format!(
-            " search_end occurs only before it, at line {line}: the range runs from search_start \
-             forward."
-        )
+        RangeEndMiss::Before(line)
     }
 }
 
@@ -447,35 +430,28 @@ fn pick(display: &str, n: i64, lines: &[usize], what: &str) -> Result<usize, Too
     if n >= 1 && (n as usize) <= count {
         return Ok(n as usize - 1);
     }
-    Err(ToolError::occurrence_out_of_range(
-        n,
-        what,
-        display,
-        lines,
-        &list_lines(lines),
-    ))
+    Err(ToolError::occurrence_out_of_range(n, what, display, lines))
 }
 
 fn multiple_matches(display: &str, found: &matching::Found, lines: &[usize], replace_all: bool) -> ToolError {
-    let forgave = (found.level != Level::Exact).then(|| found.level.forgave());
     ToolError::multiple_matches(
         display,
         lines,
-        &list_lines(lines),
-        forgave,
+        found.level.forgiven(),
         found.level.as_str(),
         replace_all,
     )
 }
 
 fn no_match(path: &WsPath, hay: &str, search: &str, what: &str) -> ToolError {
-    let display = path.display.as_str();
-    let diagnosis = diagnose::diagnose(hay, search, what);
-    let read_call = match diagnosis.near_line {
-        Some(line) if line > 5 => format!("read_file with path={} start_line={}", path.call_arg(), line - 5),
-        _ => format!("read_file with path={}", path.call_arg()),
-    };
-    ToolError::no_match(what, display, &diagnosis.text, &read_call, diagnosis.near_line)
+    let diagnosis = diagnose::diagnose(hay, search);
+    ToolError::no_match(
+        what,
+        &path.display,
+        &path.call_arg(),
+        &diagnosis.cause,
+        diagnosis.near_line,
+    )
 }
 
 /// 1-based line numbers of the starts of sorted `ranges`, in one pass over the text.
@@ -494,16 +470,4 @@ fn line_numbers(hay: &str, ranges: &[Range<usize>]) -> Vec<usize> {
             line
         })
         .collect()
-}
-
-fn list_lines(lines: &[usize]) -> String {
-    // Several matches on one line are listed once.
-    let mut unique = lines.to_vec();
-    unique.dedup();
-    let shown: Vec<String> = unique.iter().take(LISTED_LINES).map(|n| n.to_string()).collect();
-    let mut text = shown.join(", ");
-    if unique.len() > LISTED_LINES {
-        text.push_str(&format!(" and {} more", unique.len() - LISTED_LINES));
-    }
-    text
 }

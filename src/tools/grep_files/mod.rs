@@ -223,14 +223,9 @@ fn check_root(
 ) -> Result<(), ToolError> {
     match std::fs::metadata(&root.abs) {
         Ok(meta) if meta.is_dir() || meta.is_file() => Ok(()),
-        Ok(_) => Err(ToolError::special_file_skipped(
-            crate::tool_id::ToolId::GrepFiles,
+        Ok(_) => Err(ToolError::grep_special_file(
             &root.display,
-            &format!(
-                "Search a directory or a regular file instead, e.g. call grep_files with pattern={} \
-                 path=\".\".",
-                serde_json::to_string(&args.pattern).unwrap_or_default()
-            ),
+            &serde_json::to_string(&args.pattern).unwrap_or_default(),
         )),
         Err(_) => Err(crate::fs::open::not_found(
             &ctx.workspace,

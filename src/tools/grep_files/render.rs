@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::search::{Found, Query, RowKind};
 use super::{GrepFilesArgs, OutputMode, MAX_RESULTS_CAP};
-use crate::error::ToolError;
+use crate::error::{RegexRefusal, ToolError};
 use crate::notice::SearchNotice;
 use crate::output::plural;
 use crate::session::context::Context;
@@ -49,26 +49,12 @@ impl CallText {
 /// `invalid_arguments` for a pattern the regex engine refused: its message, then the way out.
 pub(super) fn regex_error(args: &GrepFilesArgs, call: &CallText, err: &grep_regex::Error) -> ToolError {
     let engine = users_pattern_error(&args.pattern, &err.to_string());
-    let mut hints = Vec::new();
-    if engine.contains("look-around") || engine.contains("backreferences") {
-        hints.push(
-            "look-around and backreferences are not supported by this engine; match the text around \
-             it instead, or search more broadly and filter the results"
-                .to_string(),
-        );
-    }
-    if engine.contains("not allowed in a regex") {
-        hints.push(format!(
-            "a line break can only match with multiline=true: call grep_files with {} multiline=true",
-            call.base()
-        ));
-    } else {
-        hints.push(format!(
-            "to search for the text literally, call grep_files with {} fixed_strings=true",
-            call.base()
-        ));
-    }
-    ToolError::bad_regex(&args.pattern, engine.trim_end(), &hints)
+    let refusal = RegexRefusal {
+        engine: engine.trim_end(),
+        lookaround: engine.contains("look-around") || engine.contains("backreferences"),
+        line_break: engine.contains("not allowed in a regex"),
+    };
+    ToolError::bad_regex(&args.pattern, &refusal, &call.base())
 }
 
 /// The engine's message as it bears on the pattern the caller wrote. grep_regex parses the

@@ -10,7 +10,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::Hit;
-use crate::error::ToolError;
+use crate::error::{SearchSetting, ToolError, UnreadableAnswer};
 use crate::net::body::Format;
 use crate::net::fetch::Request;
 use crate::session::config::Config;
@@ -90,18 +90,22 @@ pub(super) fn settings(config: &Config) -> Result<Settings, ToolError> {
         Some(value) => {
             let name = value.as_str().unwrap_or_default();
             ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
-                ToolError::web_search_setting(&format!(
-                    "provider = {value} is not a provider codesmith knows"
-                ))
+                ToolError::web_search_setting(SearchSetting::UnknownProvider {
+                    value: &value.to_string(),
+                })
             })?
         }
     };
     let base = match setting("endpoint") {
         Some(value) => value.as_str().map(str::to_string).ok_or_else(|| {
-            ToolError::web_search_setting(&format!("endpoint = {value} is not a URL string"))
+            ToolError::web_search_setting(SearchSetting::EndpointNotString {
+                value: &value.to_string(),
+            })
         })?,
         None => provider.default_base().map(str::to_string).ok_or_else(|| {
-            ToolError::web_search_setting("provider = \"searxng\" needs endpoint = \"https://your-instance\"")
+            ToolError::web_search_setting(SearchSetting::NoEndpoint {
+                provider: provider.name(),
+            })
         })?,
     };
     Ok(Settings { provider, base })
@@ -121,16 +125,15 @@ pub(super) fn request(
         settings.provider.path()
     );
     let mut url = Url::parse(&endpoint).map_err(|err| {
-        ToolError::web_search_setting(&format!(
-            "endpoint `{}` is not an absolute URL ({err})",
-            settings.base
-        ))
+        ToolError::web_search_setting(SearchSetting::EndpointNotAbsolute {
+            endpoint: &settings.base,
+            reason: &err.to_string(),
+        })
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(ToolError::web_search_setting(&format!(
-            "endpoint `{}` is not an http or https URL",
-            settings.base
-        )));
+        return Err(ToolError::web_search_setting(SearchSetting::EndpointNotHttp {
+            endpoint: &settings.base,
+        }));
     }
     let mut request = Request::get(url.clone(), MAX_BYTES, TIMEOUT, Format::Raw);
     match settings.provider {
@@ -172,7 +175,12 @@ pub(super) fn parse(provider: Provider, body: &str) -> Result<Vec<Hit>, ToolErro
         return Ok(super::duckduckgo::parse(body));
     }
     let json: Value = serde_json::from_str(body).map_err(|err| {
-        ToolError::web_search_unreadable(provider.name(), &format!("the body is not JSON: {err}"))
+        ToolError::web_search_unreadable(
+            provider.name(),
+            UnreadableAnswer::NotJson {
+                reason: &err.to_string(),
+            },
+        )
     })?;
     // Brave: web.results[] {title, url, description}; SearXNG: results[] {title, url, content};
     // Tavily: results[] {title, url, content}.
@@ -187,7 +195,7 @@ pub(super) fn parse(provider: Provider, body: &str) -> Result<Vec<Hit>, ToolErro
         }
         return Err(ToolError::web_search_unreadable(
             provider.name(),
-            "no result list in the JSON",
+            UnreadableAnswer::NoResultList,
         ));
     };
     Ok(items

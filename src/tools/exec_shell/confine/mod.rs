@@ -282,11 +282,11 @@ pub fn launch<T>(
 }
 
 fn required_error(missing: &[Missing]) -> ToolError {
-    let what: Vec<String> = missing
+    let missing: Vec<(&str, &str)> = missing
         .iter()
-        .map(|m| format!("{} ({})", m.layer.as_str(), m.reason))
+        .map(|m| (m.layer.as_str(), m.reason.as_str()))
         .collect();
-    ToolError::sandbox_unavailable(&what, missing.iter().map(|m| m.layer.as_str()).collect())
+    ToolError::sandbox_unavailable(&missing)
 }
 
 /// The writable roots as the model names them.

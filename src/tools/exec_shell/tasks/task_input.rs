@@ -88,13 +88,7 @@ pub fn run(args: TaskInputArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErr
     if args.close_stdin {
         bytes.extend_from_slice(END_OF_INPUT);
     }
-    let fail = |err: std::io::Error| {
-        ToolError::io(
-            &format!(".codesmith/tasks/{}/input", args.task_id),
-            "write to",
-            &err,
-        )
-    };
+    let fail = |err: std::io::Error| ToolError::task_input_unwritable(&args.task_id, &err);
     if !terminal::send(&dir, &bytes).map_err(fail)? {
         return Err(ToolError::task_ended(&args.task_id, super::status(&dir).as_str()));
     }
