@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 // The named constructors of `ToolError`, one file per family of refusals.
+mod argument_fields;
 mod arguments;
 mod call;
 mod change;
@@ -11,10 +12,12 @@ mod field;
 mod file;
 mod hint;
 pub mod hunk;
+mod json_text;
 mod matches;
 mod net;
 mod no_match;
 mod patch_text;
+mod path_form;
 mod question;
 mod regex;
 mod search;
@@ -24,7 +27,10 @@ mod special_file;
 mod state;
 mod task;
 mod tools;
+mod url;
+mod usage;
 
+pub use argument_fields::{ExampleCall, Expected, UnknownField, UnknownFields, WrongType};
 pub use arguments::GlobError;
 pub use call::CallShape;
 pub use change::{EditForm, ParseStop};
@@ -32,14 +38,18 @@ pub use encoding::{StrayBytes, StrayRun, Undecodable};
 pub use field::Field;
 pub use file::{special_kind_name, Missing};
 pub use hint::Hint;
+pub use json_text::{JsonMistake, JsonSubject, Mistake};
 pub use matches::{line_list, Forgiven};
 pub use net::{RestrictedRange, UrlShape, BROKEN_ANSWER};
 pub use no_match::{LinePrefix, NoMatchCause, NumberedMiss, RangeEndMiss, Unprefixed, WhitespaceDiff};
 pub use patch_text::{NotRegularWay, PatchProblem, QuoteProblem};
+pub use path_form::{CheckpointPath, PathForm};
 pub use question::Unanswered;
 pub use regex::RegexRefusal;
 pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
+pub use url::{Reached, RedirectProblem, Unresolved};
+pub use usage::{ClapLine, ClapRefusal, UsageOf};
 
 /// Every error code codesmith reports. The wire spelling (`as_str`) is part of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -303,8 +313,9 @@ enum Tail {
 
 /// Every error with a fixed shape is built by a named constructor next to this type (in
 /// `error/`, one file per family: file, state, session, change, net, tools), which owns its
-/// wording and its `error` fields; [`ToolError::invalid`] takes the argument checks' own
-/// sentences and [`ToolError::io`] words operating-system failures.
+/// wording and its `error` fields, from data the caller gathered (names, counts, quoted call
+/// arguments, and a third party's own message where one is relayed); [`ToolError::io`] words
+/// operating-system failures.
 impl ToolError {
     /// A bare error; the named constructors build on it.
     pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
@@ -405,7 +416,9 @@ impl ToolError {
         (self.code, message, self.details)
     }
 
-    pub fn invalid(message: impl Into<String>) -> ToolError {
+    /// An `invalid_arguments` error with the sentence a named constructor wrote; private to
+    /// `src/error/`, so no caller outside it can word one.
+    fn invalid(message: impl Into<String>) -> ToolError {
         ToolError::new(ErrorCode::InvalidArguments, message)
     }
 
@@ -513,8 +526,8 @@ mod tests {
         found
     }
 
-    /// Every `ToolError::` constructor call under `dir` with `format!` among its arguments,
-    /// as "file:line: constructor".
+    /// Every `ToolError::` constructor call under `dir` (but not in `src/error/`) with
+    /// `format!` among its arguments, as "file:line: constructor".
     fn composed_arguments(dir: &std::path::Path, found: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -522,11 +535,13 @@ mod tests {
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
-                composed_arguments(&path, found);
+                if !path.ends_with("src/error") {
+                    composed_arguments(&path, found);
+                }
                 continue;
             }
             let name = path.to_string_lossy().to_string();
-            if !name.ends_with(".rs") || name.ends_with("_tests.rs") {
+            if !name.ends_with(".rs") || name.ends_with("_tests.rs") || path.ends_with("src/error.rs") {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -552,15 +567,17 @@ mod tests {
         );
     }
 
-    /// A tool passes the facts of a refusal, never its words: text composed with `format!`
-    /// and handed to a constructor would be a message worded where it happens. The one
-    /// exception is a call argument the caller quotes (`quote_arg(&format!(..))`), since the
-    /// quoting lives in `crate::fs`, which this layer may not name.
+    /// A caller passes the facts of a refusal, never its words: text composed with `format!`
+    /// and handed to a constructor would be a message worded where it happens. This holds
+    /// everywhere outside `src/error/`: in the tools and below them (arguments, the command
+    /// line, dispatch, the network gates, paths). The one exception is a call argument the
+    /// caller quotes (`quote_arg(&format!(..))`), since the quoting lives in `crate::fs`, which
+    /// this layer may not name.
     #[test]
-    fn tools_pass_facts_to_error_constructors() {
-        let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+    fn callers_pass_facts_to_error_constructors() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut found = Vec::new();
-        composed_arguments(&tools, &mut found);
+        composed_arguments(&src, &mut found);
         assert!(
             found.is_empty(),
             "ToolError constructors given text composed with format! (pass the data; word it in \

@@ -8,48 +8,22 @@ use serde_json::{Map, Number, Value};
 
 use super::clamp::whole_number;
 use super::kind::{flag_kind, FlagKind};
-use crate::error::ToolError;
-
-/// A value as the caller wrote it, for a message: JSON, so a string shows its quotes.
-fn shown(value: &Value) -> String {
-    value.to_string()
-}
+use crate::error::{Expected, ToolError, WrongType};
 
 /// Replaces the unambiguous spellings in `map` by the type the schema asks for; refuses the
 /// rest, naming every field that is wrong, with an example call that fixes them.
 pub(super) fn repair(mut map: Map<String, Value>, schema: &Value) -> Result<Map<String, Value>, ToolError> {
     let problems = fix(&mut map, schema);
-    let Some(first) = problems.first() else {
+    if problems.is_empty() {
         return Ok(map);
-    };
-    let (call, shortened) = super::example_call(&super::in_schema_order(map, schema));
-    let message = format!(
-        "{}. Example: {call}{}",
-        sentences(&problems),
-        if shortened { " (long values shortened)" } else { "" }
-    );
-    Err(ToolError::invalid(message).with(crate::error::Field::FieldName, first.field.clone()))
-}
-
-/// A field whose value has the wrong type.
-pub(super) struct Problem {
-    pub field: String,
-    /// "`start_line` must be a whole number from 1 (got \"abc\")".
-    pub sentence: String,
-}
-
-/// The problems as one clause: "`a` must be ...; `b` must be ...".
-pub(super) fn sentences(problems: &[Problem]) -> String {
-    problems
-        .iter()
-        .map(|p| p.sentence.as_str())
-        .collect::<Vec<_>>()
-        .join("; ")
+    }
+    let example = super::example_call(&super::in_schema_order(map, schema));
+    Err(ToolError::wrong_types(&problems, &example))
 }
 
 /// Converts the unambiguous spellings in `map` in place and replaces each value it cannot
 /// take by a legal one (so `map` becomes an example call); returns what was wrong.
-pub(super) fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> {
+pub(super) fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<WrongType> {
     let mut problems = Vec::new();
     let Some(properties) = schema["properties"].as_object() else {
         return problems;
@@ -59,9 +33,11 @@ pub(super) fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> 
             continue;
         };
         if let Err((expected, example)) = repair_value(value, prop) {
-            problems.push(Problem {
+            problems.push(WrongType {
                 field: field.clone(),
-                sentence: format!("`{field}` must be {expected} (got {})", shown(value)),
+                expected,
+                // As the caller wrote it: JSON, so a string shows its quotes.
+                got: value.to_string(),
             });
             *value = example;
         }
@@ -70,8 +46,8 @@ pub(super) fn fix(map: &mut Map<String, Value>, schema: &Value) -> Vec<Problem> 
 }
 
 /// Turns `value` into the schema's type where that is unambiguous. On refusal: what the field
-/// takes, in words, and a legal value for the example call.
-fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> {
+/// takes and a legal value for the example call.
+fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (Expected, Value)> {
     if let Some(allowed) = allowed_strings(prop) {
         return match value {
             Value::String(text) if allowed.iter().any(|a| a == text) => Ok(()),
@@ -81,7 +57,7 @@ fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> 
                     .as_str()
                     .or(allowed.first().map(String::as_str))
                     .unwrap_or_default();
-                Err((format!("one of {}", listed.join(", ")), Value::from(example)))
+                Err((Expected::OneOf(listed), Value::from(example)))
             }
         };
     }
@@ -101,24 +77,19 @@ fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> 
             }
             // The caller set it on purpose, so the example shows the value that is not the default.
             _ => Err((
-                "true or false".to_string(),
+                Expected::Bool,
                 Value::Bool(prop["default"].as_bool() != Some(true)),
             )),
         },
         FlagKind::Str => match value {
             Value::String(_) => Ok(()),
-            Value::Number(_) | Value::Bool(_) => {
-                Err(("a string".to_string(), Value::from(value.to_string())))
-            }
-            _ => Err(("a string".to_string(), Value::from("..."))),
+            Value::Number(_) | Value::Bool(_) => Err((Expected::Str, Value::from(value.to_string()))),
+            _ => Err((Expected::Str, Value::from("..."))),
         },
         FlagKind::List => match value {
             Value::String(_) => Ok(()),
             Value::Array(items) if items.iter().all(Value::is_string) => Ok(()),
-            _ => Err((
-                "a string or a list of strings".to_string(),
-                Value::Array(vec![Value::from("...")]),
-            )),
+            _ => Err((Expected::StrOrList, Value::Array(vec![Value::from("...")]))),
         },
         FlagKind::Number => match value {
             Value::Number(_) => Ok(()),
@@ -127,9 +98,9 @@ fn repair_value(value: &mut Value, prop: &Value) -> Result<(), (String, Value)> 
                     *value = Value::Number(number);
                     Ok(())
                 }
-                None => Err(("a number".to_string(), Value::from(1))),
+                None => Err((Expected::Number, Value::from(1))),
             },
-            _ => Err(("a number".to_string(), Value::from(1))),
+            _ => Err((Expected::Number, Value::from(1))),
         },
     }
 }
@@ -145,14 +116,11 @@ fn integer(value: &Value, prop: &Value) -> Option<Value> {
     }
 }
 
-/// "a whole number from 1", "a whole number from 0 to 50": the range the schema states.
-fn whole_number_range(prop: &Value) -> String {
-    let min = prop["minimum"].as_f64().map(|m| m as i64);
-    match (min, prop["maximum"].as_f64().map(|m| m as i64)) {
-        (Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
-        (Some(min), None) => format!("a whole number from {min}"),
-        (None, Some(max)) => format!("a whole number up to {max}"),
-        (None, None) => "a whole number".to_string(),
+/// A whole number in the range the schema states.
+fn whole_number_range(prop: &Value) -> Expected {
+    Expected::WholeNumber {
+        min: prop["minimum"].as_f64().map(|m| m as i64),
+        max: prop["maximum"].as_f64().map(|m| m as i64),
     }
 }
 

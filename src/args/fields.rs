@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{Field, ToolError};
+use crate::error::{ToolError, UnknownField, UnknownFields};
 
 /// Spellings other agent tool sets use, normalized (lowercase, no `_`/`-`/space), with the
 /// fields they most likely mean here. The first target the tool has wins, so `limit` is
@@ -119,26 +119,6 @@ const ALIASES: &[(&str, &[&str])] = &[
 
 /// Passes `map` on when every field is one the schema knows; otherwise the error names each
 /// unknown field, what it probably meant, the valid fields and the corrected call.
-/// How the corrected call differs: fields renamed, dropped, and with values fixed.
-fn how_corrected(renames: &[(&str, &str)], dropped: &[&str], fixed: &[String]) -> Vec<String> {
-    let mut how = Vec::new();
-    if !renames.is_empty() {
-        let renamed: Vec<String> = renames
-            .iter()
-            .map(|(from, to)| format!("`{from}` renamed to `{to}`"))
-            .collect();
-        how.push(format!("with {}", join_and(&renamed)));
-    }
-    if !dropped.is_empty() {
-        let without: Vec<String> = dropped.iter().map(|key| format!("`{key}`")).collect();
-        how.push(format!("without {}", join_and(&without)));
-    }
-    if !fixed.is_empty() {
-        how.push(format!("with {} fixed", join_and(fixed)));
-    }
-    how
-}
-
 pub(super) fn check_unknown(
     tool: &str,
     map: Map<String, Value>,
@@ -151,66 +131,33 @@ pub(super) fn check_unknown(
     }
     // A suggestion must name a field not already given, and no two unknowns the same one.
     let mut claimed: Vec<&str> = map.keys().map(String::as_str).collect();
-    let mut renames: Vec<(&str, &str)> = Vec::new();
-    let mut dropped: Vec<&str> = Vec::new();
-    let mut named = Vec::new();
+    let mut fields = Vec::new();
     for key in &unknown {
-        match suggest(key, &valid).filter(|target| !claimed.contains(target)) {
-            Some(target) => {
-                claimed.push(target);
-                renames.push((key.as_str(), target));
-                named.push(format!("`{key}` (did you mean `{target}`?)"));
-            }
-            None => {
-                dropped.push(key.as_str());
-                named.push(format!("`{key}`"));
-            }
-        }
+        let meant = suggest(key, &valid).filter(|target| !claimed.contains(target));
+        claimed.extend(meant);
+        fields.push(UnknownField {
+            name: key.to_string(),
+            meant: meant.map(String::from),
+        });
     }
     let mut corrected: Map<String, Value> = map
         .iter()
-        .filter(|(key, _)| !dropped.contains(&key.as_str()))
-        .map(|(key, value)| {
-            let key = renames
-                .iter()
-                .find(|(from, _)| from == key)
-                .map_or(key.as_str(), |(_, to)| to);
-            (key.to_string(), value.clone())
+        .filter_map(|(key, value)| match fields.iter().find(|f| &f.name == key) {
+            Some(UnknownField { meant: None, .. }) => None,
+            Some(UnknownField { meant: Some(to), .. }) => Some((to.clone(), value.clone())),
+            None => Some((key.clone(), value.clone())),
         })
         .collect();
     // The corrected call should work as written, so wrong types in it are fixed (and named) too.
-    let problems = super::coerce::fix(&mut corrected, schema);
-    let corrected = super::in_schema_order(corrected, schema);
-    let (call, shortened) = super::example_call(&corrected);
-    let fixed: Vec<String> = problems.iter().map(|p| format!("`{}`", p.field)).collect();
-    let how = how_corrected(&renames, &dropped, &fixed);
-    let also = if problems.is_empty() {
-        String::new()
-    } else {
-        format!(" Also, {}.", super::coerce::sentences(&problems))
-    };
-    let message = format!(
-        "unknown field{} {} for {tool}; valid fields: {}.{also} Call again {}: {call}{}.",
-        if unknown.len() == 1 { "" } else { "s" },
-        join_and(&named),
-        valid.join(", "),
-        how.join(", "),
-        if shortened { " (long values shortened)" } else { "" }
-    );
-    let suggestions: Map<String, Value> = renames
-        .iter()
-        .map(|(from, to)| (from.to_string(), Value::from(*to)))
-        .collect();
-    Err(ToolError::invalid(message)
-        .with(Field::FieldName, unknown[0].as_str())
-        .with(
-            Field::Unknown,
-            unknown
-                .iter()
-                .map(|key| Value::from(key.as_str()))
-                .collect::<Vec<_>>(),
-        )
-        .with(Field::Suggestions, suggestions))
+    let wrong_types = super::coerce::fix(&mut corrected, schema);
+    let example = super::example_call(&super::in_schema_order(corrected, schema));
+    Err(ToolError::unknown_fields(&UnknownFields {
+        tool: tool.to_string(),
+        fields,
+        valid: valid.iter().map(|v| v.to_string()).collect(),
+        wrong_types,
+        example,
+    }))
 }
 
 /// The field `key` most likely meant: the same name in another case or separator style, a
@@ -249,15 +196,6 @@ fn normalize(name: &str) -> String {
         .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join_and(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]

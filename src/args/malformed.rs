@@ -1,42 +1,33 @@
 //! Why a JSON text does not parse, in the terms of the mistakes models make: Python's `True`,
 //! `False` and `None`, single quotes, a trailing comma, a raw newline inside a string, a key
-//! without quotes. serde_json names only the position; this names the token and the fix.
+//! without quotes. serde_json names only the position; this finds the token (worded, with the
+//! fix, in `src/error/json_text.rs`).
 
-/// One mistake found in a JSON text: what it is and how to write it instead.
-#[derive(Debug, PartialEq)]
-pub struct Mistake {
-    pub line: usize,
-    pub column: usize,
-    pub what: String,
-}
+use crate::error::{JsonMistake, JsonSubject, Mistake, ToolError};
 
-/// The first of the known mistakes in `text`, scanning like a JSON lexer (strings with their
-/// escapes skipped) so a `'` or `True` inside a string is not taken for one.
 /// A control character written raw inside a string.
-fn raw_control(b: u8) -> String {
+fn raw_control(b: u8) -> JsonMistake {
     match b {
-        b'\n' => "a raw line break inside a string; JSON writes it as \\n".into(),
-        b'\t' => "a raw tab inside a string; JSON writes it as \\t".into(),
-        _ => format!("a raw control character (U+{b:04X}) inside a string; JSON writes it as \\u{b:04x}"),
+        b'\n' => JsonMistake::RawLineBreak,
+        b'\t' => JsonMistake::RawTab,
+        _ => JsonMistake::RawControl(b),
     }
 }
 
 /// What is wrong with a bare word outside a string (`rest` is the text after it), if anything.
-fn bare_word(word: &str, rest: &str) -> Option<String> {
+fn bare_word(word: &str, rest: &str) -> Option<JsonMistake> {
     match word {
-        "True" => Some("`True` is Python; JSON writes `true`".to_string()),
-        "False" => Some("`False` is Python; JSON writes `false`".to_string()),
-        "None" => Some("`None` is Python; JSON writes `null`".to_string()),
+        "True" => Some(JsonMistake::PythonTrue),
+        "False" => Some(JsonMistake::PythonFalse),
+        "None" => Some(JsonMistake::PythonNone),
         "true" | "false" | "null" => None,
-        _ if rest.trim_start().starts_with(':') => Some(format!(
-            "the key `{word}` has no quotes; JSON writes it as \"{word}\""
-        )),
-        _ => Some(format!(
-            "`{word}` is not a JSON value; a string takes double quotes (\"{word}\")"
-        )),
+        _ if rest.trim_start().starts_with(':') => Some(JsonMistake::UnquotedKey(word.to_string())),
+        _ => Some(JsonMistake::BareWord(word.to_string())),
     }
 }
 
+/// The first of the known mistakes in `text`, scanning like a JSON lexer (strings with their
+/// escapes skipped) so a `'` or `True` inside a string is not taken for one.
 pub fn find_mistake(text: &str) -> Option<Mistake> {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -55,24 +46,11 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
         }
         match b {
             b'"' => in_string = true,
-            b'\'' => {
-                return Some(at(
-                    text,
-                    i,
-                    "a single quote; JSON strings and keys take double quotes (\"...\")".into(),
-                ))
-            }
+            b'\'' => return Some(at(text, i, JsonMistake::SingleQuote)),
             b',' => {
                 let next = text[i + 1..].trim_start().bytes().next();
                 if let Some(close @ (b'}' | b']')) = next {
-                    return Some(at(
-                        text,
-                        i,
-                        format!(
-                            "a trailing comma before `{}`; JSON allows none, remove it",
-                            close as char
-                        ),
-                    ));
+                    return Some(at(text, i, JsonMistake::TrailingComma(close as char)));
                 }
             }
             b if b.is_ascii_alphabetic() || b == b'_' => {
@@ -92,21 +70,17 @@ pub fn find_mistake(text: &str) -> Option<Mistake> {
     None
 }
 
-fn at(text: &str, offset: usize, what: String) -> Mistake {
+fn at(text: &str, offset: usize, what: JsonMistake) -> Mistake {
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     Mistake { line, column, what }
 }
 
-/// The message for a JSON text that does not parse: the mistake found (or serde's words), and
-/// an example of what to send.
-pub fn explain(subject: &str, text: &str, err: &serde_json::Error, example: &str) -> String {
-    let cause = match find_mistake(text) {
-        Some(m) => format!("{} (line {}, column {})", m.what, m.line, m.column),
-        None => err.to_string(),
-    };
-    format!("malformed JSON {subject}: {cause}. Send one JSON object, for example {example}.")
+/// The error for a JSON text that does not parse: the mistake found in it (or serde's words),
+/// and an example of what to send.
+pub fn malformed_json(subject: JsonSubject, text: &str, err: &serde_json::Error, example: &str) -> ToolError {
+    ToolError::malformed_json(subject, find_mistake(text).as_ref(), err, example)
 }
 
 #[cfg(test)]
@@ -114,7 +88,7 @@ mod tests {
     use super::find_mistake;
 
     fn what(text: &str) -> String {
-        find_mistake(text).map(|m| m.what).unwrap_or_default()
+        find_mistake(text).map(|m| m.what.to_string()).unwrap_or_default()
     }
 
     #[test]

@@ -20,11 +20,11 @@ use std::sync::Mutex;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::ToolError;
+use crate::error::{ExampleCall, JsonSubject, ToolError};
 use crate::notice::{ArgsNotice, Notice};
 
 pub use kind::{flag_kind, FlagKind};
-pub use malformed::{explain as explain_malformed, find_mistake};
+pub use malformed::{find_mistake, malformed_json};
 
 /// Notices from reading the arguments (a JSON string holding the object was decoded), handed
 /// to the call's result by [`clamp_out_of_range`].
@@ -51,12 +51,12 @@ pub fn parse_json_text(tool: &str, description: Option<&str>, text: &str) -> Res
         return Ok(Value::Object(Default::default()));
     }
     let value: Value = serde_json::from_str(trimmed).map_err(|err| {
-        ToolError::invalid(malformed::explain(
-            &format!("arguments for {tool}"),
+        malformed_json(
+            JsonSubject::Arguments { tool },
             trimmed,
             &err,
             &example_in(description),
-        ))
+        )
     })?;
     if let Value::String(inner) = &value {
         if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(inner.trim()) {
@@ -116,9 +116,7 @@ pub fn from_value<T: DeserializeOwned>(
         return Ok(args);
     }
     let Value::Object(map) = value else {
-        return Err(ToolError::invalid(format!(
-            "the arguments for {tool} must be a JSON object"
-        )));
+        return Err(ToolError::arguments_must_be_object(tool));
     };
     let schema = schema();
     let map = fields::check_unknown(tool, map, &schema)?;
@@ -147,7 +145,7 @@ fn field_names(schema: &Value) -> Vec<&str> {
 
 /// An arguments object as it would be written in a message: `{"path": "f", "start_line": 2}`.
 /// Long strings are shortened (a 40 KB `content` would drown the message); `shortened` says so.
-fn example_call(map: &Map<String, Value>) -> (String, bool) {
+fn example_call(map: &Map<String, Value>) -> ExampleCall {
     const LONGEST: usize = 60;
     let mut shortened = false;
     let fields: Vec<String> = map
@@ -164,7 +162,10 @@ fn example_call(map: &Map<String, Value>) -> (String, bool) {
             format!("{}: {}", quote(key), compact(&value))
         })
         .collect();
-    (format!("{{{}}}", fields.join(", ")), shortened)
+    ExampleCall {
+        call: format!("{{{}}}", fields.join(", ")),
+        shortened,
+    }
 }
 
 /// `map` with its fields in the schema's order (unknown ones last), for example calls.
@@ -181,7 +182,7 @@ fn in_schema_order(mut map: Map<String, Value>, schema: &Value) -> Map<String, V
 fn compact(value: &Value) -> String {
     match value {
         Value::Array(items) => format!("[{}]", items.iter().map(compact).collect::<Vec<_>>().join(", ")),
-        Value::Object(map) => example_call(map).0,
+        Value::Object(map) => example_call(map).call,
         other => other.to_string(),
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::arguments::read_stdin_text;
 use super::Invocation;
 use crate::dispatch::resolve::resolve;
-use crate::error::{CallShape, ToolError};
+use crate::error::{CallShape, JsonSubject, ToolError};
 use crate::session::context::Global;
 use crate::tools;
 
@@ -37,9 +37,7 @@ pub(super) fn parse_call(global: Global, sub: &ArgMatches) -> Invocation {
             return usage(
                 global,
                 "call",
-                ToolError::invalid(crate::args::explain_malformed(
-                    "for call", trimmed, &err, &example,
-                )),
+                crate::args::malformed_json(JsonSubject::Call, trimmed, &err, &example),
             );
         }
     };

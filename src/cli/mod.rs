@@ -165,12 +165,7 @@ fn text_format(flag: Option<&str>) -> bool {
 /// The usage error for a `CODESMITH_FORMAT` that is neither empty, json nor text.
 fn format_env_error() -> Option<ToolError> {
     let value = std::env::var("CODESMITH_FORMAT").ok()?;
-    (!matches!(value.as_str(), "" | "json" | "text")).then(|| {
-        ToolError::invalid(format!(
-            "CODESMITH_FORMAT is `{value}`, but it takes json or text (or empty, for the default: \
-             text at a terminal, json otherwise). Set it to one of those, or unset it."
-        ))
-    })
+    (!matches!(value.as_str(), "" | "json" | "text")).then(|| ToolError::format_env(&value))
 }
 
 /// `argv` with each `--format json|text` written after the command moved before it, where the

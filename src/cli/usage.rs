@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use serde_json::Value;
 
 use super::{command_for, GLOBALS_WITH_VALUE};
-use crate::error::ToolError;
+use crate::error::{ClapLine, ClapRefusal, ToolError, UsageOf};
 use crate::tools;
 
 /// A global option written after the command name (`codesmith read f --workspace /tmp`), which
@@ -50,34 +50,27 @@ pub(super) fn misplaced_global(
             moved.extend(rest.next());
         }
     }
-    let flags: Vec<String> = moved
+    let flags: Vec<&str> = moved
         .iter()
         .filter(|arg| arg.starts_with("--"))
-        .map(|arg| format!("`{}`", arg.split('=').next().unwrap_or_default()))
+        .map(|arg| arg.split('=').next().unwrap_or_default())
         .collect();
-    let named = match flags.as_slice() {
-        [] => return None,
-        [one] => format!("global option {one} goes"),
-        [init @ .., last] => format!("global options {} and {last} go", init.join(", ")),
-    };
+    if flags.is_empty() {
+        return None;
+    }
     let corrected: Vec<&str> = std::iter::once("codesmith")
         .chain(args[1..at].iter().copied())
         .chain(moved.iter().copied())
         .chain(std::iter::once(invoked))
         .chain(kept.iter().copied())
         .collect();
-    let what = if tools::find(invoked).is_some() {
-        "tool"
-    } else {
-        "command"
-    };
     let corrected: Vec<String> = corrected
         .iter()
         .map(|a| crate::fs::workspace::shell_word(a))
         .collect();
     Some(ToolError::global_option_after_name(
-        &named,
-        what,
+        &flags,
+        tools::find(invoked).is_some(),
         invoked,
         &corrected.join(" "),
     ))
@@ -92,40 +85,40 @@ pub(super) fn usage_tool_name(invoked: Option<&str>) -> String {
     }
 }
 
-/// clap's refusal as an `invalid_arguments` message: its first line and its tips (without the
-/// usage footer and styling), then where the usage is; for a tool, every flag it takes.
+/// clap's refusal as an `invalid_arguments` error: its first line, the arguments it names as
+/// missing and its tips, taken from its rendered text (the usage footer and styling left
+/// behind), and whose usage to point to.
 pub(super) fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendered: &str) -> ToolError {
     let mut lines = rendered.lines();
     let first = lines
         .next()
         .unwrap_or_default()
         .trim_start_matches("error: ")
-        .trim();
-    let mut message = first.trim_end_matches(['.', ':']).to_string();
+        .trim()
+        .to_string();
     // clap lists missing arguments on the indented lines after the first.
-    let missing: Vec<&str> = lines
+    let missing: Vec<String> = lines
         .clone()
         .take_while(|line| line.starts_with("  "))
-        .map(str::trim)
+        .map(|line| line.trim().to_string())
         .collect();
-    if !missing.is_empty() {
-        message.push_str(&format!(": {}", missing.join(", ")));
-    }
-    message.push('.');
-    for line in lines.map(str::trim) {
-        if let Some(usage) = line.strip_prefix("Usage: ") {
-            if !missing.is_empty() {
-                message.push_str(&format!(" Usage: {usage}."));
+    let lines = lines
+        .map(str::trim)
+        .filter_map(|line| {
+            if let Some(usage) = line.strip_prefix("Usage: ") {
+                Some(ClapLine::Usage(usage.to_string()))
+            } else if let Some(tip) = line.strip_prefix("tip: ") {
+                Some(ClapLine::Tip(tip.to_string()))
+            } else {
+                line.strip_prefix("[possible values: ")
+                    .map(|values| ClapLine::PossibleValues(values.trim_end_matches(']').to_string()))
             }
-        } else if let Some(tip) = line.strip_prefix("tip: ") {
-            message.push_str(&format!(" Tip: {}.", tip.trim_end_matches('.')));
-        } else if let Some(values) = line.strip_prefix("[possible values: ") {
-            message.push_str(&format!(" Possible values: {}.", values.trim_end_matches(']')));
-        }
-    }
-    match (invoked.and_then(tools::find), schema) {
-        (Some(spec), Some(schema)) => {
-            let flags: Vec<String> = schema["properties"]
+        })
+        .collect();
+    let of = match (invoked.and_then(tools::find), schema) {
+        (Some(spec), Some(schema)) => UsageOf::Tool {
+            name: spec.name.to_string(),
+            flags: schema["properties"]
                 .as_object()
                 .map(|props| {
                     props
@@ -133,28 +126,20 @@ pub(super) fn usage_error(invoked: Option<&str>, schema: Option<&Value>, rendere
                         .map(|k| format!("--{}", k.replace('_', "-")))
                         .collect()
                 })
-                .unwrap_or_default();
-            message.push_str(&format!(
-                " {} takes {}, or all arguments as one JSON object with --json; see `codesmith {} --help`.",
-                spec.name,
-                flags.join(", "),
-                spec.alias
-            ));
-        }
-        _ => match invoked {
-            Some("approve") => message.push_str(
-                " Pass the id from the approval_required error (error.approval.id), e.g. \
-                 `codesmith approve ap-0123456789ab`; see `codesmith approve --help`.",
-            ),
-            Some("trust") => message.push_str(
-                " Say what to do: `codesmith trust list`, or `codesmith trust add DIR` / \
-                 `codesmith trust remove DIR`; see `codesmith trust --help`.",
-            ),
-            Some(command @ ("call" | "tools")) => {
-                message.push_str(&format!(" Run `codesmith {command} --help` for the usage."))
-            }
-            _ => message.push_str(" Run `codesmith --help` (or `codesmith <command> --help`) for the usage."),
+                .unwrap_or_default(),
+            alias: spec.alias.to_string(),
         },
-    }
-    ToolError::invalid(message)
+        _ => match invoked {
+            Some("approve") => UsageOf::Approve,
+            Some("trust") => UsageOf::Trust,
+            Some(command @ ("call" | "tools")) => UsageOf::Command(command.to_string()),
+            _ => UsageOf::Other,
+        },
+    };
+    ToolError::usage(&ClapRefusal {
+        first,
+        missing,
+        lines,
+        of,
+    })
 }

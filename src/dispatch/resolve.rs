@@ -53,20 +53,12 @@ fn foreign_shape(name: &str, arguments: &Value, global: &Global) -> Option<ToolE
     let files = WorkspaceFiles::new(global);
     let call = translate::translate(foreign, arguments, &files)?.ok()?;
     let suggestion = serde_json::json!({"name": call.name, "arguments": call.arguments});
-    let notes = call.notes.iter().map(|n| format!(" {n}")).collect::<String>();
-    Some(
-        ToolError::invalid(format!(
-            "these are Codex's arguments for `{name}`; {} takes {}. Send this call, as is (it is \
-             also error.suggestion): {suggestion}.{notes}",
-            call.name,
-            if call.name == "apply_patch" {
-                "the patch text in `patch`"
-            } else {
-                "the command line as one string in `command`"
-            }
-        ))
-        .with(crate::error::Field::Suggestion, suggestion),
-    )
+    Some(ToolError::codex_arguments(
+        name,
+        call.name,
+        suggestion,
+        &call.notes,
+    ))
 }
 
 /// The workspace as a translation sees it: files resolved from the session's cwd, opened

@@ -125,12 +125,4 @@ impl ToolError {
         ))
         .with(Field::FieldName, field)
     }
-
-    /// A global option written after the tool (or command) name; `corrected` is the whole
-    /// command line, shell-quoted, with the option moved before the name.
-    pub fn global_option_after_name(named: &str, what: &str, invoked: &str, corrected: &str) -> ToolError {
-        ToolError::invalid(format!(
-            "{named} before the {what} name `{invoked}`, not after it. Call again as: {corrected}"
-        ))
-    }
 }

@@ -1,7 +1,7 @@
 //! fetch_url's refusals and failures: the URL gates, the network policy, restricted addresses,
 //! resolution, transport, decoding and redirects.
 
-use super::{ErrorCode, Field, ToolError};
+use super::{ErrorCode, Field, Reached, RedirectProblem, ToolError, Unresolved};
 
 /// The tail of a message whose failure will not change on a retry.
 pub const BROKEN_ANSWER: &str =
@@ -51,8 +51,8 @@ impl ToolError {
         .with(Field::Suggestion, fixed)
     }
 
-    /// Text that does not parse as a URL (`why`).
-    pub fn not_a_url(text: &str, why: &str) -> ToolError {
+    /// Text that does not parse as a URL (`why`, the parser's words).
+    pub fn not_a_url(text: &str, why: &url::ParseError) -> ToolError {
         ToolError::invalid(format!(
             "`{text}` is not an absolute URL ({why}). Pass a full http or https URL, e.g. \
              call fetch_url with url=\"https://docs.rs/regex\"."
@@ -72,16 +72,20 @@ impl ToolError {
         ToolError::invalid("the URL has no host. Nothing was fetched.")
     }
 
-    /// A redirect that fetch_url does not follow, and why (`reason` is a whole sentence).
-    pub fn redirect_refused(from: &str, location: &str, reason: &str) -> ToolError {
-        ToolError::new(
+    /// A redirect that fetch_url does not follow, and why.
+    pub fn redirect_refused(from: &str, location: &str, reason: &RedirectProblem) -> ToolError {
+        let error = ToolError::new(
             ErrorCode::NetworkDenied,
             format!(
                 "`{from}` redirected to `{location}`, which fetch_url does not follow: {reason} \
                  Nothing more was fetched; do not retry this URL expecting another result."
             ),
         )
-        .with(Field::Location, location)
+        .with(Field::Location, location);
+        match reason {
+            RedirectProblem::Scheme(scheme) => error.with(Field::Scheme, scheme.as_str()),
+            _ => error,
+        }
     }
 
     /// The network policy denies the host (its deny list, or a default of deny).
@@ -103,9 +107,11 @@ impl ToolError {
         .with(Field::Host, host)
     }
 
-    /// A localhost name; `line` is the config line that would exempt the loopback address and
-    /// `by_address` the URL with that address in place of the name.
-    pub fn localhost_name(host: &str, line: &str, by_address: &str) -> ToolError {
+    /// A localhost name; `cidr` is the loopback address as a one-address CIDR, which
+    /// `trusted_cidrs` would exempt, and `by_address` the URL with that address in place of the
+    /// name.
+    pub fn localhost_name(host: &str, cidr: &str, by_address: &str) -> ToolError {
+        let line = super::url::trusted_cidrs_line(cidr);
         ToolError::new(
             ErrorCode::BlockedAddress,
             format!(
@@ -120,15 +126,18 @@ impl ToolError {
         .with(Field::Range, "localhost")
     }
 
-    /// An address in a restricted range. `what` says how the host led there, `exact` is the
-    /// address as a one-address CIDR and `line` the config line that would exempt it.
-    pub fn blocked_address(
-        what: &str,
-        exact: &str,
-        line: &str,
-        host: &str,
-        range: RestrictedRange,
-    ) -> ToolError {
+    /// An address in a restricted range, `reached` from `host` (a literal, or one of its
+    /// answers); `exact` is the address as a one-address CIDR, which `trusted_cidrs` would
+    /// exempt.
+    pub fn blocked_address(reached: Reached, exact: &str, host: &str, range: RestrictedRange) -> ToolError {
+        let what = match reached {
+            Reached::Literal => format!("the address {range}"),
+            Reached::Resolved { answers } if answers > 1 => {
+                format!("`{host}` resolves to {answers} addresses and one of them is restricted: {range}")
+            }
+            Reached::Resolved { .. } => format!("`{host}` resolves to {range}"),
+        };
+        let line = super::url::trusted_cidrs_line(exact);
         ToolError::new(
             ErrorCode::BlockedAddress,
             format!(
@@ -147,7 +156,7 @@ impl ToolError {
     }
 
     /// The host name did not resolve.
-    pub fn unresolved(host: &str, why: &str) -> ToolError {
+    pub fn unresolved(host: &str, why: &Unresolved) -> ToolError {
         ToolError::new(
             ErrorCode::IoError,
             format!(
@@ -242,7 +251,8 @@ impl ToolError {
     }
 
     /// `.codesmith/config.toml` cannot take the host `approve --persist` adds: it does not
-    /// parse (`why`), or its `network` is not a table (`why` is `None`).
+    /// parse (`why`, the TOML parser's message, passed through as it is), or its `network` is
+    /// not a table (`why` is `None`).
     pub fn persist_config_refused(config: &str, host: &str, why: Option<&str>) -> ToolError {
         let message = match why {
             Some(why) => format!(
@@ -263,4 +273,6 @@ pub struct RestrictedRange {
     pub address: String,
     pub range: String,
     pub label: &'static str,
+    /// The IPv4 address carried inside an IPv6 one, which is what was judged (not a field).
+    pub embedded: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! Refusals about what a session can call and reach: unknown and disabled tools, background
 //! tasks, checkpoints and undo.
 
-use super::{ErrorCode, Field, ToolError};
+use super::{CheckpointPath, ErrorCode, Field, ToolError};
 
 /// Why another harness's call cannot be translated into the codesmith call that does the same.
 #[derive(Debug, thiserror::Error)]
@@ -223,7 +223,7 @@ impl ToolError {
 
     /// A checkpoint names a path undo may not touch (`why`: not plain, inside .codesmith/, or
     /// reaching outside through a symlink).
-    pub fn checkpoint_path_outside(path: &str, why: &str) -> ToolError {
+    pub fn checkpoint_path_outside(path: &str, why: CheckpointPath) -> ToolError {
         ToolError::new(
             ErrorCode::OutsideWorkspace,
             format!("path escapes workspace: the checkpoint names `{path}`, {why}; nothing was restored."),

@@ -1,7 +1,7 @@
 //! Refusals about the workspace and codesmith's own state: the boundary, `.codesmith/` and
 //! the files in it (config, trust list, approvals).
 
-use super::{ErrorCode, Field, ToolError};
+use super::{ErrorCode, Field, PathForm, ToolError};
 
 impl ToolError {
     /// A path whose resolution goes round a symlink loop.
@@ -66,8 +66,10 @@ impl ToolError {
         .with(Field::Path, display)
     }
 
-    /// `.codesmith/config.toml` does not parse (`line` is " at line N" or empty).
-    pub fn config_unparsable(line: &str, why: &str) -> ToolError {
+    /// `.codesmith/config.toml` does not parse, at `line` when the parser knows where; `why`
+    /// is the parser's message, passed through.
+    pub fn config_unparsable(line: Option<usize>, why: &str) -> ToolError {
+        let line = line.map(|n| format!(" at line {n}")).unwrap_or_default();
         ToolError::new(
             ErrorCode::IoError,
             format!(
@@ -211,7 +213,7 @@ impl ToolError {
 
     /// A path form that means something else to a model than to POSIX (`why` says what and
     /// the way out); `shown` is the path, abbreviated if long.
-    pub fn bad_path_form(input: &str, shown: &str, why: &str) -> ToolError {
+    pub fn bad_path_form(input: &str, shown: &str, why: &PathForm) -> ToolError {
         ToolError::invalid(format!("invalid path `{shown}`: {why}")).with(Field::Path, input)
     }
 

@@ -16,7 +16,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::ToolError;
+use crate::error::{PathForm, ToolError};
 use crate::fs::beneath::{Refusal, Roots, Slot};
 
 /// The longest path accepted, in bytes (Linux's PATH_MAX).
@@ -292,17 +292,15 @@ pub fn shell_word(text: &str) -> String {
 
 /// Refuses path forms that mean something different to a model than to POSIX.
 fn check_form(input: &str) -> Result<(), ToolError> {
-    let refuse = |why: &str| Err(ToolError::bad_path_form(input, &abbreviate(input), why));
+    let refuse = |why: PathForm| Err(ToolError::bad_path_form(input, &abbreviate(input), &why));
     if input.is_empty() {
-        return refuse("the path is empty. Pass a path such as \".\" or \"src/main.rs\".");
+        return refuse(PathForm::Empty);
     }
     if input.contains('\0') {
-        return refuse("it contains a NUL byte, which no file name can hold. Remove it.");
+        return refuse(PathForm::Nul);
     }
     if input.starts_with('~') {
-        return refuse(
-            "a leading `~` is not expanded. Use a path relative to the workspace, or an absolute path.",
-        );
+        return refuse(PathForm::Tilde);
     }
     let bytes = input.as_bytes();
     if bytes.len() >= 2
@@ -310,26 +308,22 @@ fn check_form(input: &str) -> Result<(), ToolError> {
         && bytes[1] == b':'
         && (bytes.len() == 2 || bytes[2] == b'/' || bytes[2] == b'\\')
     {
-        return refuse(
-            "drive letters are Windows paths. Use a POSIX path with `/`, relative to the workspace.",
-        );
+        return refuse(PathForm::DriveLetter);
     }
     if input.contains('\\') {
-        return refuse(
-            "backslashes are not separators here (and UNC or \\\\?\\ prefixes are not supported). Use `/`.",
-        );
+        return refuse(PathForm::Backslash);
     }
     if input.len() > MAX_PATH_BYTES {
-        return refuse(&format!(
-            "it is {} bytes long; the limit is {MAX_PATH_BYTES}. Use a shorter path.",
-            input.len()
-        ));
+        return refuse(PathForm::TooLong {
+            bytes: input.len(),
+            max: MAX_PATH_BYTES,
+        });
     }
     if let Some(long) = input.split('/').find(|c| c.len() > MAX_COMPONENT_BYTES) {
-        return refuse(&format!(
-            "a component is {} bytes long; the limit is {MAX_COMPONENT_BYTES}. Use shorter names.",
-            long.len()
-        ));
+        return refuse(PathForm::ComponentTooLong {
+            bytes: long.len(),
+            max: MAX_COMPONENT_BYTES,
+        });
     }
     Ok(())
 }

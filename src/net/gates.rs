@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use url::{Host, Url};
 
-use crate::error::{ToolError, UrlShape};
+use crate::error::{Reached, RedirectProblem, ToolError, Unresolved, UrlShape};
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
@@ -96,7 +96,7 @@ pub fn parse_requested(text: &str) -> Result<Url, ToolError> {
     if let Some(fixed) = schemeless.then(|| with_scheme(text)).flatten() {
         return Err(ToolError::url_without_scheme(text.trim(), &fixed));
     }
-    let url = parsed.map_err(|err| ToolError::not_a_url(text, &err.to_string()))?;
+    let url = parsed.map_err(|err| ToolError::not_a_url(text, &err))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(ToolError::unsupported_scheme(url.scheme()));
     }
@@ -158,15 +158,14 @@ fn with_scheme(text: &str) -> Option<String> {
 
 /// Gate 1 for a redirect target: the same checks, reported as a refused redirect.
 pub fn check_redirect(from: &Url, location: &str) -> Result<Url, ToolError> {
-    let refuse = |reason: String| ToolError::redirect_refused(from.as_str(), location, &reason);
+    let refuse = |reason: RedirectProblem| ToolError::redirect_refused(from.as_str(), location, &reason);
     let url = from
         .join(location)
-        .map_err(|err| refuse(format!("it is not a valid URL ({err}).")))?;
+        .map_err(|err| refuse(RedirectProblem::NotAUrl(err)))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(refuse(format!("`{}:` is not http or https.", url.scheme()))
-            .with(crate::error::Field::Scheme, url.scheme()));
+        return Err(refuse(RedirectProblem::Scheme(url.scheme().to_string())));
     }
-    check_shape(&url).map_err(|shape| refuse(shape.to_string()))?;
+    check_shape(&url).map_err(|shape| refuse(RedirectProblem::Shape(shape)))?;
     Ok(url)
 }
 
@@ -234,7 +233,7 @@ pub fn admit(url: &Url, policy: &Policy, ctx: &Context, deadline: Instant) -> Re
     // (a later one is tried only when an earlier one cannot be reached at all), and nothing
     // resolves the name again.
     if addresses.is_empty() {
-        return Err(unresolved(&host, "no address").into());
+        return Err(ToolError::unresolved(&host, &Unresolved::NoAddress).into());
     }
     Ok(addresses
         .into_iter()
@@ -279,46 +278,25 @@ fn blocked_name(url: &Url, host: &str) -> ToolError {
     };
     let mut by_address = url.clone();
     let _ = by_address.set_host(Some(loopback));
-    let line = trusted_cidrs_line(if loopback == "[::1]" {
+    let cidr = if loopback == "[::1]" {
         "::1/128"
     } else {
         "127.0.0.1/32"
-    });
-    ToolError::localhost_name(host, &line, by_address.as_str())
-}
-
-/// The config line that exempts `cidr`, as a user would write it.
-fn trusted_cidrs_line(cidr: &str) -> String {
-    format!("`trusted_cidrs = [\"{cidr}\"]` (or \"{cidr}\" added to the trusted_cidrs list it has)")
+    };
+    ToolError::localhost_name(host, cidr, by_address.as_str())
 }
 
 fn blocked(host: &str, literal: bool, answers: usize, restricted: &restricted::Restricted) -> ToolError {
-    let what = if literal {
-        format!("the address {}", restricted.describe())
-    } else if answers > 1 {
-        format!(
-            "`{host}` resolves to {} addresses and one of them is restricted: {}",
-            answers,
-            restricted.describe()
-        )
+    let reached = if literal {
+        Reached::Literal
     } else {
-        format!("`{host}` resolves to {}", restricted.describe())
+        Reached::Resolved { answers }
     };
     let exact = match restricted.address {
         IpAddr::V4(ip) => format!("{ip}/32"),
         IpAddr::V6(ip) => format!("{ip}/128"),
     };
-    let line = trusted_cidrs_line(&exact);
-    let range = crate::error::RestrictedRange {
-        address: restricted.address.to_string(),
-        range: restricted.range.to_string(),
-        label: restricted.label,
-    };
-    ToolError::blocked_address(&what, &exact, &line, host, range)
-}
-
-fn unresolved(host: &str, why: &str) -> ToolError {
-    ToolError::unresolved(host, why)
+    ToolError::blocked_address(reached, &exact, host, restricted.fields())
 }
 
 /// Resolves `host` within the deadline. The lookup runs on a thread because getaddrinfo has
@@ -342,12 +320,12 @@ fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<IpAddr>, Tool
                 }
             }
             if unique.is_empty() {
-                Err(unresolved(host, "no address"))
+                Err(ToolError::unresolved(host, &Unresolved::NoAddress))
             } else {
                 Ok(unique)
             }
         }
-        Ok(Err(err)) => Err(unresolved(host, &err.to_string())),
+        Ok(Err(err)) => Err(ToolError::unresolved(host, &Unresolved::Lookup(err))),
         Err(_) => Err(ToolError::resolve_timeout(host)),
     }
 }

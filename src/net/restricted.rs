@@ -25,6 +25,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
+use crate::error::RestrictedRange;
+
 /// Why an address is refused: the range it fell in, and the IPv4 it carried if it was judged
 /// as one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +41,13 @@ pub struct Restricted {
 }
 
 impl Restricted {
-    /// `127.0.0.0/8 (loopback)` or `::ffff:7f00:1 carries 127.0.0.1, in 127.0.0.0/8 (loopback)`.
-    pub fn describe(&self) -> String {
-        match self.embedded {
-            Some(v4) => format!(
-                "{} carries the IPv4 address {v4}, which is in {} ({})",
-                self.address, self.range, self.label
-            ),
-            None => format!("{} is in {} ({})", self.address, self.range, self.label),
+    /// The address and its range as an error carries them (and words them).
+    pub fn fields(&self) -> RestrictedRange {
+        RestrictedRange {
+            address: self.address.to_string(),
+            range: self.range.to_string(),
+            label: self.label,
+            embedded: self.embedded.map(|v4| v4.to_string()),
         }
     }
 }
@@ -271,7 +272,11 @@ mod tests {
         assert!(r.label.contains("metadata"));
         assert_eq!(blocked("255.255.255.255").expect("b").label, "broadcast");
         assert_eq!(blocked("::1").expect("b").label, "loopback");
-        assert!(blocked("10.1.2.3").expect("b").describe().contains("10.0.0.0/8"));
+        assert!(blocked("10.1.2.3")
+            .expect("b")
+            .fields()
+            .to_string()
+            .contains("10.0.0.0/8"));
     }
 
     #[test]
@@ -293,7 +298,8 @@ mod tests {
         ] {
             let r = blocked(ip).unwrap_or_else(|| panic!("{ip} passed"));
             assert_eq!(r.embedded, Some(v4.parse().expect("v4")), "{ip}");
-            assert!(r.describe().contains(v4), "{}", r.describe());
+            let described = r.fields().to_string();
+            assert!(described.contains(v4), "{described}");
         }
     }
 }

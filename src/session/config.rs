@@ -44,9 +44,8 @@ impl Config {
             let line = err
                 .span()
                 .and_then(|span| text.get(..span.start))
-                .map(|before| format!(" at line {}", before.matches('\n').count() + 1))
-                .unwrap_or_default();
-            ToolError::config_unparsable(&line, err.message().trim_end())
+                .map(|before| before.matches('\n').count() + 1);
+            ToolError::config_unparsable(line, err.message().trim_end())
         })?;
         Ok(Config { table })
     }

@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{blobs, Change, Checkpoint, Content, Side};
-use crate::error::ToolError;
+use crate::error::{CheckpointPath, ToolError};
 use crate::fs::beneath::{Dir, Refusal, Roots};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
@@ -83,12 +83,12 @@ fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
     let relative = Path::new(path);
     let plain = relative.components().all(|c| matches!(c, Component::Normal(_)));
     let abs = ctx.workspace.root().join(relative);
-    let refuse = |why: &str| ToolError::checkpoint_path_outside(path, why);
+    let refuse = |why: CheckpointPath| ToolError::checkpoint_path_outside(path, why);
     if !plain || path.is_empty() {
-        return Err(refuse("which is not a plain relative path"));
+        return Err(refuse(CheckpointPath::NotPlain));
     }
     if ctx.workspace.is_state_path(&abs) {
-        return Err(refuse("which is inside .codesmith/"));
+        return Err(refuse(CheckpointPath::InState));
     }
     let parent = abs.parent().unwrap_or(ctx.workspace.root());
     let existing = parent
@@ -99,9 +99,7 @@ fn checked_path(ctx: &Context, path: &str) -> Result<PathBuf, ToolError> {
         .canonicalize()
         .map_err(|err| ToolError::io(path, "inspect", &err))?;
     if !real.starts_with(ctx.workspace.root()) {
-        return Err(refuse(
-            "whose directory leads outside the workspace through a symlink",
-        ));
+        return Err(refuse(CheckpointPath::ThroughSymlink));
     }
     Ok(abs)
 }
