@@ -27,6 +27,7 @@ mod special_file;
 mod state;
 mod task;
 mod tools;
+mod transport;
 mod url;
 mod usage;
 
@@ -48,6 +49,7 @@ pub use question::Unanswered;
 pub use regex::RegexRefusal;
 pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
+pub use transport::{FetchTarget, TransportFailure};
 pub use url::{Reached, RedirectProblem, Unresolved};
 pub use usage::{ClapLine, ClapRefusal, UsageOf};
 

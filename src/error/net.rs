@@ -194,15 +194,6 @@ impl ToolError {
         .with(Field::TimeoutMs, ms)
     }
 
-    /// A transport failure: `what` went wrong, `way_out` is what to do about it.
-    pub fn fetch_failed(url: &str, what: &str, way_out: &str) -> ToolError {
-        ToolError::new(
-            ErrorCode::IoError,
-            format!("could not fetch `{url}`: {what}. {way_out}"),
-        )
-        .with(Field::Url, url)
-    }
-
     /// A body in a Content-Encoding fetch_url did not ask for (`accepted` is what it asks for).
     pub fn unsupported_coding(url: &str, name: &str, accepted: &str) -> ToolError {
         ToolError::new(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::error::{ErrorCode, Field, Hint, ToolError};
+use crate::error::{ErrorCode, FetchTarget, Field, Hint, ToolError, TransportFailure};
 use crate::net::audit::{self, Entry};
 use crate::net::body::{self, Format, Rendered};
 use crate::net::coding;
@@ -442,100 +442,66 @@ fn as_timeout(error: ToolError, request: &Request) -> ToolError {
 /// A transport failure in plain words, with what to do about it. Only a failure to reach the
 /// server is worth retrying later; a broken answer or a TLS failure says so instead.
 fn transport_error(err: ureq::Error, url: &Url, admitted: &Admitted, request: &Request) -> ToolError {
-    let target = format!("{} ({})", admitted.host, admitted.addr);
-    let unreachable = || UNREACHABLE.to_string();
-    let (what, way_out) = match err {
+    let failure = match err {
         ureq::Error::Timeout(_) => return timeout_error(url, request),
-        ureq::Error::Io(ref io) => match io_failure(io, url, &target) {
+        ureq::Error::Io(ref io) => match io_failure(io, url) {
             Some(failure) => failure,
             None => return timeout_error(url, request),
         },
-        ureq::Error::HostNotFound => (
-            format!("`{}` could not be resolved", admitted.host),
-            unreachable(),
-        ),
-        ureq::Error::Tls(what) => tls_failure(url, &target, what.to_string()),
-        ureq::Error::Rustls(ref error) => tls_failure(url, &target, error.to_string()),
-        ureq::Error::Protocol(ref proto) => (
-            format!("{target} did not answer with valid HTTP ({proto})"),
-            BROKEN.to_string(),
-        ),
-        ureq::Error::LargeResponseHeader(size, limit) => (
-            format!(
-                "the response headers from {target} are larger than fetch_url reads ({size} bytes \
-                 or more; the limit is {} KB)",
-                limit / 1024
-            ),
-            BROKEN.to_string(),
-        ),
-        ureq::Error::ConnectionFailed => (format!("the connection to {target} failed"), unreachable()),
-        other => (format!("the request failed: {other}"), unreachable()),
+        ureq::Error::HostNotFound => TransportFailure::HostNotFound,
+        ureq::Error::Tls(what) => TransportFailure::Tls {
+            detail: what.to_string(),
+        },
+        ureq::Error::Rustls(ref error) => TransportFailure::Tls {
+            detail: error.to_string(),
+        },
+        ureq::Error::Protocol(ref proto) => TransportFailure::NotHttp {
+            detail: proto.to_string(),
+        },
+        ureq::Error::LargeResponseHeader(size, limit) => TransportFailure::HeadersTooLarge { size, limit },
+        ureq::Error::ConnectionFailed => TransportFailure::ConnectionFailed,
+        other => TransportFailure::Other {
+            detail: other.to_string(),
+        },
     };
-    ToolError::fetch_failed(url.as_str(), &what, &way_out)
-}
-
-const UNREACHABLE: &str = "Check the URL; if it is right, the server is down or unreachable, so try again \
-                           later or use another source.";
-
-/// What an I/O failure of the connection means and what to do about it; `None` for a timeout.
-fn io_failure(io: &std::io::Error, url: &Url, target: &str) -> Option<(String, String)> {
-    use std::io::ErrorKind;
-    let unreachable = |what: String| Some((what, UNREACHABLE.to_string()));
-    match io.kind() {
-        ErrorKind::TimedOut | ErrorKind::WouldBlock => None,
-        ErrorKind::ConnectionRefused => unreachable(format!(
-            "the connection to {target} was refused: nothing is listening on that port"
-        )),
-        _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => {
-            Some(tls_failure(url, target, io.to_string()))
-        }
-        // A plain-HTTP server that gets a TLS hello often just hangs up.
-        ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => Some((
-            format!(
-                "{target} closed the connection without answering; over https that usually \
-                 means the TLS handshake failed: the server may not speak HTTPS at that port"
-            ),
-            tls_way_out(url),
-        )),
-        ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
-            unreachable(format!("{target} closed the connection abruptly"))
-        }
-        ErrorKind::UnexpectedEof => unreachable(format!(
-            "{target} closed the connection before the response was complete"
-        )),
-        ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
-            unreachable(format!("{target} cannot be reached from here (no route to it)"))
-        }
-        _ => unreachable(format!("the connection to {target} failed: {io}")),
-    }
-}
-
-/// A failed TLS handshake: what failed (`detail`) and the way out.
-fn tls_failure(url: &Url, target: &str, detail: String) -> (String, String) {
-    (
-        format!(
-            "the TLS handshake with {target} failed ({detail}): the server may not speak HTTPS \
-             at that port, or its certificate is invalid, expired or issued for another name"
-        ),
-        tls_way_out(url),
-    )
-}
-
-/// After a TLS failure: plain HTTP on the same port if the URL names a port, else another source.
-fn tls_way_out(url: &Url) -> String {
+    // After a TLS failure: plain HTTP on the same port, if the URL names a port.
     let mut plain = url.clone();
-    let same_port = url.port().is_some() && plain.set_scheme("http").is_ok();
-    if same_port {
-        format!(
-            "If that port serves plain HTTP, call fetch_url with url=\"{plain}\"; otherwise the \
-             server's TLS set-up is at fault and retrying will not help, so use another source."
-        )
-    } else {
-        "The server's TLS set-up is at fault and retrying will not help, so use another source.".to_string()
-    }
+    let plain_http = (url.port().is_some() && plain.set_scheme("http").is_ok()).then(|| plain.to_string());
+    let target = format!("{} ({})", admitted.host, admitted.addr);
+    let to = FetchTarget {
+        url: url.as_str(),
+        target: &target,
+        host: &admitted.host,
+        plain_http: plain_http.as_deref(),
+    };
+    ToolError::fetch_failed(&to, &failure)
 }
 
-const BROKEN: &str = crate::error::BROKEN_ANSWER;
+/// What an I/O failure of the connection was; `None` for a timeout.
+fn io_failure(io: &std::io::Error, url: &Url) -> Option<TransportFailure> {
+    use std::io::ErrorKind;
+    Some(match io.kind() {
+        ErrorKind::TimedOut | ErrorKind::WouldBlock => return None,
+        ErrorKind::ConnectionRefused => TransportFailure::Refused,
+        _ if url.scheme() == "https" && looks_like_tls(&io.to_string()) => TransportFailure::Tls {
+            detail: io.to_string(),
+        },
+        // A plain-HTTP server that gets a TLS hello often just hangs up.
+        ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof if url.scheme() == "https" => {
+            TransportFailure::ClosedOverHttps
+        }
+        ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
+            TransportFailure::ClosedAbruptly
+        }
+        ErrorKind::UnexpectedEof => TransportFailure::ClosedEarly,
+        ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable | ErrorKind::NetworkDown => {
+            TransportFailure::NoRoute
+        }
+        _ => TransportFailure::Io {
+            detail: io.to_string(),
+        },
+    })
+}
 
 fn unsupported_coding(url: &Url, name: &str) -> ToolError {
     ToolError::unsupported_coding(url.as_str(), name, coding::ACCEPT_ENCODING)
