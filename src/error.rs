@@ -28,6 +28,7 @@ mod state;
 mod task;
 mod tools;
 mod transport;
+mod undo;
 mod url;
 mod usage;
 
@@ -50,6 +51,7 @@ pub use regex::RegexRefusal;
 pub use search::{SearchSetting, UnreadableAnswer};
 pub use session::{NearMiss, Untranslatable};
 pub use transport::{FetchTarget, TransportFailure};
+pub use undo::{ChangedBy, Conflict, DiskChange};
 pub use url::{Reached, RedirectProblem, Unresolved};
 pub use usage::{ClapLine, ClapRefusal, UsageOf};
 

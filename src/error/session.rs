@@ -287,45 +287,6 @@ impl ToolError {
         .with(Field::Id, id)
     }
 
-    /// Undo would destroy later work: `conflicts` are the changed paths (`path`, `change`,
-    /// `changed_by`), `ids` the checkpoints undone, `retry` the forcing arguments and `later`
-    /// the sentence about later checkpoints (or empty).
-    pub fn undo_would_clobber(
-        ids: &[u64],
-        listed: &str,
-        conflicts: &[serde_json::Value],
-        retry: &str,
-        later: &str,
-    ) -> ToolError {
-        let lines: Vec<String> = conflicts
-            .iter()
-            .map(|c| {
-                format!(
-                    "- `{}`: {}",
-                    c["path"].as_str().unwrap_or(""),
-                    c["change"].as_str().unwrap_or("")
-                )
-            })
-            .collect();
-        let (plural, them) = if conflicts.len() == 1 {
-            ("", "it")
-        } else {
-            ("s", "them")
-        };
-        ToolError::new(
-            ErrorCode::Stale,
-            format!(
-                "undo refused: {} path{plural} changed since checkpoint {listed} left {them}, and restoring would destroy \
-                 that work; nothing was restored.\n{}\n{later}Look at the current content with read_file. \
-                 If the user agrees to lose those changes, call undo with {retry}.",
-                conflicts.len(),
-                lines.join("\n")
-            ),
-        )
-        .with(Field::Conflicts, conflicts.to_vec())
-        .with(Field::Undone, ids.to_vec())
-    }
-
     /// `--tools` names something that is neither a tool nor a capability (`unknown`), or
     /// nothing (`None`); `valid` lists what it takes.
     pub fn bad_tool_selector(unknown: Option<&str>, valid: &str) -> ToolError {

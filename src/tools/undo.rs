@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::ToolError;
+use crate::error::{ChangedBy, Conflict, ToolError};
 use crate::session::context::Context;
 use crate::session::history::restore::{self, Found, Step};
 use crate::session::history::{self, Checkpoint};
@@ -86,8 +86,12 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
                 bytes: None,
             }),
             Found::AlreadyRestored => already.push(target.path),
-            Found::Changed(current, what) => {
-                conflicts.push(json!({"path": target.path, "change": what}));
+            Found::Changed(current, change) => {
+                conflicts.push(Conflict {
+                    path: target.path.clone(),
+                    change,
+                    by: None,
+                });
                 steps.push(Step {
                     target,
                     current,
@@ -128,26 +132,23 @@ pub fn run(args: UndoArgs, ctx: &mut Context) -> Result<ToolOutput, ToolError> {
 
 /// Adds to each conflict the later checkpoint that changed the path, if one did: then the way
 /// out is to revert that one too, not to force.
-fn name_later_changes(ctx: &Context, ids: &[u64], conflicts: &mut [serde_json::Value]) {
+fn name_later_changes(ctx: &Context, ids: &[u64], conflicts: &mut [Conflict]) {
     let newest = ids.iter().copied().max().unwrap_or(0);
     let later: Vec<Checkpoint> = history::list(&ctx.state, None)
         .into_iter()
         .filter(|c| c.id > newest)
         .collect();
     for conflict in conflicts.iter_mut() {
-        let path = conflict["path"].as_str().unwrap_or("").to_string();
-        if let Some(by) = later
+        let by = later
             .iter()
             .rev()
-            .find(|c| c.entries.iter().any(|e| e.path == path))
-        {
-            conflict["changed_by"] = json!({"id": by.id, "session": by.session, "tool": by.tool});
-            let change = conflict["change"].as_str().unwrap_or("").to_string();
-            conflict["change"] = json!(format!(
-                "{change}, by checkpoint {} ({}, session `{}`)",
-                by.id, by.summary, by.session
-            ));
-        }
+            .find(|c| c.entries.iter().any(|e| e.path == conflict.path));
+        conflict.by = by.map(|by| ChangedBy {
+            id: by.id,
+            summary: by.summary.clone(),
+            session: by.session.clone(),
+            tool: by.tool.clone(),
+        });
     }
 }
 
@@ -194,25 +195,14 @@ fn unknown(id: u64) -> ToolError {
     ToolError::unknown_checkpoint(id)
 }
 
-fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[serde_json::Value]) -> ToolError {
+fn clobber_error(args: &UndoArgs, ids: &[u64], conflicts: &[Conflict]) -> ToolError {
+    let first = ids.first().copied().unwrap_or(0).to_string();
     let retry = match (&args.id, &args.to) {
-        (_, Some(to)) => format!("to=\"{to}\" force=true"),
-        (Some(id), _) => format!("id=\"{id}\" force=true"),
-        _ => format!("id=\"{}\" force=true", ids.first().copied().unwrap_or(0)),
+        (_, Some(to)) => ("to", to.as_str()),
+        (Some(id), _) => ("id", id.as_str()),
+        _ => ("id", first.as_str()),
     };
-    let later_ids: Vec<u64> = conflicts
-        .iter()
-        .filter_map(|c| c["changed_by"]["id"].as_u64())
-        .collect();
-    let later = match (later_ids.is_empty(), ids.iter().min()) {
-        (false, Some(first)) => format!(
-            "A later checkpoint changed {}: to take it back as well, call undo with \
-             to=\"{first}\" (it rewinds this session's checkpoints from {first} on). ",
-            if later_ids.len() == 1 { "it" } else { "them" }
-        ),
-        _ => String::new(),
-    };
-    ToolError::undo_would_clobber(ids, &list(ids), conflicts, &retry, &later)
+    ToolError::undo_would_clobber(ids, conflicts, retry)
 }
 
 fn report(steps: &[Step], already: &[String], ids: &[u64], checkpoint: u64, forced: bool) -> ToolOutput {

@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{blobs, Change, Checkpoint, Content, Side};
-use crate::error::{CheckpointPath, ToolError};
+use crate::error::{CheckpointPath, DiskChange, ToolError};
 use crate::fs::beneath::{Dir, Refusal, Roots};
 use crate::fs::workspace::WsPath;
 use crate::session::context::Context;
@@ -46,8 +46,8 @@ pub enum Found {
     AsLeft(Option<OnDisk>),
     /// Already in the state it would be restored to.
     AlreadyRestored,
-    /// Changed by someone since: what it holds, in words.
-    Changed(Option<OnDisk>, String),
+    /// Changed by someone since: what it holds, and how it differs.
+    Changed(Option<OnDisk>, DiskChange),
 }
 
 /// The paths `checkpoints` (newest first) changed, each with the state the newest left it in
@@ -183,12 +183,9 @@ pub fn inspect(target: &Target, roots: &Roots, removed: &[PathBuf]) -> Found {
         Ok(disk) => disk,
         Err(_) if target.expect.is_none() && holds_only(&target.abs, removed) => None,
         Err(_) if fs::symlink_metadata(&target.abs).is_ok_and(|meta| meta.is_dir()) => {
-            return Found::Changed(
-                None,
-                "it is a directory now, holding files the checkpoint did not make".to_string(),
-            )
+            return Found::Changed(None, DiskChange::Directory)
         }
-        Err(err) => return Found::Changed(None, format!("it cannot be read as a file ({err})")),
+        Err(err) => return Found::Changed(None, DiskChange::Unreadable { why: err.to_string() }),
     };
     if same(disk.as_ref(), target.restore.as_ref()) {
         return Found::AlreadyRestored;
@@ -201,13 +198,13 @@ pub fn inspect(target: &Target, roots: &Roots, removed: &[PathBuf]) -> Found {
         return Found::AsLeft(disk);
     }
     let what = match (disk.as_ref(), target.expect.as_ref()) {
-        (None, _) => "it was deleted since".to_string(),
-        (Some(_), None) => "it was created since (the checkpoint left no file there)".to_string(),
-        (Some(d), Some(e)) if same_content(d, e) && d.side.symlink == e.symlink => format!(
-            "its permissions changed since ({:o}, the checkpoint left {:o})",
-            d.side.mode, e.mode
-        ),
-        (Some(d), Some(_)) => format!("its content changed since ({} bytes now)", d.side.size),
+        (None, _) => DiskChange::Deleted,
+        (Some(_), None) => DiskChange::Created,
+        (Some(d), Some(e)) if same_content(d, e) && d.side.symlink == e.symlink => DiskChange::Permissions {
+            now: d.side.mode,
+            left: e.mode,
+        },
+        (Some(d), Some(_)) => DiskChange::Content { size: d.side.size },
     };
     Found::Changed(disk, what)
 }
