@@ -13,7 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::error::Untranslatable;
+use crate::error::{NoEquivalent, TranslationNote, Untranslatable};
 use crate::tools::Cap;
 
 /// The codesmith call another harness's call translates to.
@@ -22,7 +22,7 @@ pub(super) struct Translation {
     pub name: &'static str,
     pub arguments: Value,
     /// What the translation could not carry over, one sentence each.
-    pub notes: Vec<String>,
+    pub notes: Vec<TranslationNote>,
 }
 
 /// What a translation may need to know about the workspace.
@@ -65,7 +65,7 @@ pub(super) fn translate(
 struct Builder<'a> {
     args: &'a Map<String, Value>,
     out: Map<String, Value>,
-    notes: Vec<String>,
+    notes: Vec<TranslationNote>,
     /// The fields already taken into `out` or explained in `notes`.
     used: Vec<&'a str>,
 }
@@ -113,10 +113,12 @@ impl<'a> Builder<'a> {
         self.out.insert(key.to_string(), value.into());
     }
 
-    fn note(&mut self, key: &'a str, why: &str) {
+    fn note(&mut self, key: &'a str, why: NoEquivalent) {
         if self.get(key).is_some() {
-            self.notes
-                .push(format!("`{key}` has no equivalent here ({why}); it is left out."));
+            self.notes.push(TranslationNote::NoEquivalent {
+                key: key.to_string(),
+                why,
+            });
         }
     }
 
@@ -127,8 +129,7 @@ impl<'a> Builder<'a> {
     fn finish(mut self, name: &'static str) -> Translation {
         for key in self.args.keys() {
             if !self.used.contains(&key.as_str()) && !self.args[key].is_null() {
-                self.notes
-                    .push(format!("`{key}` is not a field of that tool; it is left out."));
+                self.notes.push(TranslationNote::NotAField { key: key.clone() });
             }
         }
         Translation {
@@ -148,16 +149,14 @@ impl<'a> Builder<'a> {
         if let Some(limit) = self.u64_of("limit") {
             self.max_lines(limit);
         }
-        self.note("pages", "read_file reads text files, not PDF pages");
+        self.note("pages", NoEquivalent::PdfPages);
         Ok("read_file")
     }
 
     fn max_lines(&mut self, lines: u64) {
         let Cap { min, max: cap, .. } = cap("read_file", "max_lines");
         if lines > cap {
-            self.notes.push(format!(
-                "read_file shows at most {cap} lines per call; continue with the start_line its output names."
-            ));
+            self.notes.push(TranslationNote::ReadLinesCapped { cap });
         }
         self.set("max_lines", lines.clamp(min, cap));
     }
@@ -254,16 +253,14 @@ impl<'a> Builder<'a> {
         if self.bool_of("run_in_background") == Some(true) {
             self.set("background", true);
         }
-        self.note("description", "exec_shell takes only the command");
+        self.note("description", NoEquivalent::CommandOnly);
         Ok("exec_shell")
     }
 
     fn timeout(&mut self, ms: u64) {
         let Cap { min, max: cap, .. } = cap("exec_shell", "timeout_ms");
         if ms > cap {
-            self.notes.push(format!(
-                "exec_shell's longest timeout is {cap} ms; for longer work use background=true."
-            ));
+            self.notes.push(TranslationNote::TimeoutCapped { cap });
         }
         self.set("timeout_ms", ms.clamp(min, cap));
     }
@@ -281,9 +278,9 @@ impl<'a> Builder<'a> {
         if let Some(kind) = self.str_of("type") {
             match globs_of_type(kind) {
                 Some(globs) => include.extend(globs.iter().map(|g| Value::from(*g))),
-                None => self.notes.push(format!(
-                    "file type `{kind}` is not known here; it is left out (name the files with include globs such as \"*.{kind}\")."
-                )),
+                None => self.notes.push(TranslationNote::UnknownFileType {
+                    kind: kind.to_string(),
+                }),
             }
         }
         match include.len() {
@@ -308,10 +305,7 @@ impl<'a> Builder<'a> {
             let Cap { min, max, .. } = cap("grep_files", "max_results");
             self.set("max_results", limit.clamp(min, max));
         }
-        self.note(
-            "offset",
-            "grep_files shows results from the first; narrow path or include instead",
-        );
+        self.note("offset", NoEquivalent::ResultOffset);
         // Content lines always carry their line numbers here.
         self.get("-n");
         Ok("grep_files")
@@ -325,9 +319,7 @@ impl<'a> Builder<'a> {
         let lines = around.into_iter().chain(after).chain(before).max();
         if let Some(lines) = lines {
             if around.is_none() && after != before {
-                self.notes.push(format!(
-                    "grep_files shows the same context before and after a match, so {lines} lines on both sides."
-                ));
+                self.notes.push(TranslationNote::SameContextBothSides { lines });
             }
             let Cap { min, max, .. } = cap("grep_files", "context");
             self.set("context", lines.clamp(min, max));
@@ -345,20 +337,14 @@ impl<'a> Builder<'a> {
 
     fn ls(&mut self) -> Result<&'static str, Untranslatable> {
         self.rename("path", "path");
-        self.note(
-            "ignore",
-            "list_dir skips what .gitignore and the always-skip list hide; use file_search for a filtered list",
-        );
+        self.note("ignore", NoEquivalent::IgnoreList);
         Ok("list_dir")
     }
 
     fn web_fetch(&mut self) -> Result<&'static str, Untranslatable> {
         self.require("url")?;
         self.rename("url", "url");
-        self.note(
-            "prompt",
-            "fetch_url returns the page as markdown; apply the prompt to it yourself",
-        );
+        self.note("prompt", NoEquivalent::FetchPrompt);
         Ok("fetch_url")
     }
 
@@ -398,11 +384,8 @@ impl<'a> Builder<'a> {
         if let Some(timeout) = self.u64_of("timeout_ms").or_else(|| self.u64_of("timeout")) {
             self.timeout(timeout);
         }
-        self.note(
-            "with_escalated_permissions",
-            "exec_shell asks for approval itself when a command needs it",
-        );
-        self.note("justification", "exec_shell takes only the command");
+        self.note("with_escalated_permissions", NoEquivalent::Escalation);
+        self.note("justification", NoEquivalent::CommandOnly);
         Ok("exec_shell")
     }
 

@@ -104,10 +104,10 @@ impl ToolError {
         name: &str,
         tool: &str,
         suggestion: serde_json::Value,
-        notes: &[String],
+        notes: &[super::TranslationNote],
         available: Vec<&str>,
     ) -> ToolError {
-        let notes = notes.iter().map(|n| format!(" {n}")).collect::<String>();
+        let notes = super::translation::rendered(notes);
         ToolError::new(
             ErrorCode::UnknownTool,
             format!(

@@ -122,9 +122,9 @@ impl ToolError {
         name: &str,
         tool: &str,
         suggestion: serde_json::Value,
-        notes: &[String],
+        notes: &[super::TranslationNote],
     ) -> ToolError {
-        let notes = notes.iter().map(|n| format!(" {n}")).collect::<String>();
+        let notes = super::translation::rendered(notes);
         let takes = if tool == "apply_patch" {
             "the patch text in `patch`"
         } else {
