@@ -466,35 +466,22 @@ pub struct FileRef<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source_tests;
 
-    /// Every `ToolError::new` outside `src/error/` in `src/`, as (file, count).
-    fn bare_sites(dir: &std::path::Path, found: &mut Vec<(String, usize)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if !path.ends_with("error") {
-                    bare_sites(&path, found);
-                }
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let count = text.matches(concat!("ToolError::", "new(")).count();
-            if count > 0 && !path.ends_with("error.rs") {
-                found.push((path.display().to_string(), count));
-            }
-        }
+    /// A source of `src/error/` (or `src/error.rs`), where errors are worded.
+    fn in_error(path: &std::path::Path) -> bool {
+        path.ends_with("src/error") || path.ends_with("src/error.rs")
     }
 
     /// The wording of an error lives with its constructor, so a message reads the same
     /// wherever it is raised; nothing outside `src/error/` may build an error from a bare code.
     #[test]
     fn errors_are_built_by_named_constructors() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut found = Vec::new();
-        bare_sites(&src, &mut found);
+        let found: Vec<_> = source_tests::production_sources(&in_error)
+            .into_iter()
+            .filter(|(_, code)| code.contains(concat!("ToolError::", "new(")))
+            .map(|(path, _)| path)
+            .collect();
         assert!(
             found.is_empty(),
             "ToolError::new outside src/error/ (add a named constructor there instead): {found:?}"
@@ -532,35 +519,6 @@ mod tests {
         found
     }
 
-    /// Every `ToolError::` constructor call under `dir` (but not in `src/error/`) with
-    /// `format!` among its arguments, as "file:line: constructor".
-    fn composed_arguments(dir: &std::path::Path, found: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if !path.ends_with("src/error") {
-                    composed_arguments(&path, found);
-                }
-                continue;
-            }
-            let name = path.to_string_lossy().to_string();
-            if !name.ends_with(".rs") || name.ends_with("_tests.rs") || path.ends_with("src/error.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            for (line, constructor, args) in constructor_calls(production_code(&text)) {
-                // A call argument quoted whole, as the next call would spell it, is allowed.
-                let composed = args.matches("format!(").count() > args.matches("quote_arg(&format!(").count();
-                if composed {
-                    found.push(format!("{name}:{line}: ToolError::{constructor}"));
-                }
-            }
-        }
-    }
-
     #[test]
     fn constructor_calls_reads_nested_arguments() {
         let code = "x\nErr(ToolError::a(&b(c), [d]))?;\nToolError::io(&format!(\"{}\", e), f)\n";
@@ -581,25 +539,21 @@ mod tests {
     /// this layer may not name.
     #[test]
     fn callers_pass_facts_to_error_constructors() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut found = Vec::new();
-        composed_arguments(&src, &mut found);
+        for (path, code) in source_tests::production_sources(&in_error) {
+            for (line, constructor, args) in constructor_calls(&code) {
+                // A call argument quoted whole, as the next call would spell it, is allowed.
+                let composed = args.matches("format!(").count() > args.matches("quote_arg(&format!(").count();
+                if composed {
+                    found.push(format!("{}:{line}: ToolError::{constructor}", path.display()));
+                }
+            }
+        }
         assert!(
             found.is_empty(),
             "ToolError constructors given text composed with format! (pass the data; word it in \
              src/error/): {found:#?}"
         );
-    }
-
-    /// The source without its test modules: everything from the first `#[cfg(test)]` module on.
-    fn production_code(text: &str) -> &str {
-        let mut cut = text.len();
-        for marker in ["#[cfg(test)]\nmod ", "#[cfg(test)]\n#[path"] {
-            if let Some(at) = text.find(marker) {
-                cut = cut.min(at);
-            }
-        }
-        &text[..cut]
     }
 
     /// The generic arguments of each `Result<...>` in `code`, whitespace collapsed, split at the
@@ -639,31 +593,6 @@ mod tests {
         found
     }
 
-    /// Every `Result<_, String>` in the production code under `dir`, as (file, its arguments).
-    fn string_errors(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                string_errors(&path, found);
-                continue;
-            }
-            let name = path.to_string_lossy().to_string();
-            if !name.ends_with(".rs") || name.ends_with("_tests.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            for args in result_arguments(production_code(&text)) {
-                // `io::Result<String>` holds a String; only a second argument is an error type.
-                if args.len() == 2 && args[1] == "String" {
-                    found.push((name.clone(), args.join(", ")));
-                }
-            }
-        }
-    }
-
     #[test]
     fn result_arguments_reads_types_across_lines_and_closures() {
         let code = "fn a() -> Result<Vec<u8>,\n    String> {}\n\
@@ -684,9 +613,15 @@ mod tests {
     /// a person travel where a caller needs to tell failures apart.
     #[test]
     fn no_production_code_returns_a_string_error() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut found = Vec::new();
-        string_errors(&src, &mut found);
+        for (path, code) in source_tests::production_sources(&|_| false) {
+            for args in result_arguments(&code) {
+                // `io::Result<String>` holds a String; only a second argument is an error type.
+                if args.len() == 2 && args[1] == "String" {
+                    found.push((path.display().to_string(), args.join(", ")));
+                }
+            }
+        }
         assert!(
             found.is_empty(),
             "Result<_, String> outside tests (return a typed error instead): {found:#?}"

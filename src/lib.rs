@@ -37,6 +37,9 @@ pub mod output;
 pub mod terminal;
 pub mod tool_id;
 
+#[cfg(test)]
+mod source_tests;
+
 use std::ffi::OsString;
 
 use cli::Invocation;

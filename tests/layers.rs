@@ -3,11 +3,17 @@
 //! in `src/tools/mod.rs` is how the front ends reach the tools), and no tool names another. Read from the sources,
 //! so a new `use` that reaches up fails here before review.
 //!
-//! Test code (`#[cfg(test)]` modules and `*_tests.rs` files) is not checked: a unit test may
+//! Test code (`#[cfg(test)]` modules, `*_tests.rs` and `tests.rs` files) is not checked: a unit test may
 //! look at a tool's description from the module it documents.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+// The crate's one reader of its own sources; not every function is needed here.
+#[allow(dead_code, reason = "shared with the unit tests, which use the rest")]
+#[path = "../src/source_tests.rs"]
+mod source_tests;
+use source_tests::{production_code, rust_files, src};
 
 /// Each top-level module of the crate and its layer, lowest first. A module may name modules of
 /// a lower layer; modules of one layer are independent of each other.
@@ -43,36 +49,6 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Arrows that still point up, each with the reason it stays.
 const EXCEPTIONS: &[(&str, &str, &str)] = &[];
-
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("read src")
-        .map(|entry| entry.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The source without its test code.
-fn production_code(text: &str) -> &str {
-    let mut cut = text.len();
-    for marker in ["#[cfg(test)]\nmod ", "#[cfg(test)]\n#[path"] {
-        if let Some(at) = text.find(marker) {
-            cut = cut.min(at);
-        }
-    }
-    &text[..cut]
-}
 
 /// Every `crate::a::b` the code names, as (a, b); a group `crate::a::{b, c::d}` names each.
 fn crate_paths(code: &str) -> BTreeSet<(String, String)> {
@@ -111,8 +87,7 @@ fn crate_paths(code: &str) -> BTreeSet<(String, String)> {
 /// The modules under `src/tools/` that are tools: those that declare a `SPEC`.
 fn tool_modules() -> BTreeSet<String> {
     let dir = src().join("tools");
-    let mut files = Vec::new();
-    rust_files(&dir, &mut files);
+    let files = rust_files(&dir, &|_| false);
     let mut tools = BTreeSet::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("read");
@@ -156,13 +131,13 @@ fn every_module_names_only_lower_layers_and_no_tool_module_from_outside_tools() 
         tools.contains("read_file") && tools.contains("exec_shell"),
         "{tools:?}"
     );
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    let files = rust_files(&root, &|_| false);
     let mut problems = Vec::new();
     for file in files {
         let rel = file.strip_prefix(&root).expect("under src").to_path_buf();
         let name = rel.to_string_lossy().to_string();
-        if name == "lib.rs" || name == "main.rs" || name.ends_with("_tests.rs") {
+        if name == "lib.rs" || name == "main.rs" || name.ends_with("_tests.rs") || name.ends_with("/tests.rs")
+        {
             continue;
         }
         let own = module_of(&rel);

@@ -169,7 +169,7 @@ fn render_all_keeps_the_order() {
 
 /// The constructions of notice variants outside `src/notice/`: each family's name with `::`,
 /// up to the end of the expression it starts, as (file, text).
-fn constructions(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
+fn constructions(found: &mut Vec<(String, String)>) {
     const FAMILIES: [&str; 8] = [
         "ArgsNotice::",
         "FileNotice::",
@@ -180,24 +180,11 @@ fn constructions(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
         "ShellNotice::",
         "NetNotice::",
     ];
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if !path.ends_with("notice") {
-                constructions(&path, found);
-            }
-            continue;
-        }
-        if path.ends_with("notice.rs") || path.extension().is_none_or(|ext| ext != "rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let in_notice = |path: &std::path::Path| path.ends_with("src/notice") || path.ends_with("src/notice.rs");
+    for (path, code) in crate::source_tests::production_sources(&in_notice) {
         for family in FAMILIES {
-            for (at, _) in text.match_indices(family) {
-                found.push((path.display().to_string(), expression(&text[at..]).to_string()));
+            for (at, _) in code.match_indices(family) {
+                found.push((path.display().to_string(), expression(&code[at..]).to_string()));
             }
         }
     }
@@ -224,9 +211,8 @@ fn expression(text: &str) -> &str {
 /// `Sandbox:` line, is relayed only where exec_shell starts a background task.
 #[test]
 fn notices_are_built_from_data_not_text() {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    constructions(&src, &mut found);
+    constructions(&mut found);
     assert!(
         found.len() > 30,
         "the scan found too few notices to be reading the sources: {found:?}"
