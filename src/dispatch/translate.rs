@@ -154,11 +154,19 @@ impl<'a> Builder<'a> {
     }
 
     fn max_lines(&mut self, lines: u64) {
-        let Cap { min, max: cap, .. } = cap("read_file", "max_lines");
-        if lines > cap {
-            self.notes.push(TranslationNote::ReadLinesCapped { cap });
+        self.capped("read_file", "max_lines", lines, |cap| {
+            TranslationNote::ReadLinesCapped { cap }
+        });
+    }
+
+    /// Sets `field` of `tool` to `value` within the field's bounds; a value over the largest
+    /// taken is noted.
+    fn capped(&mut self, tool: &str, field: &'static str, value: u64, over: fn(u64) -> TranslationNote) {
+        let Cap { min, max, .. } = cap(tool, field);
+        if value > max {
+            self.notes.push(over(max));
         }
-        self.set("max_lines", lines.clamp(min, cap));
+        self.set(field, value.clamp(min, max));
     }
 
     fn write(&mut self) -> Result<&'static str, Untranslatable> {
@@ -258,11 +266,9 @@ impl<'a> Builder<'a> {
     }
 
     fn timeout(&mut self, ms: u64) {
-        let Cap { min, max: cap, .. } = cap("exec_shell", "timeout_ms");
-        if ms > cap {
-            self.notes.push(TranslationNote::TimeoutCapped { cap });
-        }
-        self.set("timeout_ms", ms.clamp(min, cap));
+        self.capped("exec_shell", "timeout_ms", ms, |cap| {
+            TranslationNote::TimeoutCapped { cap }
+        });
     }
 
     /// Claude Code `Grep`: ripgrep's options by their flag names; lists matching files unless
