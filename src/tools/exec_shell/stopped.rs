@@ -402,9 +402,7 @@ fn what_stopped(
     network: ApprovalRequest,
 ) -> (ApprovalRequest, SandboxStop) {
     match stop {
-        Stop::Network(symptom) | Stop::NetworkDenied(symptom) => {
-            (network, SandboxStop::Network { symptom: *symptom })
-        }
+        Stop::Network(symptom) | Stop::NetworkDenied(symptom) => (network, SandboxStop::Network { symptom }),
         Stop::Path {
             path,
             protected: true,
@@ -502,7 +500,7 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
         return only(SandboxHint::BadSystemCall);
     }
     if let Stop::NetworkDenied(symptom) = stop {
-        return only(SandboxHint::NetworkDenied { symptom: *symptom });
+        return only(SandboxHint::NetworkDenied { symptom });
     }
     let [write_outside, network] = lifting_requests(command, scope);
     let (request, stopped) = what_stopped(ctx, stop, write_outside, network);
