@@ -8,25 +8,34 @@
 //! The variants carry plain data: paths as results show them, counts, names, limits, and the
 //! text of an error that caused them. A few carry a phrase worded elsewhere, each saying so in
 //! its doc comment: a config reader's description of what it dropped
-//! ([`ConfigNotice::NetworkPolicy`] and its kin) and the sandbox line of a command's output
-//! ([`ShellNotice::SandboxLine`]).
+//! ([`ConfigNotice::NetworkPolicy`] and its kin).
+//!
+//! Two kinds of text that are not notices are worded here too, because they share words with
+//! notices: the lines exec_shell puts before a command's output when the sandbox stood in its
+//! way ([`SandboxHint`], which a background task's start relays as [`ShellNotice::Sandbox`]),
+//! and the reason an action needs approval ([`ApprovalReason`], which names a sandbox stop in
+//! the words of its line).
 
 use std::fmt;
 
+mod approval;
 mod args;
 mod config;
 mod file;
 mod history;
 mod net;
+mod sandbox;
 mod search;
 mod session;
 mod shell;
 
+pub use approval::ApprovalReason;
 pub use args::ArgsNotice;
 pub use config::ConfigNotice;
 pub use file::FileNotice;
 pub use history::{HistoryNotice, RecordedSide};
 pub use net::{NetNotice, ReadMore};
+pub use sandbox::{Planter, SandboxHint, SandboxStop, WritableLine};
 pub use search::SearchNotice;
 pub use session::SessionNotice;
 pub use shell::{DriftedFile, ShellNotice};

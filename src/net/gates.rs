@@ -30,6 +30,7 @@ use url::{Host, Url};
 use crate::error::{Reached, RedirectProblem, ToolError, Unresolved, UrlShape};
 use crate::net::policy::{canonical, normalize_host, Decision, Policy};
 use crate::net::restricted;
+use crate::notice::ApprovalReason;
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
 
@@ -258,10 +259,9 @@ pub fn approval_request(host: &str) -> ApprovalRequest {
     ApprovalRequest {
         kind: ApprovalKind::Network,
         subject: host.to_string(),
-        reason: format!(
-            "fetch_url wants to connect to `{host}`, which the network policy ([network] in \
-             .codesmith/config.toml) does not allow without asking"
-        ),
+        reason: ApprovalReason::HostNeedsApproval {
+            host: host.to_string(),
+        },
         scope: String::new(),
     }
 }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::SandboxHint;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShellNotice {
     /// The command ended in `ended` inside the workspace, but the cwd could not be saved
@@ -24,10 +26,10 @@ pub enum ShellNotice {
         reread_arg: Option<String>,
         any_deleted: bool,
     },
-    /// A `Sandbox:` line the confinement wrote for a command's output (a git redirection an
-    /// earlier command planted, removed), relayed as it is, so a background task's start, which
-    /// has no command output yet, says it too. Worded where the foreground output needs it.
-    SandboxLine(String),
+    /// A `Sandbox:` line the confinement gives a command's output (a git redirection an earlier
+    /// command planted, removed), so a background task's start, which has no command output
+    /// yet, says it too.
+    Sandbox(SandboxHint),
 }
 
 /// A file read earlier that changed on disk, as the drift notice names it.
@@ -66,7 +68,7 @@ impl fmt::Display for ShellNotice {
                 reread_arg,
                 any_deleted,
             } => fmt_drifted(f, shown, *more, reread_arg.as_deref(), *any_deleted),
-            ShellNotice::SandboxLine(line) => f.write_str(line),
+            ShellNotice::Sandbox(line) => line.fmt(f),
         }
     }
 }

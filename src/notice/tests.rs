@@ -56,7 +56,7 @@ fn samples() -> Vec<(Notice, &'static str)> {
         (ShellNotice::WeakerSandbox { missing: vec![("network", "no user namespaces".into()), ("state", "kernel too old".into())] }.into(), "Commands run without part of the kernel sandbox here: network (no user namespaces); state (kernel too old). What is missing is guarded by the command classifier alone; data.sandbox says what holds for each command. (Said once per session.)"),
         (ShellNotice::FilesDrifted { shown: vec![DriftedFile { path: "a.rs".into(), deleted: false }, DriftedFile { path: "b.rs".into(), deleted: true }], more: 2, reread_arg: Some("a.rs".into()), any_deleted: true }.into(), "Files you read changed on disk since: a.rs (changed), b.rs (deleted) and 2 more. Your copy of the changed ones is stale: call read_file on them (e.g. read_file with path=a.rs) before editing them. The deleted ones no longer exist: do not edit them from memory; write_file creates a file anew if it should exist."),
         (ShellNotice::FilesDrifted { shown: vec![DriftedFile { path: "a.rs".into(), deleted: false }], more: 0, reread_arg: Some("a.rs".into()), any_deleted: false }.into(), "Files you read changed on disk since: a.rs (changed). Your copy of the changed ones is stale: call read_file on them (e.g. read_file with path=a.rs) before editing them."),
-        (ShellNotice::SandboxLine("Sandbox: the command created `.git/commondir`, which ...".into()).into(), "Sandbox: the command created `.git/commondir`, which ..."),
+        (ShellNotice::Sandbox(SandboxHint::GitRedirectionsRemoved { by: Planter::EarlierCommand, paths: vec![".git/commondir".into()] }).into(), "Sandbox: an earlier command (through a process it left running) created `.git/commondir`, which would point git at another configuration and hooks, so it was removed. Commands may not change the workspace's git configuration; ask the user to make that change."),
         (NetNotice::AuditNotWritten { error: "Permission denied (os error 13)".into() }.into(), "could not append to .codesmith/audit.log: Permission denied (os error 13)"),
         (NetNotice::RedirectWithoutLocation { status: 302 }.into(), "the server answered 302 (a redirect) without a usable Location header, so the redirect could not be followed; what is shown is the redirect response itself."),
         (NetNotice::TooDeepToConvert { max: 1000 }.into(), "the page nests its elements more than 1000 levels deep, too deep to convert, so it is shown as plain text (format=\"text\") with its tags stripped."),
@@ -127,7 +127,7 @@ fn variant(notice: &Notice) -> &'static str {
             ShellNotice::EndedOutside { .. } => "EndedOutside",
             ShellNotice::WeakerSandbox { .. } => "WeakerSandbox",
             ShellNotice::FilesDrifted { .. } => "FilesDrifted",
-            ShellNotice::SandboxLine(_) => "SandboxLine",
+            ShellNotice::Sandbox(_) => "Sandbox",
         },
         Notice::Net(notice) => match notice {
             NetNotice::AuditNotWritten { .. } => "AuditNotWritten",
@@ -207,8 +207,7 @@ fn expression(text: &str) -> &str {
 
 /// A notice is data: no producer words its text. (The types keep a bare string out of the
 /// notices; this keeps one out of their fields.) A variant built with `format!` would be a
-/// message written outside this module, and the one relay of text worded elsewhere, a
-/// `Sandbox:` line, is relayed only where exec_shell starts a background task.
+/// message written outside this module.
 #[test]
 fn notices_are_built_from_data_not_text() {
     let mut found = Vec::new();
@@ -225,16 +224,114 @@ fn notices_are_built_from_data_not_text() {
         worded.is_empty(),
         "notices built from formatted text (add a variant instead): {worded:?}"
     );
-    let relays: Vec<_> = found
-        .iter()
-        .filter(|(_, expr)| expr.starts_with("ShellNotice::SandboxLine"))
-        .map(|(file, _)| file.as_str())
-        .collect();
+}
+
+/// The lines exec_shell puts before a command's output (`Sandbox: …`, `Hint: …`) are worded in
+/// `src/notice/sandbox.rs`, and an approval's reason is an `ApprovalReason` worded in
+/// `src/notice/approval.rs`: no other source spells such a line, and every `ApprovalRequest`
+/// built outside its module takes its reason from a variant. The classifier's rule texts are
+/// the one reason worded elsewhere (`ApprovalReason::Classified`), passed through as they are.
+#[test]
+fn sandbox_lines_and_approval_reasons_are_worded_in_one_place() {
+    let in_notice = |path: &std::path::Path| path.ends_with("src/notice") || path.ends_with("src/notice.rs");
+    let sources = crate::source_tests::production_sources(&in_notice);
+    let mut worded = Vec::new();
+    let mut requests = 0;
+    for (path, code) in &sources {
+        let file = path.display().to_string();
+        for line in ["\"Sandbox: ", "\"Hint: "] {
+            if code.contains(line) {
+                worded.push(format!("{file}: a {line}…\" line"));
+            }
+        }
+        if file.ends_with("src/session/approval.rs") {
+            continue;
+        }
+        for (at, _) in code.match_indices("ApprovalRequest {") {
+            let body = &code[at + "ApprovalRequest {".len()..];
+            let body = &body[..body.find('}').unwrap_or(body.len())];
+            let Some(reason) = body.split_once("reason").map(|(_, rest)| rest.trim_start()) else {
+                continue;
+            };
+            requests += 1;
+            let value = reason.strip_prefix(':').map(str::trim_start).unwrap_or("");
+            if !value.starts_with("ApprovalReason::") {
+                worded.push(format!(
+                    "{file}: ApprovalRequest {{ reason{} }}",
+                    expression(reason)
+                ));
+            }
+        }
+        for (at, _) in code.match_indices("ApprovalReason::Classified(") {
+            let expr = expression(&code[at..]);
+            if expr.contains('"') || expr.contains("format!") {
+                worded.push(format!("{file}: {expr}"));
+            }
+        }
+    }
     assert!(
-        relays
-            .iter()
-            .all(|file| file.ends_with("src/tools/exec_shell/tasks/mod.rs"))
-            && relays.len() == 1,
-        "ShellNotice::SandboxLine relays text; it has one place: {relays:?}"
+        requests >= 4,
+        "the scan found too few approval requests to be reading the sources"
     );
+    assert!(
+        worded.is_empty(),
+        "sandbox lines or approval reasons worded outside src/notice/ (add a variant to \
+         SandboxHint or ApprovalReason instead): {worded:#?}"
+    );
+}
+
+/// A stop of every kind, with what it says happened and the way out it gives besides the
+/// approval; the texts were taken from the strings exec_shell wrote before they were typed.
+fn stops() -> Vec<(SandboxStop, &'static str, &'static str)> {
+    vec![
+        (SandboxStop::Network { symptom: "Could not resolve host" }, "the network is off for commands by the workspace's network policy, so this command could not connect (Could not resolve host)", "or ask the user to set default = \"allow\" under [network] in .codesmith/config.toml; for a web page use fetch_url"),
+        (SandboxStop::Protected { path: ".git/hooks/pre-commit".into() }, "the sandbox kept the command from changing `.git/hooks/pre-commit`: codesmith's state and the workspace's git configuration and hooks (.git/config, .git/hooks, .git/modules, .git/worktrees) are read-only to commands", "a person can change it outside codesmith"),
+        (SandboxStop::Outside { path: "/srv/out/f".into(), writable: Some(WritableLine { entries: vec!["\"/data\"".into(), "\"/srv/out\"".into()], dir: "/srv/out".into() }) }, "the sandbox kept the command from writing `/srv/out/f`, outside the directories a command may write (the workspace, trusted directories, [shell] writable, $TMPDIR)", "or, to let every command write there, ask the user to put this line under [shell] in .codesmith/config.toml: `writable = [\"/data\", \"/srv/out\"]` (or to run `codesmith trust add /srv/out`)"),
+        (SandboxStop::Outside { path: "/f".into(), writable: None }, "the sandbox kept the command from writing `/f`, outside the directories a command may write (the workspace, trusted directories, [shell] writable, $TMPDIR)", "or write inside the workspace or $TMPDIR instead"),
+        (SandboxStop::Socket { path: "/run/docker.sock".into() }, "the sandbox hides the sockets of daemons outside the workspace (`/run`, the user's runtime directory, the ssh agent's) from commands, so this command could not reach `/run/docker.sock`", "or, to let every command reach it, ask the user to add `sockets = [\"/run/docker.sock\"]` under [shell] in .codesmith/config.toml"),
+        (SandboxStop::Privilege { path: "dev/null0".into() }, "the command was refused an operation on `dev/null0` that needs root's privileges: commands run without capabilities, even as root (no chown to another user, no device nodes, no raw sockets)", "or do without them (`tar --no-same-owner`, `cp` without `-a`, files owned by whoever runs the command)"),
+        (SandboxStop::FileOperation, "the command was refused a file operation, which may be the sandbox: commands write only in the workspace, trusted directories and $TMPDIR", "or write inside the workspace or $TMPDIR instead"),
+    ]
+}
+
+#[test]
+fn every_sandbox_line_renders_as_it_was_worded() {
+    for (stop, what, other_way) in stops() {
+        let line = SandboxHint::Liftable {
+            stop: stop.clone(),
+            id: "ap-0123456789ab".into(),
+        };
+        assert_eq!(
+            line.to_string(),
+            format!(
+                "Sandbox: {what}. To run it without that limit, ask the user to approve it with \
+                 `codesmith approve ap-0123456789ab` and repeat this exact call (or repeat it with \
+                 `--approve ap-0123456789ab` if the user already agreed); {other_way}."
+            ),
+            "{stop:?}"
+        );
+        assert_eq!(ApprovalReason::Stopped(stop).to_string(), what);
+    }
+    let lines = [
+        (SandboxHint::BadSystemCall, "Sandbox: a program was killed for a system call the sandbox refuses (\"Bad system call\": 32-bit system calls cannot run confined). Use a 64-bit build of the program, or ask the user to run the command with --yolo."),
+        (SandboxHint::NetworkDenied { symptom: "Network is unreachable" }, "Sandbox: the workspace's network policy denies the network ([network] default = \"deny\" in .codesmith/config.toml), so this command could not connect (Network is unreachable). No approval lifts that: do the work without the network, use fetch_url for a web page the allow list permits, or ask the user to change the policy."),
+        (SandboxHint::GitRedirectionsRemoved { by: Planter::Command, paths: vec![".git/commondir".into(), ".git/config.worktree".into()] }, "Sandbox: the command created `.git/commondir`, `.git/config.worktree`, which would point git at another configuration and hooks, so it was removed. Commands may not change the workspace's git configuration; ask the user to make that change."),
+        (SandboxHint::NetworkMayBeBlocked { symptom: "Connection refused" }, "Hint: this command needs the network and failed the way a blocked network fails (Connection refused). The workspace's network policy does not allow the network, so the sandbox may be cutting it off. Ask the user to allow it (set default = \"allow\" under [network] in .codesmith/config.toml, or approve the command), or use fetch_url for web pages."),
+    ];
+    for (line, text) in lines {
+        assert_eq!(line.to_string(), text);
+    }
+}
+
+#[test]
+fn every_approval_reason_renders_as_it_was_worded() {
+    let reasons = [
+        (ApprovalReason::WritesOutside, "it writes outside the directories a command may write"),
+        (ApprovalReason::OpensNetwork, "it opens network connections"),
+        (ApprovalReason::HostNeedsApproval { host: "example.com".into() }, "fetch_url wants to connect to `example.com`, which the network policy ([network] in .codesmith/config.toml) does not allow without asking"),
+        (ApprovalReason::Classified("deletes files outside the workspace; downloads".into()), "deletes files outside the workspace; downloads"),
+    ];
+    for (reason, text) in reasons {
+        assert_eq!(reason.to_string(), text);
+    }
 }

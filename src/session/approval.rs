@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::error::ToolError;
+use crate::notice::ApprovalReason;
 use crate::session::state::PendingApproval;
 
 const PERSISTED: &str = "approvals.json";
@@ -53,8 +54,9 @@ pub struct ApprovalRequest {
     pub kind: ApprovalKind,
     /// What exactly: a host, a command.
     pub subject: String,
-    /// Why it needs a yes, in words for a person.
-    pub reason: String,
+    /// Why it needs a yes (worded in `src/notice/approval.rs`; the session's pending approvals
+    /// and the error store its text).
+    pub reason: ApprovalReason,
     /// Extra scope folded into the id but not shown (e.g. the cwd a command runs in).
     pub scope: String,
 }
@@ -72,14 +74,20 @@ impl ApprovalRequest {
     /// The `approval_required` error for this request.
     pub fn error(&self, tool: &str) -> ToolError {
         let id = self.id();
-        ToolError::approval_required(tool, &self.reason, self.kind.as_str(), &self.subject, &id)
+        ToolError::approval_required(
+            tool,
+            &self.reason.to_string(),
+            self.kind.as_str(),
+            &self.subject,
+            &id,
+        )
     }
 
     pub fn pending(&self) -> PendingApproval {
         PendingApproval {
             kind: self.kind.to_string(),
             subject: self.subject.clone(),
-            reason: self.reason.clone(),
+            reason: self.reason.to_string(),
             tool: None,
         }
     }

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::net::{Decision, Policy};
-use crate::notice::{ConfigNotice, Notice, ShellNotice};
+use crate::notice::{ApprovalReason, ConfigNotice, Notice, SandboxHint, ShellNotice};
 use crate::policy::{classify, scope};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -332,11 +332,13 @@ fn sandbox_hint(
     let network = confinement.network;
     let hint = stop.map(|stop| stopped::hint(ctx, &stop.under_policy(network), command, &scope));
     let planted = confine::remove_planted(&confinement.watched, ctx.workspace.root());
-    let removed = planted
+    let removed = confinement
+        .removed_before
+        .clone()
         .into_iter()
-        .chain(confinement.removed_before.clone())
-        .reduce(|a, b| b + &a);
-    stopped::Hint::with_line_first(hint, removed)
+        .chain(planted)
+        .collect();
+    stopped::Hint::with_lines_first(hint, removed)
 }
 
 /// The snapshot a checkpoint of the command starts from: none for a read-only command or with
@@ -382,7 +384,7 @@ fn gate(
         ctx.require_approval(&ApprovalRequest {
             kind: ApprovalKind::Destructive,
             subject: subject.clone(),
-            reason,
+            reason: ApprovalReason::Classified(reason),
             scope: scope.clone(),
         })?;
     }
@@ -391,7 +393,7 @@ fn gate(
             ctx.require_approval(&ApprovalRequest {
                 kind: ApprovalKind::Network,
                 subject,
-                reason,
+                reason: ApprovalReason::Classified(reason),
                 scope,
             })?;
         }
@@ -433,16 +435,11 @@ fn render(
     let failed = finished.exit_code() != Some(0);
     let needs_network = classification.reasons(Class::Network).is_some();
     if let Some(hint) = hint {
-        text.push_str(&hint.line);
+        text.push_str(&hint.text());
     } else if needs_network && failed && policy.default_decision() != Decision::Allow {
         if let Some(symptom) = blocked_network_symptom(&stdout, &stderr) {
-            text.push_str(&format!(
-                "Hint: this command needs the network and failed the way a blocked network fails \
-                 ({symptom}). The workspace's network policy does not allow the network, so the \
-                 sandbox may be cutting it off. Ask the user to allow it (set default = \"allow\" \
-                 under [network] in .codesmith/config.toml, or approve the command), or use \
-                 fetch_url for web pages.\n"
-            ));
+            text.push_str(&SandboxHint::NetworkMayBeBlocked { symptom }.to_string());
+            text.push('\n');
         }
     }
     text.push_str(&exit_line(finished));

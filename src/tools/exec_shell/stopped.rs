@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::fs::workspace::normalize_lexically as normalize;
+use crate::notice::{ApprovalReason, SandboxHint, SandboxStop, WritableLine};
 use crate::sandbox::Request;
 use crate::session::approval::ApprovalRequest;
 use crate::session::context::Context;
@@ -363,115 +364,77 @@ fn resolve(cwd: &Path, candidate: &str) -> PathBuf {
     }
 }
 
-/// The hint line for a stop, and the approval that lifts it (recorded as pending, so
-/// `codesmith approve ID` knows it).
+/// The `Sandbox:` lines for what the sandbox did to a command, and the approval that lifts a
+/// stop (recorded as pending, so `codesmith approve ID` knows it).
 pub struct Hint {
-    pub line: String,
+    pub lines: Vec<SandboxHint>,
     /// `None` when no approval can lift the stop.
     pub approval: Option<serde_json::Value>,
 }
 
 impl Hint {
-    /// `hint` with `line` (if any) put before its own line; a hint of that line alone when
-    /// there was none.
-    pub fn with_line_first(hint: Option<Hint>, line: Option<String>) -> Option<Hint> {
-        let Some(line) = line else {
+    /// `hint` with `lines` put before its own; a hint of those lines alone when there was none.
+    pub fn with_lines_first(hint: Option<Hint>, mut lines: Vec<SandboxHint>) -> Option<Hint> {
+        if lines.is_empty() {
             return hint;
-        };
+        }
         let mut hint = hint.unwrap_or(Hint {
-            line: String::new(),
+            lines: Vec::new(),
             approval: None,
         });
-        hint.line.insert_str(0, &line);
+        lines.append(&mut hint.lines);
+        hint.lines = lines;
         Some(hint)
+    }
+
+    /// The lines as the output starts with them, each ended by a newline.
+    pub fn text(&self) -> String {
+        self.lines.iter().map(|line| line.to_string() + "\n").collect()
     }
 }
 
 /// For a stop a person can lift: the approval that lifts it (the request to write outside,
-/// or the one for the network), what happened, and the other way out.
+/// or the one for the network) and what happened.
 fn what_stopped(
     ctx: &Context,
     stop: &Stop,
     write_outside: ApprovalRequest,
     network: ApprovalRequest,
-) -> (ApprovalRequest, String, String) {
+) -> (ApprovalRequest, SandboxStop) {
     match stop {
-        Stop::Network(symptom) | Stop::NetworkDenied(symptom) => (
-            network,
-            format!(
-                "the network is off for commands by the workspace's network policy, so this \
-                 command could not connect ({symptom})"
-            ),
-            "or ask the user to set default = \"allow\" under [network] in .codesmith/config.toml; \
-             for a web page use fetch_url"
-                .to_string(),
-        ),
+        Stop::Network(symptom) | Stop::NetworkDenied(symptom) => (network, SandboxStop::Network { symptom }),
         Stop::Path {
             path,
             protected: true,
         } => (
             write_outside,
-            format!(
-                "the sandbox kept the command from changing `{}`: codesmith's state and the \
-                 workspace's git configuration and hooks (.git/config, .git/hooks, .git/modules, \
-                 .git/worktrees) are read-only to commands",
-                ctx.workspace.display(path)
-            ),
-            "a person can change it outside codesmith".to_string(),
+            SandboxStop::Protected {
+                path: ctx.workspace.display(path),
+            },
         ),
         Stop::Path {
             path,
             protected: false,
         } => (
             write_outside,
-            format!(
-                "the sandbox kept the command from writing `{}`, outside the directories a \
-                 command may write (the workspace, trusted directories, [shell] writable, $TMPDIR)",
-                path.display()
-            ),
-            match writable_dir(path, ctx.workspace.root()) {
-                Some(dir) => format!(
-                    "or, to let every command write there, ask the user to put this line under \
-                     [shell] in .codesmith/config.toml: `{}` (or to run `codesmith trust add {}`)",
-                    writable_line(ctx, &dir),
-                    dir.display()
-                ),
-                None => "or write inside the workspace or $TMPDIR instead".to_string(),
+            SandboxStop::Outside {
+                path: path.display().to_string(),
+                writable: writable_dir(path, ctx.workspace.root()).map(|dir| writable_line(ctx, &dir)),
             },
         ),
         Stop::Socket(path) => (
             write_outside,
-            format!(
-                "the sandbox hides the sockets of daemons outside the workspace (`/run`, the \
-                 user's runtime directory, the ssh agent's) from commands, so this command could \
-                 not reach `{}`",
-                path.display()
-            ),
-            format!(
-                "or, to let every command reach it, ask the user to add `sockets = [\"{}\"]` under \
-                 [shell] in .codesmith/config.toml",
-                path.display()
-            ),
+            SandboxStop::Socket {
+                path: path.display().to_string(),
+            },
         ),
         Stop::Privilege(path) => (
             write_outside,
-            format!(
-                "the command was refused an operation on `{}` that needs root's privileges: \
-                 commands run without capabilities, even as root (no chown to another user, no \
-                 device nodes, no raw sockets)",
-                ctx.workspace.display(path)
-            ),
-            "or do without them (`tar --no-same-owner`, `cp` without `-a`, files owned by \
-             whoever runs the command)"
-                .to_string(),
+            SandboxStop::Privilege {
+                path: ctx.workspace.display(path),
+            },
         ),
-        Stop::UnnamedPath | Stop::Syscall => (
-            write_outside,
-            "the command was refused a file operation, which may be the sandbox: commands write \
-             only in the workspace, trusted directories and $TMPDIR"
-                .to_string(),
-            "or write inside the workspace or $TMPDIR instead".to_string(),
-        ),
+        Stop::UnnamedPath | Stop::Syscall => (write_outside, SandboxStop::FileOperation),
     }
 }
 
@@ -511,46 +474,38 @@ pub fn writable_dir(path: &Path, root: &Path) -> Option<PathBuf> {
     (dir.parent().is_some() && !root.starts_with(&dir)).then_some(dir)
 }
 
-/// The whole `writable = [...]` line that adds `dir` to the entries `[shell] writable` has.
-fn writable_line(ctx: &Context, dir: &Path) -> String {
+/// The `writable = [...]` line that adds `dir` to the entries `[shell] writable` has.
+fn writable_line(ctx: &Context, dir: &Path) -> WritableLine {
     let config = ctx.config().ok();
     let mut dirs = super::confine::ShellSettings::load(config, ctx.workspace.root()).writable;
     if !dirs.iter().any(|d| d == dir) {
         dirs.push(dir.to_path_buf());
     }
-    let quoted: Vec<String> = dirs
-        .iter()
-        .map(|d| toml::Value::String(d.display().to_string()).to_string())
-        .collect();
-    format!("writable = [{}]", quoted.join(", "))
+    WritableLine {
+        entries: dirs
+            .iter()
+            .map(|d| toml::Value::String(d.display().to_string()).to_string())
+            .collect(),
+        dir: dir.display().to_string(),
+    }
 }
 
 /// Builds the hint for `stop` of `command`, run from the cwd `scope`.
 pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
+    let only = |line: SandboxHint| Hint {
+        lines: vec![line],
+        approval: None,
+    };
     if let Stop::Syscall = stop {
-        return Hint {
-            line: "Sandbox: a program was killed for a system call the sandbox refuses (\"Bad system \
-                   call\": 32-bit system calls cannot run confined). Use a 64-bit build of the \
-                   program, or ask the user to run the command with --yolo.\n"
-                .to_string(),
-            approval: None,
-        };
+        return only(SandboxHint::BadSystemCall);
     }
     if let Stop::NetworkDenied(symptom) = stop {
-        return Hint {
-            line: format!(
-                "Sandbox: the workspace's network policy denies the network ([network] default = \
-                 \"deny\" in .codesmith/config.toml), so this command could not connect ({symptom}). \
-                 No approval lifts that: do the work without the network, use fetch_url for a web \
-                 page the allow list permits, or ask the user to change the policy.\n"
-            ),
-            approval: None,
-        };
+        return only(SandboxHint::NetworkDenied { symptom });
     }
     let [write_outside, network] = lifting_requests(command, scope);
-    let (request, what, other_way) = what_stopped(ctx, stop, write_outside, network);
+    let (request, stopped) = what_stopped(ctx, stop, write_outside, network);
     let request = ApprovalRequest {
-        reason: what.clone(),
+        reason: ApprovalReason::Stopped(stopped.clone()),
         ..request
     };
     let id = request.id();
@@ -559,15 +514,12 @@ pub fn hint(ctx: &Context, stop: &Stop, command: &str, scope: &str) -> Hint {
     let _ = ctx.state.update_session(|session| {
         session.pending.insert(id.clone(), pending);
     });
+    let approval = serde_json::json!({
+        "id": id, "kind": request.kind.as_str(), "subject": request.subject, "reason": request.reason.to_string(),
+    });
     Hint {
-        line: format!(
-            "Sandbox: {what}. To run it without that limit, ask the user to approve it with \
-             `codesmith approve {id}` and repeat this exact call (or repeat it with `--approve {id}` \
-             if the user already agreed); {other_way}.\n"
-        ),
-        approval: Some(serde_json::json!({
-            "id": id, "kind": request.kind.as_str(), "subject": request.subject, "reason": request.reason,
-        })),
+        lines: vec![SandboxHint::Liftable { stop: stopped, id }],
+        approval: Some(approval),
     }
 }
 

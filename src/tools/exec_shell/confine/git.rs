@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::notice::{Planter, SandboxHint};
 use crate::sandbox::Request;
 
 /// Files inside a git directory that would point git at a configuration and hooks elsewhere: a
@@ -46,7 +47,7 @@ pub(super) struct GitGuard {
     /// Redirections that did not exist before the run, removed if the command creates them.
     pub watched: Vec<PathBuf>,
     /// The line saying a planted `.git/commondir` was removed before the run.
-    pub removed_before: Option<String>,
+    pub removed_before: Option<SandboxHint>,
 }
 
 /// Adds the workspace's git metadata under `root` to `request` (pinned, protected, reopened).
@@ -56,11 +57,8 @@ pub(super) fn protect(root: &Path, request: &mut Request) -> GitGuard {
     match std::fs::symlink_metadata(&git) {
         Ok(meta) if meta.is_dir() => {
             let commondir = git.join(NEVER_IN_A_WORKSPACE);
-            guard.removed_before = remove_redirections(
-                std::slice::from_ref(&commondir),
-                root,
-                "an earlier command (through a process it left running) created",
-            );
+            guard.removed_before =
+                remove_redirections(std::slice::from_ref(&commondir), root, Planter::EarlierCommand);
             request.pinned.push(git.clone());
             protect_git_dir(&git, request, &mut guard, 0);
             protect_worktrees(&git.join("worktrees"), request, &mut guard);
@@ -162,23 +160,16 @@ fn ensure_dir(path: &Path) -> bool {
 }
 
 /// Removes the watched redirections the command created; returns the line that says so.
-pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<String> {
-    remove_redirections(watched, root, "the command created")
+pub fn remove_planted(watched: &[PathBuf], root: &Path) -> Option<SandboxHint> {
+    remove_redirections(watched, root, Planter::Command)
 }
 
-fn remove_redirections(watched: &[PathBuf], root: &Path, how: &str) -> Option<String> {
+fn remove_redirections(watched: &[PathBuf], root: &Path, by: Planter) -> Option<SandboxHint> {
     let planted: Vec<String> = watched
         .iter()
         .filter(|path| std::fs::symlink_metadata(path).is_ok())
         .filter(|path| std::fs::remove_file(path).is_ok() || std::fs::remove_dir_all(path).is_ok())
         .map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string())
         .collect();
-    (!planted.is_empty()).then(|| {
-        format!(
-            "Sandbox: {how} `{}`, which would point git at another configuration and hooks, so it \
-             was removed. Commands may not change the workspace's git configuration; ask the user \
-             to make that change.\n",
-            planted.join("`, `")
-        )
-    })
+    (!planted.is_empty()).then_some(SandboxHint::GitRedirectionsRemoved { by, paths: planted })
 }

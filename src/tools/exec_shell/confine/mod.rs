@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::net::Decision;
-use crate::notice::{Notice, ShellNotice};
+use crate::notice::{ApprovalReason, Notice, SandboxHint, ShellNotice};
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -36,13 +36,13 @@ pub fn lifting_requests(command: &str, scope: &str) -> [ApprovalRequest; 2] {
         ApprovalRequest {
             kind: ApprovalKind::Destructive,
             subject: command.to_string(),
-            reason: "it writes outside the directories a command may write".to_string(),
+            reason: ApprovalReason::WritesOutside,
             scope: scope.clone(),
         },
         ApprovalRequest {
             kind: ApprovalKind::Network,
             subject: command.to_string(),
-            reason: "it opens network connections".to_string(),
+            reason: ApprovalReason::OpensNetwork,
             scope,
         },
     ]
@@ -61,7 +61,7 @@ pub struct Confinement {
     /// [`GIT_REDIRECTS`]); one the command creates is removed after it.
     pub watched: Vec<PathBuf>,
     /// The line saying a `.git/commondir` found before the run was removed.
-    pub removed_before: Option<String>,
+    pub removed_before: Option<SandboxHint>,
     /// The names of the variables held back from the command's environment (credentials).
     pub held_back: Vec<String>,
 }

@@ -205,8 +205,7 @@ pub fn start(ctx: &Context, start: &Start) -> Result<ToolOutput, ToolError> {
     let mut out = ToolOutput::new(text);
     out.notices = snapshot_notes;
     if let Some(line) = &confinement.removed_before {
-        out.notices
-            .push(ShellNotice::SandboxLine(line.trim_end().to_string()).into());
+        out.notices.push(ShellNotice::Sandbox(line.clone()).into());
     }
     if !confinement.held_back.is_empty() {
         out = out.with("env_held_back", confinement.held_back.clone());
@@ -293,7 +292,10 @@ fn stop_hint(
         .then(|| confine::remove_planted(&record.watched, ctx.workspace.root()))
         .flatten();
     let command = fs::read_to_string(dir.join("command")).ok()?;
-    stopped::Hint::with_line_first(stop_hint_of(ctx, &record, &command, stdout, stderr), planted)
+    stopped::Hint::with_lines_first(
+        stop_hint_of(ctx, &record, &command, stdout, stderr),
+        planted.into_iter().collect(),
+    )
 }
 
 fn stop_hint_of(
@@ -570,7 +572,7 @@ pub fn report(
     let hint = stop_hint(ctx, dir, status.finished(), &new_out, &new_err);
     let mut text = format!("{lead}{id}: {}\n", status.describe());
     if let Some(hint) = &hint {
-        text.push_str(&hint.line);
+        text.push_str(&hint.text());
     }
     text.push_str(&dropped);
     for (name, capped) in [("stdout", &out), ("stderr", &err)] {
