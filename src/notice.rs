@@ -35,7 +35,7 @@ pub use config::ConfigNotice;
 pub use file::FileNotice;
 pub use history::{HistoryNotice, RecordedSide};
 pub use net::{NetNotice, ReadMore};
-pub use sandbox::{Planter, SandboxHint, SandboxStop, WritableLine};
+pub use sandbox::{Planter, SandboxHint, SandboxStop, Unprotected, WritableLine};
 pub use search::SearchNotice;
 pub use session::SessionNotice;
 pub use shell::{DriftedFile, ShellNotice};

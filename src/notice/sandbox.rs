@@ -201,3 +201,42 @@ impl fmt::Display for SandboxHint {
         }
     }
 }
+
+/// Why a protection did not hold for a command: `data.sandbox.<protection>.why`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unprotected {
+    /// `[shell] sandbox = "off"`.
+    SandboxOff,
+    /// Lifted for this command by a person's approval.
+    Approved { id: String },
+    /// The workspace's network policy allows the network.
+    NetworkAllowed,
+    /// The layers it needs are missing here, each with the reason the sandbox found; none
+    /// named: not available on this system.
+    Missing(Vec<(&'static str, String)>),
+}
+
+impl Unprotected {
+    /// Whether the protection is missing (rather than lifted by a grant or the policy).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Unprotected::Missing(_))
+    }
+}
+
+impl fmt::Display for Unprotected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unprotected::SandboxOff => f.write_str("[shell] sandbox = \"off\" in .codesmith/config.toml"),
+            Unprotected::Approved { id } => write!(f, "lifted for this command by approval {id}"),
+            Unprotected::NetworkAllowed => f.write_str("the workspace's network policy allows the network"),
+            Unprotected::Missing(layers) if layers.is_empty() => f.write_str("not available here"),
+            Unprotected::Missing(layers) => {
+                let reasons: Vec<String> = layers
+                    .iter()
+                    .map(|(layer, why)| format!("{layer}: {why}"))
+                    .collect();
+                f.write_str(&reasons.join("; "))
+            }
+        }
+    }
+}

@@ -335,3 +335,34 @@ fn every_approval_reason_renders_as_it_was_worded() {
         assert_eq!(reason.to_string(), text);
     }
 }
+
+#[test]
+fn why_a_protection_did_not_hold_reads_as_it_did() {
+    use super::Unprotected;
+    let cases = [
+        (
+            Unprotected::SandboxOff,
+            "[shell] sandbox = \"off\" in .codesmith/config.toml",
+        ),
+        (
+            Unprotected::Approved { id: "ap-1".into() },
+            "lifted for this command by approval ap-1",
+        ),
+        (
+            Unprotected::NetworkAllowed,
+            "the workspace's network policy allows the network",
+        ),
+        (Unprotected::Missing(Vec::new()), "not available here"),
+        (
+            Unprotected::Missing(vec![("landlock", "absent".into()), ("mounts", "refused".into())]),
+            "landlock: absent; mounts: refused",
+        ),
+    ];
+    for (why, text) in cases {
+        assert_eq!(why.to_string(), text);
+        assert_eq!(
+            why.is_missing(),
+            text.starts_with("landlock") || text == "not available here"
+        );
+    }
+}

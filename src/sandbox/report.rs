@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{Layer, Missing, Mode, Request};
+use crate::notice::Unprotected;
 
 /// One protection as it held for a run.
 #[derive(Debug, Clone)]
@@ -11,7 +12,7 @@ pub struct Protection {
     /// The mechanisms that carried it, when active.
     pub by: Vec<Layer>,
     /// Why not, when inactive.
-    pub why: Option<String>,
+    pub why: Option<Unprotected>,
 }
 
 impl Protection {
@@ -21,7 +22,7 @@ impl Protection {
             value["by"] = self.by.iter().map(|l| l.as_str()).collect::<Vec<_>>().into();
         }
         if let Some(why) = &self.why {
-            value["why"] = why.clone().into();
+            value["why"] = why.to_string().into();
         }
         value
     }
@@ -45,23 +46,20 @@ pub struct Report {
 /// Why a protection was not asked for, when a grant or the policy lifted it.
 #[derive(Debug, Clone, Default)]
 pub struct Lifted {
-    pub filesystem: Option<String>,
-    pub network: Option<String>,
+    pub filesystem: Option<Unprotected>,
+    pub network: Option<Unprotected>,
 }
 
 /// Why the layers `needed` are missing, from what was found missing, or that they are not
 /// available here.
-fn missing_why(missing: &[Missing], needed: &[Layer]) -> String {
-    let reasons: Vec<String> = missing
-        .iter()
-        .filter(|m| needed.contains(&m.layer))
-        .map(|m| format!("{}: {}", m.layer.as_str(), m.reason))
-        .collect();
-    if reasons.is_empty() {
-        "not available here".to_string()
-    } else {
-        reasons.join("; ")
-    }
+fn missing_why(missing: &[Missing], needed: &[Layer]) -> Unprotected {
+    Unprotected::Missing(
+        missing
+            .iter()
+            .filter(|m| needed.contains(&m.layer))
+            .map(|m| (m.layer.as_str(), m.reason.clone()))
+            .collect(),
+    )
 }
 
 /// One protection: not asked because `lift` lifted it, held by the layers `by`, or missing
@@ -69,7 +67,7 @@ fn missing_why(missing: &[Missing], needed: &[Layer]) -> String {
 fn protection(
     asked: bool,
     by: Vec<Layer>,
-    lift: Option<String>,
+    lift: Option<Unprotected>,
     missing: &[Missing],
     needed: &[Layer],
 ) -> Protection {
@@ -105,11 +103,11 @@ impl Report {
         writable: Vec<String>,
     ) -> Report {
         let has = |layer| entered.contains(&layer);
-        let off = |lift: &Option<String>| match mode {
-            Mode::Off => Some("[shell] sandbox = \"off\" in .codesmith/config.toml".to_string()),
+        let off = |lift: &Option<Unprotected>| match mode {
+            Mode::Off => Some(Unprotected::SandboxOff),
             _ => lift.clone(),
         };
-        let protection = |asked: bool, by: Vec<Layer>, lift: Option<String>, needed: &[Layer]| {
+        let protection = |asked: bool, by: Vec<Layer>, lift: Option<Unprotected>, needed: &[Layer]| {
             protection(asked, by, lift, missing, needed)
         };
         let filesystem_by: Vec<Layer> = [Layer::Landlock, Layer::Mounts]
@@ -179,8 +177,8 @@ impl Report {
             ("processes", &self.processes),
         ]
         .into_iter()
-        .filter(|(_, p)| !p.active && p.why.as_deref().is_some_and(is_missing_reason))
-        .map(|(name, p)| (name, p.why.clone().unwrap_or_default()))
+        .filter(|(_, p)| !p.active && p.why.as_ref().is_some_and(Unprotected::is_missing))
+        .map(|(name, p)| (name, p.why.as_ref().map(ToString::to_string).unwrap_or_default()))
         .collect()
     }
 
@@ -195,9 +193,4 @@ impl Report {
             "writable": self.writable,
         })
     }
-}
-
-/// Whether a reason says a layer is missing (rather than lifted by a grant or the policy).
-fn is_missing_reason(why: &str) -> bool {
-    Layer::ALL.iter().any(|l| why.starts_with(l.as_str())) || why == "not available here"
 }

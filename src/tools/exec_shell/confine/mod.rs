@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::net::Decision;
-use crate::notice::{ApprovalReason, Notice, SandboxHint, ShellNotice};
+use crate::notice::{ApprovalReason, Notice, SandboxHint, ShellNotice, Unprotected};
 use crate::sandbox::{self, Layer, Lifted, Missing, Mode, Prepared, Report, Request};
 use crate::session::approval::{ApprovalKind, ApprovalRequest};
 use crate::session::context::Context;
@@ -166,21 +166,17 @@ fn lifted(ctx: &Context, command: &str, network: Decision) -> Lifted {
     let [write_outside, network_request] = lifting_requests(command, &scope);
     let mut lifted = Lifted::default();
     if ctx.is_approved(&write_outside) {
-        lifted.filesystem = Some(format!(
-            "lifted for this command by approval {}",
-            write_outside.id()
-        ));
+        lifted.filesystem = Some(Unprotected::Approved {
+            id: write_outside.id(),
+        });
     }
     // Deny wins: under `deny` no approval (not even --yolo) opens a socket.
     match network {
-        Decision::Allow => {
-            lifted.network = Some("the workspace's network policy allows the network".to_string())
-        }
+        Decision::Allow => lifted.network = Some(Unprotected::NetworkAllowed),
         Decision::Prompt if ctx.is_approved(&network_request) => {
-            lifted.network = Some(format!(
-                "lifted for this command by approval {}",
-                network_request.id()
-            ))
+            lifted.network = Some(Unprotected::Approved {
+                id: network_request.id(),
+            })
         }
         _ => {}
     }
