@@ -14,13 +14,15 @@
 //! notices: the lines exec_shell puts before a command's output when the sandbox stood in its
 //! way ([`SandboxHint`], which a background task's start relays as [`ShellNotice::Sandbox`]),
 //! and the reason an action needs approval ([`ApprovalReason`], which names a sandbox stop in
-//! the words of its line).
+//! the words of its line), and why a protection did not hold ([`Unprotected`]). So is the line
+//! that ends an output cut at the envelope's cap ([`OutputCut`]).
 
 use std::fmt;
 
 mod approval;
 mod args;
 mod config;
+mod cut;
 mod file;
 mod history;
 mod net;
@@ -32,6 +34,7 @@ mod shell;
 pub use approval::ApprovalReason;
 pub use args::ArgsNotice;
 pub use config::ConfigNotice;
+pub use cut::OutputCut;
 pub use file::FileNotice;
 pub use history::{HistoryNotice, RecordedSide};
 pub use net::{NetNotice, ReadMore};

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
-use crate::notice::render_all;
+use crate::notice::{render_all, OutputCut};
 use crate::output::ToolOutput;
 use crate::session::context::Context;
 use crate::tools::DataField;
@@ -82,14 +82,15 @@ fn cap(tool: &str, output: String, data: &mut Map<String, Value>, ctx: Option<&C
     };
     let kept = head.chars().count();
     let omitted = total - kept;
-    let where_ = match (&spilled, ctx) {
+    let cut_line = OutputCut {
+        omitted,
+        total,
         // Named as read_file will take it from the session cwd; `data.spill_path` stays
         // workspace-relative like every path in results.
-        (Some(path), Some(ctx)) => format!(
-            "the whole text is in {} (read it with read_file, or narrow the call)",
-            ctx.workspace.call_path_of(path)
-        ),
-        _ => "narrow the call to see the rest".to_string(),
+        spilled: spilled
+            .as_ref()
+            .zip(ctx)
+            .map(|(path, ctx)| ctx.workspace.call_path_of(path)),
     };
     data.insert("output_truncated".into(), Value::Bool(true));
     data.insert("output_omitted_chars".into(), Value::from(omitted));
@@ -97,5 +98,5 @@ fn cap(tool: &str, output: String, data: &mut Map<String, Value>, ctx: Option<&C
         data.insert("spill_path".into(), Value::String(path));
     }
     let sep = if head.ends_with('\n') { "" } else { "\n" };
-    format!("{head}{sep}[output truncated: {omitted} of {total} characters omitted; {where_}]")
+    format!("{head}{sep}{cut_line}")
 }

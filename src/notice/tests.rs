@@ -366,3 +366,26 @@ fn why_a_protection_did_not_hold_reads_as_it_did() {
         );
     }
 }
+
+#[test]
+fn an_output_cut_says_how_much_and_where_the_rest_is() {
+    use super::OutputCut;
+    let spilled = OutputCut {
+        omitted: 5,
+        total: 9,
+        spilled: Some(".codesmith/spill/x.txt".into()),
+    };
+    assert_eq!(
+        spilled.to_string(),
+        "[output truncated: 5 of 9 characters omitted; the whole text is in .codesmith/spill/x.txt (read it \
+         with read_file, or narrow the call)]"
+    );
+    let kept = OutputCut {
+        spilled: None,
+        ..spilled
+    };
+    assert_eq!(
+        kept.to_string(),
+        "[output truncated: 5 of 9 characters omitted; narrow the call to see the rest]"
+    );
+}
