@@ -7,6 +7,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Outcome, Ws, BIN};
 
 fn ask(ws: &Ws, extra: &[&str], arguments: &Value) -> Outcome {
@@ -154,8 +155,7 @@ fn the_printed_answer_command_runs_verbatim_from_anywhere() {
         .args(["-c", &command])
         .current_dir(parent.path())
         .env("PATH", path)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .output()
         .unwrap();
     Outcome::from_output(ran).ok();
@@ -168,8 +168,7 @@ fn the_printed_answer_command_runs_verbatim_from_anywhere() {
     let bare = Command::new(BIN)
         .args(["ask_user", "--json", &text])
         .current_dir(&root)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -217,8 +216,7 @@ sys.exit(proc.returncode)
     cmd.args(["-c", DRIVER, typed, BIN, "--workspace"])
         .arg(ws.path())
         .args(args)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION");
+        .without_codesmith_env();
     let out = cmd.output().unwrap();
     let shown = String::from_utf8_lossy(&out.stderr).into_owned();
     Some((Outcome::from_output(out), shown))

@@ -143,7 +143,7 @@ fn formats_in(schema: &Value, found: &mut Vec<String>) {
     if let Some(properties) = schema["properties"].as_object() {
         properties.values().for_each(|prop| formats_in(prop, found));
     }
-    for key in ["items", "anyOf", "oneOf"] {
+    for key in ["items", "anyOf", "oneOf", "allOf", "additionalProperties", "not"] {
         match &schema[key] {
             Value::Array(branches) => branches.iter().for_each(|b| formats_in(b, found)),
             Value::Object(_) => formats_in(&schema[key], found),

@@ -5,6 +5,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Outcome, Ws, BIN};
 
 /// Runs `codesmith --workspace WS ARGS` with stdout on a pseudo-terminal (through `script`),
@@ -14,10 +15,8 @@ fn at_terminal(ws: &Ws, args: &str, env: &[(&str, &str)]) -> Option<(String, i32
     let line = format!("{BIN} --workspace '{}' {args}", ws.path().display());
     let mut cmd = Command::new("script");
     cmd.args(["-qec", &line, "/dev/null"])
-        .env_remove("CODESMITH_FORMAT")
+        .without_codesmith_env()
         .env_remove("NO_COLOR")
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
         .envs(env.iter().copied())
         .stdin(Stdio::null());
     let out = cmd.output().expect("run script");

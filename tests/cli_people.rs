@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::Ws;
 
 const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
@@ -144,7 +145,7 @@ fn bare_codesmith_prints_the_help_with_the_usage_status() {
     let ws = Ws::new();
     let out = std::process::Command::new(crate::harness::BIN)
         .current_dir(ws.path())
-        .env_remove("CODESMITH_FORMAT")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();

@@ -163,8 +163,7 @@ impl Ws {
             cmd.arg("--session").arg(session);
         }
         cmd.args(args).current_dir(self.path()).stdin(Stdio::null());
-        cmd.env_remove("CODESMITH_WORKSPACE")
-            .env_remove("CODESMITH_SESSION");
+        cmd.without_codesmith_env();
         cmd
     }
 
@@ -369,4 +368,24 @@ pub(crate) fn skip_line(test: &str, programs: &[&str]) -> String {
         "SKIPPED the comparison with {} in {test}: not installed (`.ci/run` installs it with apt-get)",
         programs.join(" / ")
     )
+}
+
+/// The variables through which a developer's shell would reach into a test's codesmith: the
+/// workspace, session, output format and tool profile.
+pub(crate) trait WithoutCodesmithEnv {
+    fn without_codesmith_env(&mut self) -> &mut Self;
+}
+
+impl WithoutCodesmithEnv for Command {
+    fn without_codesmith_env(&mut self) -> &mut Self {
+        for name in [
+            "CODESMITH_WORKSPACE",
+            "CODESMITH_SESSION",
+            "CODESMITH_FORMAT",
+            "CODESMITH_TOOLS",
+        ] {
+            self.env_remove(name);
+        }
+        self
+    }
 }

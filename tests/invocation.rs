@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Outcome, Ws, BIN};
 
 fn ws_with_file() -> Ws {
@@ -349,8 +350,7 @@ fn the_workspace_defaults_to_the_current_directory() {
     let mut cmd = std::process::Command::new(BIN);
     cmd.args(["read", "a.txt"])
         .current_dir(ws.path())
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null());
     Outcome::of(cmd).ok();
     assert_eq!(ws.fingerprints(Some("default")).len(), 1);
@@ -479,8 +479,7 @@ fn bare(ws: &Ws, args: &[&str]) -> Outcome {
     let mut cmd = std::process::Command::new(BIN);
     cmd.args(args)
         .current_dir(ws.path())
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null());
     Outcome::of(cmd)
 }

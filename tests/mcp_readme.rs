@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Ws, BIN};
 
 /// The fenced blocks of the client set-up sections of the README and the guide: (language, text).
@@ -121,9 +122,7 @@ fn every_client_configuration_parses_and_starts_a_server() {
             .collect();
         let mut child = Command::new(BIN)
             .args(&args)
-            .env_remove("CODESMITH_WORKSPACE")
-            .env_remove("CODESMITH_SESSION")
-            .env_remove("CODESMITH_TOOLS")
+            .without_codesmith_env()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

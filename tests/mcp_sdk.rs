@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Ws, BIN};
 
 /// The Python interpreter that has the SDK, or why there is none.
@@ -58,8 +59,7 @@ fn run_script(python: &PathBuf, script: &str, args: &[&std::ffi::OsStr], what: &
         .arg(&script)
         .arg(BIN)
         .args(args)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .output()
         .expect("run python");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Ws, BIN};
 use crate::mcp_approvals::Victim;
 use crate::mcp_support::{modern_meta, texts, McpSession};
@@ -49,8 +50,7 @@ fn run_verbatim(command: &str, cwd: &std::path::Path) -> std::process::Output {
         .args(["-c", command])
         .current_dir(cwd)
         .env("PATH", path)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .output()
         .expect("run sh")
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Ws, BIN};
 use crate::mcp_support::McpSession;
 
@@ -44,7 +45,7 @@ fn piped_requests_are_all_answered_every_time() {
             .arg("--workspace")
             .arg(ws.path())
             .arg("mcp")
-            .env_remove("CODESMITH_SESSION")
+            .without_codesmith_env()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

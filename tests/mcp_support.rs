@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Ws, BIN};
 
 pub(crate) const MODERN: &str = "2026-07-28";
@@ -39,9 +40,7 @@ impl McpSession {
             .args(global)
             .arg("mcp")
             .current_dir(ws.path())
-            .env_remove("CODESMITH_WORKSPACE")
-            .env_remove("CODESMITH_SESSION")
-            .env_remove("CODESMITH_TOOLS")
+            .without_codesmith_env()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

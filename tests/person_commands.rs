@@ -7,6 +7,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Outcome, Ws, BIN};
 use crate::mcp_support::{texts, McpSession};
 
@@ -18,6 +19,9 @@ fn awkward_workspace() -> (tempfile::TempDir, Ws) {
     std::fs::create_dir(&root).expect("mkdir");
     let mut ws = Ws::at(&root);
     ws.session = Some("conv9".into());
+    // A repository of its own: an approved `git fetch` then fails in it at once (no remote)
+    // instead of walking up to a checkout that holds the temporary directory.
+    crate::sandbox::git_init(&ws);
     (parent, ws)
 }
 
@@ -43,9 +47,7 @@ fn run_verbatim(line: &str, dir: &Path) -> std::process::Output {
         .args(["-c", line])
         .current_dir(dir)
         .env("PATH", path)
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
-        .env_remove("CODESMITH_FORMAT")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run sh")
@@ -54,8 +56,8 @@ fn run_verbatim(line: &str, dir: &Path) -> std::process::Output {
 #[test]
 fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
     let (elsewhere, ws) = awkward_workspace();
-    // `git fetch` needs the network, so it waits for approval; outside a repository it then
-    // fails at once, touching nothing.
+    // `git fetch` needs the network, so it waits for approval; in a repository without a
+    // remote it then fails at once, touching nothing.
     let out = ws.run(&["shell", "git fetch"]).err("approval_required");
     let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
     let line = printed_command(out.message(), &format!("approve {id}"));
@@ -74,8 +76,7 @@ fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
     let plain = Command::new(BIN)
         .args(["shell", "git fetch --all"])
         .current_dir(ws.path())
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION")
+        .without_codesmith_env()
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run codesmith");

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{Outcome, Ws};
 use crate::sandbox::{approval_id, git_init, protections_here, sandbox_here, scratch, shell};
 
@@ -323,7 +324,7 @@ fn git_config_is_refused_with_the_approval_that_runs_it() {
     let before = ws.read_string(".git/config");
     assert!(!before.contains("dev@example.com"));
     let mut cmd = ws.command(&["--approve", &id, "shell", "git config user.email dev@example.com"]);
-    cmd.env_remove("CODESMITH_SESSION");
+    cmd.without_codesmith_env();
     let out = Outcome::of(cmd).ok();
     assert_eq!(out.data()["exit_code"], 0, "{}", out.output());
     assert!(ws.read_string(".git/config").contains("dev@example.com"));

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::harness::WithoutCodesmithEnv;
 use crate::harness::{symlink, Ws};
 
 /// A workspace inside a private temp dir, with siblings `outside/` and `<ws>-evil/`.
@@ -204,8 +205,7 @@ fn run_in(workspace: &std::path::Path, cwd: &std::path::Path, args: &[&str]) -> 
         .args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::null())
-        .env_remove("CODESMITH_WORKSPACE")
-        .env_remove("CODESMITH_SESSION");
+        .without_codesmith_env();
     crate::harness::Outcome::of(cmd)
 }
 

@@ -83,8 +83,12 @@ fn coloured(text: &str, ok: bool, diff: bool) -> String {
 
 /// `text` with every hint `[call ]TOOL with key=value ...` rewritten as a command line.
 pub fn command_lines(text: &str) -> String {
-    let names: Vec<&str> = tools::REGISTRY.iter().map(|spec| spec.name).collect();
-    let Ok(hint) = Regex::new(&format!(r"(?:\b([Cc]all) )?\b({}) with ", names.join("|"))) else {
+    // Compiled once per process: a text-format call renders its output and every notice.
+    static HINT: std::sync::LazyLock<Option<Regex>> = std::sync::LazyLock::new(|| {
+        let names: Vec<&str> = tools::REGISTRY.iter().map(|spec| spec.name).collect();
+        Regex::new(&format!(r"(?:\b([Cc]all) )?\b({}) with ", names.join("|"))).ok()
+    });
+    let Some(hint) = HINT.as_ref() else {
         return text.to_string();
     };
     let mut out = String::with_capacity(text.len());

@@ -38,9 +38,14 @@ const APPROVAL_INPUT: &str = "approval";
 
 /// The result for a call that could not be resolved to a tool: its tool name and error.
 fn refused(server: &Server, (tool, error): (String, ToolError)) -> Value {
-    let (mut envelope, _) = crate::dispatch::envelope::build(&tool, Err(error), None);
+    call_result(error_envelope(server, &tool, error))
+}
+
+/// The envelope of `tool`'s `error`, its printed commands localized as every result's are.
+pub(super) fn error_envelope(server: &Server, tool: &str, error: ToolError) -> Value {
+    let (mut envelope, _) = crate::dispatch::envelope::build(tool, Err(error), None);
     crate::dispatch::person::localize_envelope(&mut envelope, || person_command(server));
-    call_result(envelope)
+    envelope
 }
 
 /// The progress a call's `_meta.progressToken` asks for, if any.
@@ -130,13 +135,13 @@ pub(super) fn tools_call(
         match decision {
             Decision::Approve { persist } => {
                 if let Err(err) = crate::dispatch::commands::approve(&global, &approval.id, persist) {
-                    return Ok(Some(call_result(
-                        crate::dispatch::envelope::build(spec.name, Err(err), None).0,
-                    )));
+                    return Ok(Some(call_result(error_envelope(server, spec.name, err))));
                 }
                 global.approve.push(approval.id.clone());
             }
-            Decision::Decline(action) => return Ok(Some(call_result(declined(spec, &approval, &action)))),
+            Decision::Decline(action) => {
+                return Ok(Some(call_result(declined(server, spec, &approval, &action))))
+            }
         }
     }
     Ok(None)
@@ -370,7 +375,7 @@ fn input_required(
 }
 
 /// The result for a declined approval: nothing ran.
-fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
+fn declined(server: &Server, spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
     let error = ToolError::approval_declined(
         action,
         spec.name,
@@ -378,7 +383,7 @@ fn declined(spec: &ToolSpec, approval: &Approval, action: &str) -> Value {
         &approval.subject,
         approval.json.clone(),
     );
-    crate::dispatch::envelope::build(spec.name, Err(error), None).0
+    error_envelope(server, spec.name, error)
 }
 
 /// An `approval_required` envelope reworded for a client that cannot ask its user: the

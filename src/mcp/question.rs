@@ -96,17 +96,18 @@ pub(super) fn ask(
     match (action, text) {
         ("accept", Some(text)) => match crate::dispatch::commands::answer(global, &id, text) {
             Ok(_) => Step::Answered(id),
-            Err(err) => Step::Result(envelope_of(spec, err)),
+            Err(err) => Step::Result(envelope_of(server, spec, err)),
         },
         _ => Step::Result(envelope_of(
+            server,
             spec,
             ToolError::answer_declined(action, question.clone()),
         )),
     }
 }
 
-fn envelope_of(spec: &ToolSpec, error: ToolError) -> Value {
-    crate::dispatch::envelope::build(spec.name, Err(error), None).0
+fn envelope_of(server: &Server, spec: &ToolSpec, error: ToolError) -> Value {
+    super::call::error_envelope(server, spec.name, error)
 }
 
 /// Whether a person recorded an answer to `id` in this session (with `codesmith answer`).

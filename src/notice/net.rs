@@ -22,11 +22,11 @@ pub enum NetNotice {
     },
 }
 
-/// The fetch_url call that reads more of a cut body: its `url` as the call gave it, and a
+/// The fetch_url call that reads more of a cut body: its `url` as a call argument (quoted), and a
 /// larger `max_bytes`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadMore {
-    pub url: String,
+    pub url_arg: String,
     pub max_bytes: u64,
 }
 
@@ -63,9 +63,9 @@ impl fmt::Display for NetNotice {
                      bytes were read."
                 )?;
                 match more {
-                    Some(ReadMore { url, max_bytes }) => write!(
+                    Some(ReadMore { url_arg, max_bytes }) => write!(
                         f,
-                        " To read more, call fetch_url with url=\"{url}\" max_bytes={max_bytes}."
+                        " To read more, call fetch_url with url={url_arg} max_bytes={max_bytes}."
                     ),
                     None => f.write_str(" That is the largest body fetch_url reads."),
                 }

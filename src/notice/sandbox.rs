@@ -29,7 +29,7 @@ pub enum SandboxStop {
 }
 
 /// The `[shell] writable` line that adds a directory to the entries the setting has: the
-/// entries as TOML strings (quoted), and the directory as `codesmith trust add` takes it.
+/// entries as TOML strings (quoted), and the directory as a shell word for `codesmith trust add`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WritableLine {
     pub entries: Vec<String>,
@@ -120,8 +120,9 @@ impl SandboxStop {
             ),
             SandboxStop::Socket { path } => write!(
                 f,
-                "or, to let every command reach it, ask the user to add `sockets = [\"{path}\"]` under \
-                 [shell] in .codesmith/config.toml"
+                "or, to let every command reach it, ask the user to add `sockets = [{}]` under \
+                 [shell] in .codesmith/config.toml",
+                toml::Value::String(path.clone())
             ),
             SandboxStop::Privilege { .. } => f.write_str(
                 "or do without them (`tar --no-same-owner`, `cp` without `-a`, files owned by \

@@ -61,7 +61,7 @@ fn samples() -> Vec<(Notice, &'static str)> {
         (NetNotice::RedirectWithoutLocation { status: 302 }.into(), "the server answered 302 (a redirect) without a usable Location header, so the redirect could not be followed; what is shown is the redirect response itself."),
         (NetNotice::TooDeepToConvert { max: 1000 }.into(), "the page nests its elements more than 1000 levels deep, too deep to convert, so it is shown as plain text (format=\"text\") with its tags stripped."),
         (NetNotice::TooDeepForMarkdown { depth: 1200, max: 1000 }.into(), "the page nests its elements 1200 levels deep, more than the 1000 the markdown conversion goes, so it is shown as plain text (format=\"text\")."),
-        (NetNotice::Truncated { max_bytes: 100000, bytes_read: 100000, more: Some(ReadMore { url: "https://example.com/".into(), max_bytes: 400000 }) }.into(), "truncated: the body is longer than max_bytes=100000; only its first 100000 bytes were read. To read more, call fetch_url with url=\"https://example.com/\" max_bytes=400000."),
+        (NetNotice::Truncated { max_bytes: 100000, bytes_read: 100000, more: Some(ReadMore { url_arg: "\"https://example.com/\"".into(), max_bytes: 400000 }) }.into(), "truncated: the body is longer than max_bytes=100000; only its first 100000 bytes were read. To read more, call fetch_url with url=\"https://example.com/\" max_bytes=400000."),
         (NetNotice::Truncated { max_bytes: 10485760, bytes_read: 10485760, more: None }.into(), "truncated: the body is longer than max_bytes=10485760; only its first 10485760 bytes were read. That is the largest body fetch_url reads."),
     ]
 }

@@ -209,7 +209,7 @@ fn render(requested: &str, request: &Request, fetched: Fetched, mut notices: Vec
     }
     if fetched.truncated {
         let more = ((request.max_bytes as u64) < MAX_BYTES_CAP).then(|| ReadMore {
-            url: requested.to_string(),
+            url_arg: crate::fs::workspace::quote_arg(requested),
             max_bytes: (request.max_bytes as u64 * 4).min(MAX_BYTES_CAP),
         });
         let truncated = Notice::from(NetNotice::Truncated {

@@ -2,7 +2,7 @@
 //! freshness gates.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -140,8 +140,7 @@ fn read_whole(
     page: &mut Page,
     notices: &mut Vec<Notice>,
 ) -> Result<Fingerprint, ToolError> {
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)
+    let bytes = crate::fs::read_whole::read_whole(&mut file, meta.len())
         .map_err(|err| ToolError::io(&path.display, "read", &err))?;
     if textfile::is_binary(&bytes) {
         return Err(binary_error(path, meta.len()));

@@ -174,7 +174,13 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         );
     }
     if spells(&parts, &file.text) {
-        return Ok(unchanged(display, &plan, &notes, args.dry_run));
+        return Ok(unchanged(
+            display,
+            &plan,
+            &notes,
+            args.dry_run,
+            lf.profile().kind(),
+        ));
     }
     let diff = crate::fs::diff::unified_for_edits(display, hay, &plan.edits);
     // A plain UTF-8 file is written part by part from the text already read, so a large one is
@@ -216,7 +222,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
         .with("replacements", plan.edits.len())
         .with("lines", plan.lines.clone())
         .with("dry_run", args.dry_run)
-        .with("line_ending", file.endings().kind())
+        .with("line_ending", lf.profile().kind())
         .with("diff", diff);
     if let Some(label) = file.encoding_label() {
         out = out.with("encoding", label);
@@ -229,7 +235,7 @@ pub fn run(args: EditFileArgs, ctx: &mut Context) -> Result<ToolOutput, ToolErro
 }
 
 /// The result of an edit whose replacement leaves the file as it is: nothing is written.
-fn unchanged(display: &str, plan: &Plan, notes: &[String], dry_run: bool) -> ToolOutput {
+fn unchanged(display: &str, plan: &Plan, notes: &[String], dry_run: bool, line_ending: &str) -> ToolOutput {
     let mut text = format!(
         "The replacement leaves `{display}` unchanged (it matched {}); nothing was written.",
         plan.summary
@@ -242,7 +248,10 @@ fn unchanged(display: &str, plan: &Plan, notes: &[String], dry_run: bool) -> Too
         .with("path", display)
         .with("match", plan.level.as_str())
         .with("replacements", 0)
+        .with("lines", plan.lines.clone())
         .with("dry_run", dry_run)
+        .with("line_ending", line_ending)
+        .with("diff", "")
 }
 
 impl Plan {

@@ -486,7 +486,7 @@ fn writable_line(ctx: &Context, dir: &Path) -> WritableLine {
             .iter()
             .map(|d| toml::Value::String(d.display().to_string()).to_string())
             .collect(),
-        dir: dir.display().to_string(),
+        dir: crate::fs::workspace::shell_word(&dir.display().to_string()),
     }
 }
 

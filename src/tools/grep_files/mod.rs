@@ -225,7 +225,7 @@ fn check_root(
         Ok(meta) if meta.is_dir() || meta.is_file() => Ok(()),
         Ok(_) => Err(ToolError::grep_special_file(
             &root.display,
-            &serde_json::to_string(&args.pattern).unwrap_or_default(),
+            &crate::fs::workspace::quote_arg(&args.pattern),
         )),
         Err(_) => Err(crate::fs::open::not_found(
             &ctx.workspace,

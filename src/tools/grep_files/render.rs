@@ -19,7 +19,7 @@ pub(super) struct CallText {
 
 impl CallText {
     pub(super) fn of(args: &GrepFilesArgs) -> CallText {
-        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""));
+        let quote = crate::fs::workspace::quote_arg;
         let mut rest = String::new();
         if args.path != "." {
             rest.push_str(&format!(" path={}", quote(&args.path)));
@@ -289,7 +289,7 @@ fn no_match_text(
 ) -> String {
     let mut text = format!(
         "No matches for {} in `{root_display}` ({} searched",
-        serde_json::to_string(&args.pattern).unwrap_or_default(),
+        crate::fs::workspace::quote_arg(&args.pattern),
         plural(found.files_searched, "file", "files"),
     );
     if let Some(skips) = skip_note(found) {

@@ -37,6 +37,7 @@ pub const SPEC: ToolSpec = ToolSpec {
         DataField::always("files_searched", "integer"),
         DataField::always("chunks_searched", "integer"),
         DataField::always("index", "object"),
+        DataField::sometimes("model", "object"),
     ],
     run: |args, ctx| run(crate::tools::parse("search_code", args, SPEC.schema)?, ctx),
 };
