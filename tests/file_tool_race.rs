@@ -259,7 +259,7 @@ fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outsi
         ("search_code", json!({"query": "outside secret marker"})),
     ];
     let started = Instant::now();
-    let mut calls = 0;
+    let (mut calls, mut succeeded) = (0, 0);
     while calls < MAX_CALLS && started.elapsed() < BUDGET {
         let (tool, args) = &searches[calls % searches.len()];
         if matches!(*tool, "find_symbol" | "search_code") {
@@ -285,6 +285,7 @@ fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outsi
             "call {calls} ({tool}) read a file outside: {}",
             outcome.stdout
         );
+        succeeded += usize::from(outcome.envelope.ok);
         calls += 1;
     }
     drop(swapper);
@@ -292,4 +293,6 @@ fn searches_beneath_a_directory_swapped_with_a_link_out_never_show_what_is_outsi
         calls >= MIN_CALLS,
         "the race made {calls} calls: too few to mean anything"
     );
+    // A search that failed on every call would show nothing outside for the wrong reason.
+    assert!(succeeded > 0, "none of the {calls} searches succeeded");
 }

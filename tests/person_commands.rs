@@ -56,9 +56,9 @@ fn run_verbatim(line: &str, dir: &Path) -> std::process::Output {
 #[test]
 fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
     let (elsewhere, ws) = awkward_workspace();
-    // `git fetch` needs the network, so it waits for approval; in a repository without a
-    // remote it then fails at once, touching nothing.
-    let out = ws.run(&["shell", "git fetch"]).err("approval_required");
+    // `git fetch origin` needs the network, so it waits for approval; in a repository without
+    // that remote it then fails at once, touching nothing.
+    let out = ws.run(&["shell", "git fetch origin"]).err("approval_required");
     let id = out.error()["approval"]["id"].as_str().expect("id").to_string();
     let line = printed_command(out.message(), &format!("approve {id}"));
     assert!(
@@ -66,11 +66,11 @@ fn the_printed_approve_command_runs_verbatim_and_grants_the_call() {
         "{line}"
     );
     Outcome::from_output(run_verbatim(&line, elsewhere.path())).ok();
-    let ran = ws.run(&["shell", "git fetch"]).ok();
+    let ran = ws.run(&["shell", "git fetch origin"]).ok();
     assert_ne!(
         ran.data()["exit_code"],
         0,
-        "git fetch ran and failed outside a repository"
+        "git fetch ran and failed: the repository has no remote `origin`"
     );
     // From inside the workspace, in the default session, nothing is added.
     let plain = Command::new(BIN)
@@ -136,7 +136,7 @@ fn an_mcp_client_that_cannot_ask_prints_an_approve_command_that_runs_verbatim() 
     let (elsewhere, ws) = awkward_workspace();
     // No --session: the connection gets a session of its own, named in the command.
     let mut session = McpSession::initialized(&ws, &[], "2025-11-25", json!({}));
-    let call = json!({"command": "git fetch"});
+    let call = json!({"command": "git fetch origin"});
     let result = session.call("exec_shell", call.clone());
     assert_eq!(result["isError"], true, "{result}");
     let id = result["structuredContent"]["approval"]["id"]

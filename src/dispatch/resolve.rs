@@ -90,7 +90,16 @@ impl Files for WorkspaceFiles<'_> {
             .resolve(path)
             .map_err(|err| Untranslatable::Unresolved(Box::new(err)))?;
         let call_path = ctx.workspace.call_path(&resolved.abs);
-        match std::fs::read_to_string(&resolved.abs) {
+        // Opened beneath the roots the path was checked against (a link swapped in since is
+        // not followed out), without blocking on a FIFO.
+        let read = resolved
+            .open(libc::O_RDONLY | libc::O_NONBLOCK)
+            .map_err(std::io::Error::from)
+            .and_then(|mut file| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut file, &mut text).map(|_| text)
+            });
+        match read {
             Ok(text) => Ok((call_path, text)),
             Err(error) => Err(Untranslatable::Unreadable {
                 path: call_path,
@@ -102,6 +111,6 @@ impl Files for WorkspaceFiles<'_> {
     fn is_dir(&self, path: &str) -> bool {
         self.context()
             .and_then(|ctx| ctx.resolve(path).ok())
-            .is_some_and(|p| p.abs.is_dir())
+            .is_some_and(|p| p.open(libc::O_RDONLY | libc::O_DIRECTORY).is_ok())
     }
 }

@@ -139,6 +139,20 @@ impl Context {
         &self.session
     }
 
+    /// True the first time in this session that `mark` is asked for, which then marks it (a
+    /// reminder given once per session); a mark that cannot be saved is asked for again.
+    pub fn first_time(&self, mark: &str) -> bool {
+        if self.session.reminders.contains_key(mark) {
+            return false;
+        }
+        let _ = self.state.update_session(|session| {
+            session
+                .reminders
+                .insert(mark.to_string(), serde_json::Value::Bool(true));
+        });
+        true
+    }
+
     /// The workspace config, loaded on first use.
     pub fn config(&self) -> Result<&Config, ToolError> {
         if let Some(config) = self.config.get() {

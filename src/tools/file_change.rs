@@ -66,6 +66,8 @@ pub struct LoadedFile {
     /// The XXH3-128 of [`LoadedFile::bytes`]: their name in the history, hashed in the pass
     /// that fingerprinted them (see `history::blobs::digest_and_xxh3_64`).
     digest: [u8; 32],
+    /// The permission bits, from the descriptor the bytes were read through.
+    pub mode: u32,
 }
 
 impl LoadedFile {
@@ -185,6 +187,7 @@ fn load_gated(ctx: &Context, path: &WsPath, given: &str, fresh: bool) -> Result<
         bom: decoded.bom,
         raw,
         digest,
+        mode: std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777,
     })
 }
 

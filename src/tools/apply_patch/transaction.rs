@@ -8,7 +8,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -458,9 +457,7 @@ fn slot_at(
                 file_change::load(ctx, &path, given)
             };
             let loaded = loaded.map_err(|err| at_line(err, file))?;
-            let mode = fs::metadata(&path.abs)
-                .map(|m| m.permissions().mode() & 0o7777)
-                .map_err(|err| ToolError::io(&path.display, "inspect", &err))?;
+            let mode = loaded.mode;
             (Some(loaded), mode)
         }
     };

@@ -135,13 +135,6 @@ const NO_MODEL_MARK: &str = "search-no-model-notice";
 /// The notice, once per session, that no model is set and how to set one: the count line of
 /// every search says it ranked by words; the way to rank by meaning is said once.
 pub(super) fn no_model_notice(ctx: &Context) -> Option<Notice> {
-    if ctx.session().reminders.contains_key(NO_MODEL_MARK) {
-        return None;
-    }
-    let _ = ctx.state.update_session(|session| {
-        session
-            .reminders
-            .insert(NO_MODEL_MARK.to_string(), serde_json::Value::Bool(true));
-    });
-    Some(SearchNotice::NoModel.into())
+    ctx.first_time(NO_MODEL_MARK)
+        .then(|| SearchNotice::NoModel.into())
 }

@@ -305,14 +305,9 @@ fn writable_display(ctx: &Context, confinement: &Confinement) -> Vec<String> {
 /// The notice, once per session, that commands run with less than the full sandbox.
 pub fn weaker_notice(ctx: &Context, report: &Report) -> Option<Notice> {
     let unavailable = report.unavailable();
-    if unavailable.is_empty() || ctx.session().reminders.contains_key(NOTICE_MARK) {
+    if unavailable.is_empty() || !ctx.first_time(NOTICE_MARK) {
         return None;
     }
-    let _ = ctx.state.update_session(|session| {
-        session
-            .reminders
-            .insert(NOTICE_MARK.to_string(), Value::Bool(true));
-    });
     Some(ShellNotice::WeakerSandbox { missing: unavailable }.into())
 }
 
