@@ -237,29 +237,64 @@ pub fn record_undo(
 fn stage<'a>(pack: &pack::Pack, items: &mut Vec<pack::Item<'a>>, content: &Content<'a>) -> Side {
     let fast = content.digest();
     let digest = match held(pack, items, &fast, &content.parts) {
-        Some(false) => blobs::sha256(&content.parts),
-        _ => fast,
+        Some(true) => return side(content, fast),
+        None => fast,
+        Some(false) => {
+            let sha = blobs::sha256(&content.parts);
+            if held(pack, items, &sha, &content.parts).is_some() {
+                return side(content, sha);
+            }
+            sha
+        }
     };
-    if held(pack, items, &digest, &content.parts).is_none() {
-        items.push(pack::Item {
-            kind: pack::Kind::Blob,
-            hash: digest,
-            id: 0,
-            parts: content.parts.clone(),
-        });
-    }
+    items.push(pack::Item {
+        kind: pack::Kind::Blob,
+        hash: digest,
+        id: 0,
+        parts: content.parts.clone(),
+    });
     side(content, digest)
 }
 
 /// Whether the pack or `items` holds a blob named `digest`, and if so whether it is `parts`.
 fn held(pack: &pack::Pack, items: &[pack::Item], digest: &[u8; 32], parts: &[&[u8]]) -> Option<bool> {
     let len = |parts: &[&[u8]]| parts.iter().map(|p| p.len()).sum::<usize>();
-    let same = |stored: &[&[u8]]| len(stored) == len(parts) && stored.concat() == parts.concat();
+    let same = |stored: &[&[u8]]| len(stored) == len(parts) && same_bytes(stored, parts);
     if let Some(item) = items.iter().find(|item| item.hash == *digest) {
         return Some(same(&item.parts));
     }
     let entry = pack.blob(digest)?;
+    // A stored blob of another length is other bytes; it is read only when it could be these.
+    if usize::try_from(entry.len).ok() != Some(len(parts)) {
+        return Some(false);
+    }
     Some(pack.read(&entry).is_ok_and(|bytes| same(&[&bytes])))
+}
+
+/// Whether two lists of parts spell the same bytes (of equal total length), compared slice by
+/// slice without joining either side.
+fn same_bytes(a: &[&[u8]], b: &[&[u8]]) -> bool {
+    let (mut a, mut b) = (a.iter().copied(), b.iter().copied());
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while x.is_empty() {
+            match a.next() {
+                Some(part) => x = part,
+                None => return b.all(<[u8]>::is_empty) && y.is_empty(),
+            }
+        }
+        while y.is_empty() {
+            match b.next() {
+                Some(part) => y = part,
+                None => return false,
+            }
+        }
+        let n = x.len().min(y.len());
+        if x[..n] != y[..n] {
+            return false;
+        }
+        (x, y) = (&x[n..], &y[n..]);
+    }
 }
 
 /// A side as recorded: the content's hash, mode, size and kind.
@@ -349,6 +384,16 @@ impl Settings {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parts_compare_as_the_bytes_they_spell() {
+        use super::same_bytes;
+        assert!(same_bytes(&[b"ab", b"", b"cd"], &[b"a", b"bcd"]));
+        assert!(same_bytes(&[], &[b""]));
+        assert!(!same_bytes(&[b"abc"], &[b"abd"]));
+        assert!(!same_bytes(&[b"ab"], &[b"abc"]));
+        assert!(!same_bytes(&[b"abc"], &[b"ab"]));
+    }
+
     use super::*;
 
     #[test]
