@@ -720,4 +720,22 @@ mod tests {
             assert!(!help(&mut full).is_empty());
         }
     }
+
+    /// The commands a person can type besides the tools are the ones dispatch knows (for the
+    /// printed command lines and the near-miss suggestions).
+    #[test]
+    fn every_command_that_is_not_a_tool_is_known_to_dispatch() {
+        let names: Vec<String> = super::command()
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_string())
+            .filter(|name| crate::tools::find(name).is_none() && name != "help")
+            .collect();
+        for name in &names {
+            assert!(
+                crate::dispatch::COMMANDS.contains(&name.as_str()),
+                "{name} {names:?}"
+            );
+        }
+        assert_eq!(names.len(), crate::dispatch::COMMANDS.len(), "{names:?}");
+    }
 }

@@ -18,6 +18,18 @@ use serde_json::Value;
 use crate::session::context::{Context, Global};
 use crate::tools::ToolSpec;
 
+/// The commands that are not tools.
+pub const COMMANDS: [&str; 8] = [
+    "call",
+    "tools",
+    "trust",
+    "approve",
+    "answer",
+    "mcp",
+    "completions",
+    "man",
+];
+
 /// Runs `spec` with `args` in the session `global` names and returns the envelope with its
 /// exit status. Nothing is printed.
 pub fn call_tool(global: &Global, spec: &'static ToolSpec, mut args: Value) -> (Value, i32) {

@@ -16,18 +16,6 @@ use serde_json::Value;
 use crate::fs::workspace::shell_word;
 use crate::session::context::Global;
 
-/// The commands that are not tools.
-const COMMANDS: [&str; 8] = [
-    "call",
-    "tools",
-    "trust",
-    "approve",
-    "answer",
-    "mcp",
-    "completions",
-    "man",
-];
-
 /// `codesmith [--workspace W] [--session S]`: the start of a command a person runs for this
 /// workspace and session. Each option appears when it is in effect (the workspace when one was
 /// named, by flag or environment; the session when it is not `default`), quoted for the shell.
@@ -89,7 +77,7 @@ pub fn localize(text: &str, prefix: &str) -> Option<String> {
 fn is_subcommand(text: &str) -> bool {
     let end = text.find([' ', '`']).unwrap_or(text.len());
     let word = &text[..end];
-    end < text.len() && (COMMANDS.contains(&word) || crate::tools::find(word).is_some())
+    end < text.len() && (super::COMMANDS.contains(&word) || crate::tools::find(word).is_some())
 }
 
 /// Localizes the texts of an envelope that can hold a command: `output`, `error.message`,

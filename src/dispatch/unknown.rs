@@ -47,9 +47,7 @@ pub fn nearest_command(name: &str) -> Option<(&'static str, Option<&'static str>
     let tools = tools::REGISTRY
         .iter()
         .flat_map(|spec| [(spec.alias, Some(spec.name)), (spec.name, Some(spec.name))]);
-    let commands = ["call", "tools", "trust", "approve"]
-        .into_iter()
-        .map(|c| (c, None));
+    let commands = super::COMMANDS.into_iter().map(|c| (c, None));
     tools
         .chain(commands)
         .map(|(command, tool)| (strsim::damerau_levenshtein(&lower, command), command, tool))
